@@ -1,0 +1,72 @@
+# A newcomer needs two commands:  `make lab` (open the lessons)  and  `make test`.
+# Both create .venv on first use. System packages (graphviz's `dot`, Chromium for the
+# browser test) are installed with apt-get when we are root, else the command is printed.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+# PyTorch is a test oracle and benchmark yardstick only. Install it only from the local
+# CPU wheel when the machine has one: any other torch download is several gigabytes.
+TORCH_WHEEL := $(firstword $(wildcard /opt/wheels/torch-2.13.0*.whl))
+LAB_PORT ?= 8888
+
+.PHONY: setup system-deps lab test test-package test-lessons test-browser lint bench lessons example clean
+
+setup: $(STAMP) system-deps
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[dev]"
+ifneq ($(TORCH_WHEEL),)
+	$(PY) -m pip install -q "torch==2.13.0" || echo "note: torch 2.13.0 not installed; oracle tests will skip"
+else
+	@echo "note: no local torch 2.13.0 wheel; tests that compare against PyTorch will skip"
+endif
+	touch $(STAMP)
+
+system-deps:
+	@missing=""; \
+	command -v dot >/dev/null 2>&1 || missing="$$missing graphviz"; \
+	command -v chromium >/dev/null 2>&1 || test -x /usr/bin/chromium || missing="$$missing chromium"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing system packages:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else \
+	    echo "Please install the system packages:$$missing"; \
+	    echo "    sudo apt-get install -y$$missing"; \
+	  fi; \
+	fi
+
+lab: setup
+	$(VENV)/bin/jupyter lab --port $(LAB_PORT) lessons/00_welcome.ipynb
+
+example: setup
+	$(PY) -m minitorch.examples.digits --model mlp --epochs 20
+
+test: setup
+	$(MAKE) lint test-package test-lessons
+
+lint:
+	$(VENV)/bin/ruff check minitorch widgets tests bench
+
+test-package:
+	$(PY) -m pytest tests
+
+test-lessons:
+	@if ls lessons/solutions/*.ipynb >/dev/null 2>&1; then \
+	  $(PY) -m pytest -p no:cacheprovider --nbval --nbval-current-env \
+	    --nbval-sanitize-with lessons/nbval_sanitize.cfg lessons/solutions && \
+	  $(PY) -m pytest -p no:cacheprovider --nbval-lax --nbval-current-env lessons/*.ipynb; \
+	else echo "no lessons yet"; fi
+
+lessons:
+	$(PY) -m tools.make_learner_copies
+
+bench: setup
+	$(PY) bench/op_overhead.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,92 @@
+"""MiniTorch: PyTorch's core rebuilt on NumPy, small enough to read in an afternoon.
+
+    import minitorch
+    x = minitorch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    loss = (x * x).sum()
+    loss.backward()
+    x.grad            # tensor([2., 4., 6.])
+
+Modules: ``tensor`` (the Tensor), ``autograd`` (Function, engine, gradcheck),
+``functions`` (every op, forward and backward side by side), ``nn``, ``optim``, ``data``.
+"""
+
+import numpy as _np
+
+# PyTorch computes log(0) = -inf and 0/0 = nan silently; so does MiniTorch rather than
+# printing NumPy warnings into every notebook. ``autograd.detect_anomaly()`` finds them.
+_np.seterr(divide="ignore", invalid="ignore", over="ignore")
+
+# tensor first: it imports the ops, which import autograd, which needs Tensor defined.
+from minitorch.tensor import Tensor  # noqa: E402, I001
+from minitorch import autograd, cuda  # noqa: E402
+from minitorch.autograd import enable_grad, no_grad, set_grad_enabled  # noqa: E402
+from minitorch.dtypes import bool_, float32, float64, int64  # noqa: E402
+from minitorch.factories import (  # noqa: E402
+    arange,
+    empty,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    randint,
+    randn,
+    randperm,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from minitorch.functions import (  # noqa: E402
+    abs,
+    add,
+    amax,
+    amin,
+    argmax,
+    argmin,
+    broadcast_shape,
+    cat,
+    clamp,
+    cos,
+    div,
+    exp,
+    expand,
+    flatten,
+    log,
+    logsumexp,
+    matmul,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    mul,
+    neg,
+    permute,
+    pow,
+    relu,
+    reshape,
+    sigmoid,
+    sin,
+    sqrt,
+    squeeze,
+    stack,
+    std,
+    sub,
+    sum,
+    tanh,
+    transpose,
+    unsqueeze,
+    var,
+    where,
+)
+
+bool = bool_  # ``minitorch.bool`` as ``torch.bool`` (shadows the builtin only in here)
+long = int64
+double = float64
+float = float32  # noqa: A001
+
+__version__ = "0.1.0"

@@ -1,0 +1,199 @@
+"""The backward pass: walk the recorded graph from the output back to the leaves.
+
+1. Count, for every node reachable from the root, how many consumers send it a gradient
+   (an iterative depth-first walk: no recursion, so a 100,000-op chain is fine).
+2. Start at the root with ``d root / d root = 1`` (or the given ``gradient``).
+3. Take a node whose consumers have all reported, add up what they sent, call its op's
+   ``backward`` and pass each returned gradient on to the matching input. A leaf adds its
+   gradient into ``.grad``. This is Kahn's algorithm: a reverse topological order.
+
+Buffers an op saved for backward are released as soon as its backward ran, unless
+``retain_graph=True``.
+"""
+
+from minitorch import backend
+from minitorch.autograd import grad_mode
+from minitorch.autograd.anomaly import ANOMALY, check_gradient
+from minitorch.autograd.function import BackwardNode, describe_operand
+from minitorch.tensor import Tensor
+
+# Debug switch (``set_debug(True)``): check the count, shape and dtype of every gradient.
+_DEBUG = [False]
+# Functions called as ``observer(node, grad_output, grad_inputs)`` after every backward
+# step, in the engine's order. The widgets' backward stepper listens here.
+_OBSERVERS = []
+
+
+def set_debug(enabled=True):
+    """Check every backward: one gradient per input, each with its input's shape and dtype."""
+    _DEBUG[0] = bool(enabled)
+
+
+def is_debug_enabled():
+    """True when the shape-checking debug switch is on."""
+    return _DEBUG[0]
+
+
+def add_backward_observer(observer):
+    """Call ``observer(node, grad_output, grad_inputs)`` after each backward step."""
+    _OBSERVERS.append(observer)
+
+
+def remove_backward_observer(observer):
+    """Stop calling an observer added with ``add_backward_observer``."""
+    if observer in _OBSERVERS:
+        _OBSERVERS.remove(observer)
+
+
+def topological_order(root):
+    """Nodes reachable from ``root`` with the number of consumers of each, found iteratively."""
+    consumers = {root: 0}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for nxt in node.next_functions:
+            if nxt is None or type(nxt) is Tensor or isinstance(nxt, Tensor):
+                continue
+            if nxt in consumers:
+                consumers[nxt] += 1
+            else:
+                consumers[nxt] = 1
+                stack.append(nxt)
+    return consumers
+
+
+def run_backward(root, gradient, retain_graph=False):
+    """Backpropagate ``gradient`` (an array shaped like ``root``) through ``root``'s graph."""
+    root_node = root.grad_fn
+    if root_node is None:
+        _accumulate_leaves({root: gradient})
+        return
+    pending = topological_order(root_node)
+    grads = {root_node: gradient}
+    leaf_grads = {}
+    ready = [root_node]
+    debug, anomaly, observers = _DEBUG[0], ANOMALY[0], _OBSERVERS
+    # Backward itself records no graph (no higher-order gradients in MiniTorch).
+    previous_mode = grad_mode._STATE[0]
+    grad_mode._STATE[0] = False
+    try:
+        while ready:
+            node = ready.pop()
+            grad_output = grads.pop(node, None)
+            next_functions = node.next_functions
+            if grad_output is None:
+                grad_inputs = (None,) * len(next_functions)
+            else:
+                if node._pre_hooks is not None:
+                    grad_output = _run_tensor_hooks(node._pre_hooks, grad_output)
+                grad_inputs = node.function.backward(node, grad_output)
+                if type(grad_inputs) is not tuple:
+                    grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
+                if debug:
+                    check_backward_result(node, grad_inputs)
+                elif len(grad_inputs) != len(next_functions):
+                    _raise_count_mismatch(node, grad_inputs)
+                if anomaly:
+                    for i, g in enumerate(grad_inputs):
+                        if next_functions[i] is not None:
+                            check_gradient(node, i, g, node.xp)
+                if observers:
+                    for observer in list(observers):
+                        observer(node, grad_output, grad_inputs)
+                if not retain_graph:
+                    node._saved = ()
+                    node._freed = True
+            for nxt, g in zip(next_functions, grad_inputs):
+                if nxt is None:
+                    continue
+                if isinstance(nxt, Tensor):  # a leaf: gather, accumulate once at the end
+                    if g is not None:
+                        previous = leaf_grads.get(nxt)
+                        leaf_grads[nxt] = g if previous is None else previous + g
+                    continue
+                if g is not None:
+                    previous = grads.get(nxt)
+                    grads[nxt] = g if previous is None else previous + g
+                pending[nxt] -= 1
+                if pending[nxt] == 0:
+                    ready.append(nxt)
+    finally:
+        grad_mode._STATE[0] = previous_mode
+    _accumulate_leaves(leaf_grads)
+
+
+def _accumulate_leaves(leaf_grads):
+    """Add each leaf's gradient into its ``.grad``, after its hooks have had their say."""
+    for leaf, g in leaf_grads.items():
+        xp = backend.module_of(leaf.data)
+        if type(g) is not xp.ndarray:
+            g = xp.asarray(g)
+        if g.dtype != leaf.data.dtype:
+            g = g.astype(leaf.data.dtype)
+        if g.shape != leaf.data.shape:
+            # Only a size-1 mismatch can get here (e.g. a scalar grad for a (1,) leaf).
+            g = xp.broadcast_to(g, leaf.data.shape) if g.size == 1 else g.reshape(leaf.data.shape)
+        if leaf._hooks:
+            g = _run_tensor_hooks(leaf._hooks, g)
+        if leaf.grad is None:
+            # A fresh Tensor around the array; it may be a view of another gradient, so
+            # accumulation below is out of place and never writes through it.
+            leaf.grad = Tensor._make(g, None, False)
+        else:
+            leaf.grad.data = leaf.grad.data + g
+
+
+def _run_tensor_hooks(hooks, grad):
+    """Call ``register_hook`` functions in order; a hook may return a replacement gradient."""
+    for hook in hooks:
+        result = hook(Tensor._make(grad, None, False))
+        if result is not None:
+            grad = result.data if isinstance(result, Tensor) else result
+    return grad
+
+
+def _input_meta(nxt):
+    """Shape and dtype that the gradient flowing into ``nxt`` must have."""
+    if isinstance(nxt, Tensor):
+        return tuple(nxt.data.shape), nxt.data.dtype
+    return tuple(nxt.out_shape), nxt.out_dtype
+
+
+def check_backward_result(node, grad_inputs):
+    """The debug switch's check: count, shape and dtype of every gradient ``node`` returned."""
+    if len(grad_inputs) != len(node.next_functions):
+        _raise_count_mismatch(node, grad_inputs)
+    op = node.function.__name__
+    for i, (nxt, g) in enumerate(zip(node.next_functions, grad_inputs)):
+        if nxt is None or g is None:
+            continue
+        shape, dtype = _input_meta(nxt)
+        g_shape = tuple(getattr(g, "shape", ()))
+        if g_shape != shape:
+            raise RuntimeError(
+                f"{op}.backward returned grad of shape {g_shape} for input {i} of shape {shape}"
+                + (" (did you reduce the broadcast dimensions?)" if len(g_shape) >= len(shape) else "")
+            )
+        g_dtype = getattr(g, "dtype", None)
+        if g_dtype is not None and g_dtype != dtype:
+            raise RuntimeError(f"{op}.backward returned grad of dtype {g_dtype} for input {i} of dtype {dtype}")
+
+
+def _raise_count_mismatch(node, grad_inputs):
+    op = node.function.__name__
+    raise RuntimeError(
+        f"{op}.backward returned {len(grad_inputs)} gradient(s) but forward had "
+        f"{len(node.next_functions)} input(s): return one per input (None for inputs that "
+        "need no gradient)"
+    )
+
+
+__all__ = [
+    "BackwardNode",
+    "add_backward_observer",
+    "describe_operand",
+    "remove_backward_observer",
+    "run_backward",
+    "set_debug",
+    "topological_order",
+]

@@ -1,0 +1,239 @@
+"""``Function``: one differentiable operation, its forward and its backward side by side.
+
+Every op in MiniTorch -- ``Add``, ``MatMul``, ``Sum``... -- is a ``Function`` subclass, and
+so is any op a learner writes::
+
+    class Mul(Function):
+        @staticmethod
+        def forward(ctx, a, b):             # a, b: NumPy (or CuPy) arrays
+            ctx.save_for_backward(a, b)
+            return a * b
+
+        @staticmethod
+        def backward(ctx, grad_output):     # one gradient per input of forward
+            a, b = ctx.saved_tensors
+            return grad_output * b, grad_output * a
+
+    y = Mul.apply(x, w)                     # Tensors in, a Tensor out, graph recorded
+
+``apply`` unwraps the tensors, runs ``forward`` on their arrays and, when some input
+requires grad, records a backward node: an instance of ``MulBackward``, which is also
+the ``ctx`` that forward saw. The node remembers where each input's gradient must go
+(``next_functions``) and is what ``y.grad_fn`` returns.
+
+A lesson can plug a learner's backward into a built-in op with
+``override_backward(Mul, fn)`` and put the reference back with ``restore_backward``.
+"""
+
+import traceback
+
+import numpy as np
+
+from minitorch import backend
+from minitorch.autograd import grad_mode
+from minitorch.autograd.anomaly import ANOMALY
+from minitorch.errors import MiniTorchError
+from minitorch.tensor import Tensor
+
+_GRAD = grad_mode._STATE
+
+# Every Function subclass by name, so widgets and lessons can find the built-in ops.
+REGISTRY = {}
+
+
+class BackwardNode:
+    """The recorded backward step of one op call, and the ``ctx`` its forward filled in.
+
+    ``next_functions`` holds, per input of forward, where that input's gradient goes: the
+    input's own ``BackwardNode`` when it was computed by an op, the input Tensor itself
+    when it is a leaf that requires grad (the gradient accumulates into its ``.grad``), or
+    None when no gradient is needed.
+    """
+
+    # Slots for what the engine reads on every node; ``__dict__`` keeps ``ctx.anything =``
+    # working for the values an op wants to remember.
+    __slots__ = (
+        "next_functions",
+        "needs_input_grad",
+        "_saved",
+        "_freed",
+        "xp",
+        "out_shape",
+        "out_dtype",
+        "_pre_hooks",
+        "created_at",
+        "__dict__",
+        "__weakref__",
+    )
+
+    function = None  # the Function subclass this node belongs to (set per subclass)
+
+    def save_for_backward(self, *arrays):
+        """Keep arrays (or anything) for backward; released after backward unless retained."""
+        self._saved = arrays
+
+    @property
+    def saved_tensors(self):
+        """What forward passed to ``save_for_backward``, as a tuple."""
+        if self._freed:
+            raise RuntimeError(
+                f"{type(self).__name__}: trying to backward through the graph a second time "
+                "(its saved values were freed after the first backward). Call "
+                ".backward(retain_graph=True) the first time if you need to go back twice."
+            )
+        return self._saved
+
+    def name(self):
+        """The node's class name, e.g. ``'MulBackward'`` (as in PyTorch)."""
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
+
+
+class _FunctionMeta(type):
+    """Gives each Function subclass its own BackwardNode subclass, named ``<Op>Backward``."""
+
+    def __init__(cls, name, bases, namespace):
+        super().__init__(name, bases, namespace)
+        node_cls = type(name + "Backward", (BackwardNode,), {"__slots__": (), "function": cls})
+        node_cls.__module__ = cls.__module__
+        cls._node_cls = node_cls
+        if bases:
+            cls.reference_backward = namespace.get("backward", getattr(cls, "backward", None))
+            cls.backward_overridden = False
+            REGISTRY[name] = cls
+
+
+class Function(metaclass=_FunctionMeta):
+    """Base class of every differentiable op: subclass it and write forward and backward."""
+
+    @staticmethod
+    def forward(ctx, *args):
+        """Compute the output array from input arrays (tensors arrive unwrapped)."""
+        raise NotImplementedError("a Function subclass must define forward(ctx, *args)")
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        """Return one gradient array per input of forward (None where none is needed)."""
+        raise NotImplementedError("a Function subclass must define backward(ctx, grad_output)")
+
+    @classmethod
+    def apply(cls, *args):
+        """Run the op on Tensors (or plain values) and record it for backward when needed."""
+        arrays = []
+        next_functions = []
+        needs = []
+        any_needs = False
+        record = _GRAD[0]
+        device = None
+        for arg in args:
+            if isinstance(arg, Tensor):
+                data = arg.data
+                arrays.append(data)
+                arg_device = backend.device_of(data)
+                if device is None:
+                    device = arg_device
+                elif arg_device != device:
+                    _raise_device_mismatch(cls, args)
+                if record and arg.requires_grad:
+                    any_needs = True
+                    needs.append(True)
+                    next_functions.append(arg if arg.grad_fn is None else arg.grad_fn)
+                    continue
+            else:
+                arrays.append(arg)
+            needs.append(False)
+            next_functions.append(None)
+
+        ctx = cls._node_cls()
+        ctx._saved = ()
+        ctx._freed = False
+        ctx._pre_hooks = None
+        xp = ctx.xp = np if device is None or device == "cpu" else backend.array_module(device)
+        try:
+            out = cls.forward(ctx, *arrays)
+        except MiniTorchError:
+            raise
+        except Exception as exc:
+            raise _op_error(cls, args, exc) from exc
+        # NumPy returns scalars, not 0-d arrays, from reductions and ufuncs on 0-d input.
+        if type(out) is not xp.ndarray:
+            out = xp.asarray(out)
+        if not any_needs:
+            return Tensor._make(out, None, False)
+        ctx.next_functions = tuple(next_functions)
+        ctx.needs_input_grad = tuple(needs)
+        ctx.out_shape = out.shape
+        ctx.out_dtype = out.dtype
+        ctx.created_at = traceback.format_stack()[:-1] if ANOMALY[0] else None
+        return Tensor._make(out, ctx, True)
+
+
+def override_backward(function, backward):
+    """Use ``backward(ctx, grad_output)`` for ``function`` (a Function class or its name).
+
+    Nodes of that op created from now on are marked as computed by a learner's code in
+    ``draw_graph``; ``restore_backward`` puts the reference implementation back.
+    """
+    function = _resolve(function)
+    function.backward = staticmethod(backward)
+    function.backward_overridden = True
+
+
+def restore_backward(function=None):
+    """Put back the reference backward of ``function``, or of every op when None."""
+    targets = REGISTRY.values() if function is None else [_resolve(function)]
+    for fn in targets:
+        if fn.backward_overridden:
+            fn.backward = staticmethod(fn.reference_backward)
+            fn.backward_overridden = False
+
+
+def _resolve(function):
+    if isinstance(function, str):
+        if function not in REGISTRY:
+            raise KeyError(f"no op named {function!r}; known ops: {', '.join(sorted(REGISTRY))}")
+        return REGISTRY[function]
+    if isinstance(function, type) and issubclass(function, Function):
+        return function
+    raise TypeError(f"expected a Function subclass or its name, got {function!r}")
+
+
+def describe_operand(value):
+    """``'(3, 4) float32'`` for a tensor or array, the value's type otherwise (for errors)."""
+    data = value.data if isinstance(value, Tensor) else value
+    shape = getattr(data, "shape", None)
+    if shape is None:
+        return f"{type(value).__name__} {value!r}"
+    where = " on cuda" if backend.device_of(data) == backend.CUDA else ""
+    return f"{tuple(shape)} {data.dtype}{where}"
+
+
+def _raise_device_mismatch(cls, args):
+    devices = [
+        f"input {i} on {backend.device_of(a.data)}" for i, a in enumerate(args) if isinstance(a, Tensor)
+    ]
+    raise RuntimeError(
+        f"{cls.__name__}: all tensors must be on the same device, got {', '.join(devices)}. "
+        "Move them with .to(device) first."
+    )
+
+
+def _op_error(cls, args, exc):
+    """Wrap an error from forward in one that names the op and its operands."""
+    operands = ", ".join(describe_operand(a) for a in args if not isinstance(a, (tuple, list)))
+    message = str(exc)
+    if "broadcast" in message:
+        from minitorch.functions.broadcast import broadcast_shape
+
+        shapes = [tuple(a.shape) for a in args if isinstance(a, Tensor)]
+        try:
+            broadcast_shape(*shapes, op=cls.__name__)
+        except MiniTorchError as nicer:
+            return nicer
+    error_type = type(exc) if isinstance(exc, (IndexError, TypeError, NotImplementedError)) else RuntimeError
+    try:
+        return error_type(f"{cls.__name__}: {message} (inputs: {operands})")
+    except Exception:
+        return RuntimeError(f"{cls.__name__}: {message} (inputs: {operands})")

@@ -1,0 +1,107 @@
+"""``gradcheck``: compare analytic gradients (backward) with finite differences.
+
+For each input element x_i, the central difference (f(x + eps) - f(x - eps)) / (2 eps)
+estimates d f / d x_i for every output element. Backward gives the same numbers, one row
+of the Jacobian per output element. They must agree within ``atol + rtol * |numeric|``.
+Use float64 inputs: in float32 the rounding error of f swamps the difference.
+"""
+
+import warnings
+
+import numpy as np
+
+from minitorch import backend
+from minitorch.autograd import grad_mode
+from minitorch.tensor import Tensor
+
+
+class GradcheckError(RuntimeError):
+    """Analytic and numerical gradients disagree."""
+
+
+def _outputs(fn, inputs):
+    out = fn(*inputs)
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    return [o for o in outs if isinstance(o, Tensor)]
+
+
+def numerical_jacobian(fn, inputs, index, eps):
+    """d outputs / d inputs[index] by central differences: shape (input numel, output numel)."""
+    x = inputs[index]
+    flat = x.data.reshape(-1)  # a view: writing into it perturbs x in place
+    columns = []
+    with grad_mode.no_grad():
+        for i in range(flat.size):
+            original = flat[i].item()
+            flat[i] = original + eps
+            plus = [backend.to_device(o.data, "cpu").astype(np.float64).ravel() for o in _outputs(fn, inputs)]
+            flat[i] = original - eps
+            minus = [backend.to_device(o.data, "cpu").astype(np.float64).ravel() for o in _outputs(fn, inputs)]
+            flat[i] = original
+            columns.append(np.concatenate([(p - m) / (2 * eps) for p, m in zip(plus, minus)]))
+    return np.stack(columns) if columns else np.zeros((0, 0))
+
+
+def analytic_jacobian(fn, inputs, index):
+    """d outputs / d inputs[index] from backward, one backward per output element."""
+    x = inputs[index]
+    outputs = _outputs(fn, inputs)
+    sizes = [o.data.size for o in outputs]
+    rows = np.zeros((x.data.size, sum(sizes)))
+    column = 0
+    for o in outputs:
+        for j in range(o.data.size):
+            if o.requires_grad:
+                for t in inputs:
+                    if isinstance(t, Tensor):
+                        t.grad = None
+                seed = np.zeros(o.data.size, dtype=o.data.dtype)
+                seed[j] = 1
+                seed = backend.to_device(seed.reshape(o.data.shape), o.device)
+                o.backward(Tensor._make(seed, None, False), retain_graph=True)
+                if x.grad is not None:
+                    rows[:, column] = backend.to_device(x.grad.data, "cpu").ravel()
+            column += 1
+    for t in inputs:
+        if isinstance(t, Tensor):
+            t.grad = None
+    return rows
+
+
+def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
+    """True when ``fn``'s backward matches finite differences for every input needing grad.
+
+    ``inputs`` is a tuple of tensors (and other arguments); those with ``requires_grad``
+    are checked. On a mismatch it raises an error naming the input, the worst element and
+    both values (or returns False with ``raise_exception=False``).
+    """
+    if isinstance(inputs, Tensor):
+        inputs = (inputs,)
+    inputs = tuple(inputs)
+    checked = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
+    if not checked:
+        raise ValueError("gradcheck: no input has requires_grad=True, so there is nothing to check")
+    for i in checked:
+        if inputs[i].data.dtype != np.float64:
+            warnings.warn(
+                f"gradcheck: input {i} is {inputs[i].dtype}, not float64; finite differences in "
+                "single precision are too noisy to be trusted",
+                stacklevel=2,
+            )
+    for i in checked:
+        numeric = numerical_jacobian(fn, inputs, i, eps)
+        analytic = analytic_jacobian(fn, inputs, i)
+        error = np.abs(analytic - numeric) - (atol + rtol * np.abs(numeric))
+        if error.size and (np.isnan(error).any() or error.max() > 0):
+            worst = np.unravel_index(np.nanargmax(np.where(np.isnan(error), np.inf, error)), error.shape)
+            in_index = np.unravel_index(worst[0], inputs[i].shape) if inputs[i].ndim else ()
+            message = (
+                f"gradcheck: gradient mismatch for input {i} (shape {tuple(inputs[i].shape)}): at "
+                f"input element {tuple(int(v) for v in in_index)}, output element {int(worst[1])}: "
+                f"numerical {numeric[worst]:.6g} vs analytic {analytic[worst]:.6g} "
+                f"(atol={atol}, rtol={rtol})"
+            )
+            if raise_exception:
+                raise GradcheckError(message)
+            return False
+    return True

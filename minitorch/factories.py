@@ -1,0 +1,170 @@
+"""Ways to make tensors: ``tensor``, ``zeros``, ``ones``, ``rand``, ``arange``, ... and the
+random seed. Shapes may be given as separate numbers or as one tuple, as in PyTorch."""
+
+import numpy as np
+
+from minitorch import backend
+from minitorch.dtypes import DEFAULT_FLOAT, bool_, float32, get_dtype, int64
+from minitorch.errors import MiniTorchError
+from minitorch.tensor import Tensor
+
+# One generator for all random factories; ``manual_seed`` replaces it.
+_RNG = [np.random.default_rng()]
+
+
+def manual_seed(seed):
+    """Make ``rand``, ``randn``, ``randint``, weight init and dropout repeatable."""
+    _RNG[0] = np.random.default_rng(seed)
+    return _RNG[0]
+
+
+def default_generator():
+    """The NumPy Generator behind the random factories."""
+    return _RNG[0]
+
+
+def tensor(data, dtype=None, device="cpu", requires_grad=False):
+    """A new tensor holding a copy of ``data`` (nested lists, a number, an array or a Tensor)."""
+    return Tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def from_numpy(array):
+    """A CPU tensor that shares memory with the NumPy ``array``."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy: expected a numpy.ndarray, got {type(array).__name__}")
+    dtype = get_dtype(array.dtype) if array.dtype.kind != "O" else None
+    if dtype is None or dtype.np_dtype != array.dtype:
+        raise TypeError(f"from_numpy: unsupported dtype {array.dtype}; use minitorch.tensor(array) to convert")
+    return Tensor._make(array, None, False)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    size = tuple(int(s) for s in size)
+    if any(s < 0 for s in size):
+        raise MiniTorchError(f"negative dimension in size {size}")
+    return size
+
+
+def _finish(array, dtype, device, requires_grad):
+    """Place a freshly made NumPy array on ``device`` as a Tensor."""
+    if dtype is not None:
+        array = array.astype(get_dtype(dtype).np_dtype, copy=False)
+    device = backend.normalize_device(device)
+    if device != backend.CPU:
+        array = backend.to_device(array, device)
+    t = Tensor._make(array, None, False)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def _filled(size, value, dtype, device, requires_grad):
+    dtype = get_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
+    device = backend.normalize_device(device)
+    xp = backend.array_module(device)
+    array = xp.full(_size(size), value, dtype=dtype.np_dtype)
+    t = Tensor._make(array, None, False)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def zeros(*size, dtype=None, device="cpu", requires_grad=False):
+    """A tensor of zeros with the given shape."""
+    return _filled(size, 0, dtype, device, requires_grad)
+
+
+def ones(*size, dtype=None, device="cpu", requires_grad=False):
+    """A tensor of ones with the given shape."""
+    return _filled(size, 1, dtype, device, requires_grad)
+
+
+def empty(*size, dtype=None, device="cpu", requires_grad=False):
+    """A tensor with the given shape (MiniTorch fills it with zeros)."""
+    return _filled(size, 0, dtype, device, requires_grad)
+
+
+def full(size, fill_value, dtype=None, device="cpu", requires_grad=False):
+    """A tensor filled with ``fill_value``; the dtype follows the value, as in PyTorch."""
+    if dtype is None:
+        dtype = bool_ if isinstance(fill_value, bool) else int64 if isinstance(fill_value, int) else DEFAULT_FLOAT
+    return _filled((size,) if isinstance(size, int) else (tuple(size),), fill_value, dtype, device, requires_grad)
+
+
+def _like(t, dtype, device):
+    return (dtype if dtype is not None else t.dtype), (device if device is not None else t.device)
+
+
+def zeros_like(t, dtype=None, device=None, requires_grad=False):
+    """Zeros with ``t``'s shape (and dtype and device unless given)."""
+    dtype, device = _like(t, dtype, device)
+    return _filled((t.shape,), 0, dtype, device, requires_grad)
+
+
+def ones_like(t, dtype=None, device=None, requires_grad=False):
+    """Ones with ``t``'s shape (and dtype and device unless given)."""
+    dtype, device = _like(t, dtype, device)
+    return _filled((t.shape,), 1, dtype, device, requires_grad)
+
+
+def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    """``fill_value`` everywhere, with ``t``'s shape (and dtype and device unless given)."""
+    dtype, device = _like(t, dtype, device)
+    return _filled((t.shape,), fill_value, dtype, device, requires_grad)
+
+
+def rand(*size, dtype=None, device="cpu", requires_grad=False):
+    """Uniform random numbers in [0, 1)."""
+    dtype = get_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
+    array = _RNG[0].random(_size(size), dtype=np.float64).astype(dtype.np_dtype)
+    return _finish(array, None, device, requires_grad)
+
+
+def randn(*size, dtype=None, device="cpu", requires_grad=False):
+    """Standard normal random numbers (mean 0, std 1)."""
+    dtype = get_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
+    array = _RNG[0].standard_normal(_size(size)).astype(dtype.np_dtype)
+    return _finish(array, None, device, requires_grad)
+
+
+def randint(low, high=None, size=None, dtype=None, device="cpu"):
+    """Random integers in [low, high) (``randint(high, size)`` starts at 0)."""
+    if size is None:
+        if high is None or not isinstance(high, (tuple, list)):
+            raise TypeError("randint(): a size tuple is required, e.g. randint(0, 10, (3,))")
+        low, high, size = 0, low, high
+    if high is None:
+        low, high = 0, low
+    array = _RNG[0].integers(low, high, size=_size((size,)))
+    return _finish(array, dtype if dtype is not None else int64, device, False)
+
+
+def randperm(n, device="cpu"):
+    """A random permutation of 0..n-1 (int64)."""
+    return _finish(_RNG[0].permutation(n).astype(np.int64), None, device, False)
+
+
+def arange(start, end=None, step=1, dtype=None, device="cpu", requires_grad=False):
+    """Evenly spaced values in [start, end); int64 for integer arguments, else float32."""
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise MiniTorchError("arange: step must be nonzero")
+    if dtype is None:
+        whole = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+        dtype = int64 if whole else DEFAULT_FLOAT
+    dtype = get_dtype(dtype)
+    # Count in float64 then cast, so float32 ranges have the same length as PyTorch's.
+    array = np.arange(start, end, step, dtype=np.float64 if dtype.is_floating_point else np.int64)
+    return _finish(array.astype(dtype.np_dtype), None, device, requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, device="cpu", requires_grad=False):
+    """``steps`` evenly spaced values from start to end, both included."""
+    dtype = get_dtype(dtype) if dtype is not None else float32
+    array = np.linspace(start, end, int(steps)).astype(dtype.np_dtype)
+    return _finish(array, None, device, requires_grad)
+
+
+def eye(n, m=None, dtype=None, device="cpu", requires_grad=False):
+    """An identity matrix (ones on the diagonal)."""
+    dtype = get_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
+    return _finish(np.eye(n, m, dtype=dtype.np_dtype), None, device, requires_grad)

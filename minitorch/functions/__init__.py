@@ -1,0 +1,96 @@
+"""The built-in differentiable ops, each a ``Function`` with forward and backward together.
+
+One module per family: ``arithmetic`` (+ - * / ** ...), ``unary`` (exp, log, relu ...),
+``reductions`` (sum, mean, max ...), ``shape`` (reshape, permute, cat ...), ``matmul`` and
+``indexing``. The lower-case functions here are the user-facing forms
+(``minitorch.exp(x)``); Tensor methods call the same functions.
+"""
+
+from minitorch.functions.arithmetic import (
+    Add,
+    Div,
+    Maximum,
+    Minimum,
+    Mul,
+    Neg,
+    Pow,
+    Sub,
+    Where,
+    add,
+    div,
+    maximum,
+    minimum,
+    mul,
+    neg,
+    pow,
+    sub,
+    where,
+)
+from minitorch.functions.broadcast import broadcast_shape, unbroadcast
+from minitorch.functions.indexing import Index, getitem
+from minitorch.functions.matmul import MatMul, matmul
+from minitorch.functions.reductions import (
+    Amax,
+    Amin,
+    LogSumExp,
+    MaxAlongDim,
+    Mean,
+    Sum,
+    Var,
+    amax,
+    amin,
+    argmax,
+    argmin,
+    logsumexp,
+    max,
+    mean,
+    min,
+    std,
+    sum,
+    var,
+)
+from minitorch.functions.shape import (
+    Cast,
+    Cat,
+    Clone,
+    Expand,
+    Permute,
+    Reshape,
+    Stack,
+    ToDevice,
+    Transpose,
+    View,
+    cat,
+    expand,
+    expand_as,
+    flatten,
+    permute,
+    reshape,
+    squeeze,
+    stack,
+    transpose,
+    unsqueeze,
+    view,
+)
+from minitorch.functions.unary import (
+    Abs,
+    Clamp,
+    Cos,
+    Exp,
+    Log,
+    ReLU,
+    Sigmoid,
+    Sin,
+    Sqrt,
+    Tanh,
+    abs,
+    clamp,
+    cos,
+    exp,
+    log,
+    relu,
+    sigmoid,
+    sin,
+    sqrt,
+    tanh,
+)

@@ -1,0 +1,255 @@
+"""Arithmetic with broadcasting: + - * / ** and neg, maximum, minimum, where.
+
+Each op is a Function: ``forward`` on arrays, ``backward`` returning one gradient per
+input, reduced to that input's shape with ``unbroadcast``. Inputs may be Python scalars
+(``x * 2``); their gradient slot is simply not needed.
+"""
+
+from minitorch.autograd.function import Function
+from minitorch.dtypes import DEFAULT_FLOAT
+from minitorch.functions.broadcast import unbroadcast
+from minitorch.tensor import Tensor, _cast, promote
+
+
+def _shape(value):
+    return getattr(value, "shape", ())
+
+
+class Add(Function):
+    """a + b.   d/da = 1, d/db = 1."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.a_shape, ctx.b_shape = _shape(a), _shape(b)
+        return a + b
+
+    @staticmethod
+    def backward(ctx, grad):
+        need_a, need_b = ctx.needs_input_grad
+        return (
+            unbroadcast(grad, ctx.a_shape) if need_a else None,
+            unbroadcast(grad, ctx.b_shape) if need_b else None,
+        )
+
+
+class Sub(Function):
+    """a - b.   d/da = 1, d/db = -1."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.a_shape, ctx.b_shape = _shape(a), _shape(b)
+        return a - b
+
+    @staticmethod
+    def backward(ctx, grad):
+        need_a, need_b = ctx.needs_input_grad
+        return (
+            unbroadcast(grad, ctx.a_shape) if need_a else None,
+            unbroadcast(-grad, ctx.b_shape) if need_b else None,
+        )
+
+
+class Mul(Function):
+    """a * b.   d/da = b, d/db = a."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (
+            unbroadcast(grad * b, _shape(a)) if need_a else None,
+            unbroadcast(grad * a, _shape(b)) if need_b else None,
+        )
+
+
+class Div(Function):
+    """a / b.   d/da = 1/b, d/db = -a/b**2."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a / b
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        grad_over_b = grad / b
+        return (
+            unbroadcast(grad_over_b, _shape(a)) if need_a else None,
+            unbroadcast(-grad_over_b * a / b, _shape(b)) if need_b else None,
+        )
+
+
+class Neg(Function):
+    """-a.   d/da = -1."""
+
+    @staticmethod
+    def forward(ctx, a):
+        return -a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (-grad,)
+
+
+class Pow(Function):
+    """a ** b.   d/da = b * a**(b-1),  d/db = a**b * log(a)."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = a**b
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors
+        xp = ctx.xp
+        need_a, need_b = ctx.needs_input_grad
+        grad_a = grad_b = None
+        if need_a:
+            # As PyTorch: where the exponent is 0 the gradient is 0 (not 0 * a**-1 = nan at 0).
+            grad_a = xp.where(b == 0, 0, grad * b * a ** (b - 1)).astype(out.dtype, copy=False)
+            grad_a = unbroadcast(grad_a, _shape(a))
+        if need_b:
+            # d/db at a == 0 is taken as 0 for b >= 0 (0**b is flat there), as PyTorch does.
+            log_a = xp.log(xp.where((a == 0) & (b >= 0), 1, a))
+            grad_b = unbroadcast((grad * out * log_a).astype(out.dtype, copy=False), _shape(b))
+        return grad_a, grad_b
+
+
+class Maximum(Function):
+    """Elementwise max(a, b); at ties the gradient is split evenly, as in PyTorch."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return ctx.xp.maximum(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return _split_by_winner(ctx, grad, a > b, a == b, a, b)
+
+
+class Minimum(Function):
+    """Elementwise min(a, b); at ties the gradient is split evenly, as in PyTorch."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return ctx.xp.minimum(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return _split_by_winner(ctx, grad, a < b, a == b, a, b)
+
+
+def _split_by_winner(ctx, grad, a_wins, tie, a, b):
+    """Gradient share of a and b for maximum/minimum: the winner takes all, ties halve."""
+    share_a = a_wins + 0.5 * tie
+    need_a, need_b = ctx.needs_input_grad
+    return (
+        unbroadcast((grad * share_a).astype(grad.dtype, copy=False), _shape(a)) if need_a else None,
+        unbroadcast((grad * (1 - share_a)).astype(grad.dtype, copy=False), _shape(b)) if need_b else None,
+    )
+
+
+class Where(Function):
+    """where(condition, a, b): a where the condition holds, b elsewhere."""
+
+    @staticmethod
+    def forward(ctx, condition, a, b):
+        ctx.save_for_backward(condition)
+        ctx.a_shape, ctx.b_shape = _shape(a), _shape(b)
+        return ctx.xp.where(condition, a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (condition,) = ctx.saved_tensors
+        _, need_a, need_b = ctx.needs_input_grad
+        zero = grad.dtype.type(0)
+        return (
+            None,
+            unbroadcast(ctx.xp.where(condition, grad, zero), ctx.a_shape) if need_a else None,
+            unbroadcast(ctx.xp.where(condition, zero, grad), ctx.b_shape) if need_b else None,
+        )
+
+
+# ---------------------------------------------------------------------- user functions
+def add(a, b):
+    """a + b with broadcasting."""
+    a, b = promote(a, b)
+    return Add.apply(a, b)
+
+
+def sub(a, b):
+    """a - b with broadcasting."""
+    a, b = promote(a, b)
+    return Sub.apply(a, b)
+
+
+def mul(a, b):
+    """a * b with broadcasting."""
+    a, b = promote(a, b)
+    return Mul.apply(a, b)
+
+
+def div(a, b):
+    """a / b with broadcasting; integer inputs give a float result, as in PyTorch."""
+    a, b = promote(a, b)
+    if not _is_float(a) and not _is_float(b):
+        a, b = _to_default_float(a), _to_default_float(b)
+    return Div.apply(a, b)
+
+
+def neg(a):
+    """-a."""
+    return Neg.apply(a)
+
+
+def pow(a, b):
+    """a ** b (either may be a Python number)."""
+    a, b = promote(a, b)
+    return Pow.apply(a, b)
+
+
+def maximum(a, b):
+    """Elementwise maximum of two tensors."""
+    a, b = promote(a, b)
+    return Maximum.apply(a, b)
+
+
+def minimum(a, b):
+    """Elementwise minimum of two tensors."""
+    a, b = promote(a, b)
+    return Minimum.apply(a, b)
+
+
+def where(condition, a, b):
+    """Elements of ``a`` where ``condition`` is true, else of ``b`` (scalars allowed)."""
+    if isinstance(condition, Tensor):
+        condition = condition.data
+    if condition.dtype != bool:
+        condition = condition.astype(bool)
+    a, b = promote(a, b)
+    return Where.apply(condition, a, b)
+
+
+def _is_float(value):
+    if isinstance(value, Tensor):
+        return value.data.dtype.kind == "f"
+    return isinstance(value, float)
+
+
+def _to_default_float(value):
+    if isinstance(value, Tensor):
+        return _cast(value, DEFAULT_FLOAT)
+    return float(value)

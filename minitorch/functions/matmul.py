@@ -1,0 +1,69 @@
+"""Matrix multiplication with NumPy's rules: 1-D vectors, 2-D matrices, batches of them.
+
+For C = A @ B the chain rule gives dA = dC @ B^T and dB = A^T @ dC. A 1-D operand is
+treated as a one-row (or one-column) matrix, and batch dimensions that were broadcast are
+summed back with ``unbroadcast``.
+"""
+
+from minitorch.autograd.function import Function
+from minitorch.errors import MiniTorchError
+from minitorch.functions.broadcast import broadcast_shape, unbroadcast
+from minitorch.tensor import Tensor, promote
+
+
+class MatMul(Function):
+    """a @ b."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a @ b
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        # Work with matrices: a vector a becomes (1, k), a vector b becomes (k, 1).
+        a2 = a[None, :] if a.ndim == 1 else a
+        b2 = b[:, None] if b.ndim == 1 else b
+        g2 = grad
+        if b.ndim == 1:
+            g2 = g2[..., None]
+        if a.ndim == 1:
+            g2 = g2[..., None, :]
+        grad_a = grad_b = None
+        if need_a:
+            grad_a = unbroadcast(g2 @ b2.swapaxes(-1, -2), a2.shape).reshape(a.shape)
+        if need_b:
+            grad_b = unbroadcast(a2.swapaxes(-1, -2) @ g2, b2.shape).reshape(b.shape)
+        return grad_a, grad_b
+
+
+def check_matmul_shapes(a_shape, b_shape):
+    """Raise a clear error when ``a_shape @ b_shape`` is not defined."""
+    if len(a_shape) == 0 or len(b_shape) == 0:
+        raise MiniTorchError(
+            f"matmul: both arguments need at least 1 dimension, got shapes {tuple(a_shape)} and "
+            f"{tuple(b_shape)}"
+        )
+    k_a = a_shape[-1]
+    k_b = b_shape[0] if len(b_shape) == 1 else b_shape[-2]
+    if k_a != k_b:
+        raise MiniTorchError(
+            f"matmul: inner dimensions do not match: {tuple(a_shape)} @ {tuple(b_shape)} "
+            f"({k_a} != {k_b}); the last dim of the first must equal the "
+            f"{'only' if len(b_shape) == 1 else 'second-to-last'} dim of the second"
+        )
+    if len(a_shape) > 2 or len(b_shape) > 2:
+        broadcast_shape(a_shape[:-2], b_shape[:-2], op="matmul (batch dimensions)")
+
+
+def matmul(a, b):
+    """Matrix product with broadcasting of batch dimensions, as ``numpy.matmul``."""
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        raise TypeError(
+            f"matmul: expected two Tensors, got {type(a).__name__} and {type(b).__name__}"
+        )
+    check_matmul_shapes(a.shape, b.shape)
+    a, b = promote(a, b)
+    return MatMul.apply(a, b)

@@ -1,0 +1,296 @@
+"""Reductions: sum, mean, amax/amin (max/min), var, logsumexp, argmax.
+
+A reduction's backward spreads the incoming gradient back over the reduced dimensions:
+first put the reduced dimensions back as size 1 (``keepdim``), then broadcast.
+"""
+
+from collections import namedtuple
+
+from minitorch.autograd.function import Function
+from minitorch.errors import MiniTorchError
+from minitorch.tensor import Tensor, _check_dim
+
+MaxResult = namedtuple("MaxResult", ["values", "indices"])
+
+
+def normalize_dims(op, dim, ndim):
+    """``dim`` (None, an int or a tuple, negatives allowed) as a sorted tuple of axes."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    axes = tuple(sorted({_check_dim(op, d, ndim) for d in dims}))
+    if len(axes) != len(dims):
+        raise MiniTorchError(f"{op}: dim {dim} appears multiple times in the list of dims")
+    return axes
+
+
+def _grad_keepdim(grad, axes, keepdim):
+    """Reinsert the reduced axes as size 1 so the gradient broadcasts against the input."""
+    if keepdim or not axes:
+        return grad
+    shape = list(grad.shape)
+    for axis in axes:
+        shape.insert(axis, 1)
+    return grad.reshape(shape)
+
+
+class Sum(Function):
+    """Sum over ``axes``.   Each input element gets the gradient of its sum."""
+
+    @staticmethod
+    def forward(ctx, a, axes, keepdim):
+        ctx.in_shape, ctx.axes, ctx.keepdim = a.shape, axes, keepdim
+        return a.sum(axis=axes, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
+        return ctx.xp.broadcast_to(grad, ctx.in_shape), None, None
+
+
+class Mean(Function):
+    """Mean over ``axes``.   Each input element gets 1/N of the gradient."""
+
+    @staticmethod
+    def forward(ctx, a, axes, keepdim):
+        ctx.in_shape, ctx.axes, ctx.keepdim = a.shape, axes, keepdim
+        count = 1
+        for axis in axes:
+            count *= a.shape[axis]
+        ctx.count = count
+        return a.mean(axis=axes, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim) / ctx.count
+        return ctx.xp.broadcast_to(grad, ctx.in_shape), None, None
+
+
+class Amax(Function):
+    """Largest element over ``axes``; tied maxima share the gradient evenly."""
+
+    @staticmethod
+    def forward(ctx, a, axes, keepdim):
+        out = a.max(axis=axes, keepdims=True)
+        ctx.save_for_backward(a, out)
+        ctx.axes, ctx.keepdim = axes, keepdim
+        return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in axes])
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        return _extreme_grad(grad, a, out, ctx.axes, ctx.keepdim), None, None
+
+
+class Amin(Function):
+    """Smallest element over ``axes``; tied minima share the gradient evenly."""
+
+    @staticmethod
+    def forward(ctx, a, axes, keepdim):
+        out = a.min(axis=axes, keepdims=True)
+        ctx.save_for_backward(a, out)
+        ctx.axes, ctx.keepdim = axes, keepdim
+        return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in axes])
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        return _extreme_grad(grad, a, out, ctx.axes, ctx.keepdim), None, None
+
+
+def _extreme_grad(grad, a, out, axes, keepdim):
+    """Gradient of max/min: to the elements equal to the extreme, split among ties."""
+    winners = a == out
+    count = winners.sum(axis=axes, keepdims=True)
+    grad = _grad_keepdim(grad, axes, keepdim)
+    return (grad * winners / count).astype(a.dtype, copy=False)
+
+
+class MaxAlongDim(Function):
+    """``max(dim)`` values; the gradient goes to the element ``indices`` picked."""
+
+    @staticmethod
+    def forward(ctx, a, axis, keepdim, largest):
+        xp = ctx.xp
+        index = (a.argmax if largest else a.argmin)(axis=axis, keepdims=True)
+        ctx.save_for_backward(index)
+        ctx.axis, ctx.keepdim, ctx.in_shape = axis, keepdim, a.shape
+        values = xp.take_along_axis(a, index, axis=axis)
+        ctx.index = index if keepdim else xp.squeeze(index, axis=axis)
+        return values if keepdim else xp.squeeze(values, axis=axis)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (index,) = ctx.saved_tensors
+        xp = ctx.xp
+        grad = _grad_keepdim(grad, (ctx.axis,), ctx.keepdim)
+        positions_shape = [1] * len(ctx.in_shape)
+        positions_shape[ctx.axis] = ctx.in_shape[ctx.axis]
+        picked = xp.arange(ctx.in_shape[ctx.axis]).reshape(positions_shape) == index
+        return (grad * picked).astype(grad.dtype, copy=False), None, None, None
+
+
+class Var(Function):
+    """Variance over ``axes`` with ``correction`` (1: unbiased, dividing by N - 1)."""
+
+    @staticmethod
+    def forward(ctx, a, axes, correction, keepdim):
+        count = 1
+        for axis in axes:
+            count *= a.shape[axis]
+        ctx.save_for_backward(a)
+        ctx.axes, ctx.keepdim, ctx.divisor = axes, keepdim, max(count - correction, 0)
+        return a.var(axis=axes, ddof=correction, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
+        centred = a - a.mean(axis=ctx.axes, keepdims=True)
+        return (2 * grad * centred / ctx.divisor).astype(a.dtype, copy=False), None, None, None
+
+
+class LogSumExp(Function):
+    """log(sum(exp(a))) over ``axes``, computed stably by factoring out the max."""
+
+    @staticmethod
+    def forward(ctx, a, axes, keepdim):
+        xp = ctx.xp
+        peak = a.max(axis=axes, keepdims=True)
+        # An all -inf slice would give -inf - -inf = nan; shifting by 0 there is exact.
+        peak = xp.where(xp.isfinite(peak), peak, 0)
+        out = xp.log(xp.exp(a - peak).sum(axis=axes, keepdims=True)) + peak
+        ctx.save_for_backward(a, out)
+        ctx.axes, ctx.keepdim = axes, keepdim
+        return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in axes])
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
+        return grad * ctx.xp.exp(a - out), None, None
+
+
+# ---------------------------------------------------------------------- user functions
+def sum(a, dim=None, keepdim=False, dtype=None):
+    """Sum of all elements, or over ``dim`` (an int or a tuple)."""
+    if dtype is not None:
+        a = a.to(dtype)
+    elif a.data.dtype.kind == "b":
+        a = a.long()
+    return Sum.apply(a, normalize_dims("sum", dim, a.ndim), keepdim)
+
+
+def mean(a, dim=None, keepdim=False):
+    """Mean of all elements, or over ``dim``; needs a floating-point tensor, as in PyTorch."""
+    if a.data.dtype.kind != "f":
+        raise MiniTorchError(
+            f"mean(): could not infer output dtype: input dtype must be floating point, got "
+            f"{a.dtype}; convert first with .float()"
+        )
+    return Mean.apply(a, normalize_dims("mean", dim, a.ndim), keepdim)
+
+
+def amax(a, dim=None, keepdim=False):
+    """Largest value over ``dim`` (all dims when None); ties share the gradient."""
+    _check_not_empty("amax", a, dim)
+    return Amax.apply(a, normalize_dims("amax", dim, a.ndim), keepdim)
+
+
+def amin(a, dim=None, keepdim=False):
+    """Smallest value over ``dim`` (all dims when None); ties share the gradient."""
+    _check_not_empty("amin", a, dim)
+    return Amin.apply(a, normalize_dims("amin", dim, a.ndim), keepdim)
+
+
+def max(a, dim=None, keepdim=False):
+    """``max(a)``: the largest element; ``max(a, dim)``: (values, indices) along ``dim``."""
+    if isinstance(dim, Tensor):
+        from minitorch.functions.arithmetic import maximum
+
+        return maximum(a, dim)
+    if dim is None:
+        return amax(a)
+    return _along_dim("max", a, dim, keepdim, largest=True)
+
+
+def min(a, dim=None, keepdim=False):
+    """``min(a)``: the smallest element; ``min(a, dim)``: (values, indices) along ``dim``."""
+    if isinstance(dim, Tensor):
+        from minitorch.functions.arithmetic import minimum
+
+        return minimum(a, dim)
+    if dim is None:
+        return amin(a)
+    return _along_dim("min", a, dim, keepdim, largest=False)
+
+
+def _along_dim(op, a, dim, keepdim, largest):
+    axis = _check_dim(op, dim, a.ndim)
+    _check_not_empty(op, a, axis)
+    if a.ndim == 0:
+        return MaxResult(a, Tensor._make(a.data.astype("int64") * 0, None, False))
+    values = MaxAlongDim.apply(a, axis, keepdim, largest)
+    indices = values.grad_fn.index if values.grad_fn is not None else None
+    if indices is None:
+        index = (a.data.argmax if largest else a.data.argmin)(axis=axis, keepdims=keepdim)
+        indices = index
+    return MaxResult(values, Tensor._make(indices.astype("int64", copy=False), None, False))
+
+
+def _check_not_empty(op, a, dim):
+    if a.data.size == 0:
+        raise MiniTorchError(f"{op}(): expected a non-empty tensor, got shape {tuple(a.shape)}")
+
+
+def var(a, dim=None, unbiased=True, keepdim=False, correction=None):
+    """Variance over ``dim``; ``unbiased=True`` divides by N - 1 (``correction`` overrides)."""
+    if a.data.dtype.kind != "f":
+        raise MiniTorchError(f"var(): input dtype must be floating point, got {a.dtype}")
+    if correction is None:
+        correction = 1 if unbiased else 0
+    return Var.apply(a, normalize_dims("var", dim, a.ndim), correction, keepdim)
+
+
+def std(a, dim=None, unbiased=True, keepdim=False, correction=None):
+    """Standard deviation: the square root of ``var``."""
+    from minitorch.functions.unary import sqrt
+
+    return sqrt(var(a, dim, unbiased, keepdim, correction))
+
+
+def logsumexp(a, dim, keepdim=False):
+    """log(sum(exp(a), dim)) without overflow."""
+    if a.data.dtype.kind != "f":
+        from minitorch.dtypes import DEFAULT_FLOAT
+        from minitorch.tensor import _cast
+
+        a = _cast(a, DEFAULT_FLOAT)
+    return LogSumExp.apply(a, normalize_dims("logsumexp", dim, a.ndim), keepdim)
+
+
+def argmax(a, dim=None, keepdim=False):
+    """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
+    return _arg_extreme("argmax", a, dim, keepdim)
+
+
+def argmin(a, dim=None, keepdim=False):
+    """Index of the smallest element (of the flattened tensor when ``dim`` is None)."""
+    return _arg_extreme("argmin", a, dim, keepdim)
+
+
+def _arg_extreme(op, a, dim, keepdim):
+    _check_not_empty(op, a, dim)
+    data = a.data
+    if dim is None:
+        index = getattr(data.reshape(-1), op)()
+        if keepdim:
+            index = index.reshape((1,) * data.ndim)
+    else:
+        index = getattr(data, op)(axis=_check_dim(op, dim, data.ndim), keepdims=keepdim)
+    xp_array = type(data)
+    if not isinstance(index, xp_array):
+        from minitorch import backend
+
+        index = backend.module_of(data).asarray(index)
+    return Tensor._make(index.astype("int64", copy=False), None, False)

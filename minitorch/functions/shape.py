@@ -1,0 +1,355 @@
+"""Shape ops: reshape/view, transpose/permute, expand, squeeze/unsqueeze/flatten, cat,
+stack, plus the copies that keep a tensor in the graph (clone, dtype cast, device move).
+
+Views (``view``, ``transpose``, ``permute``, ``expand``) share memory with their input, as
+in PyTorch; their backward only moves the gradient back into the input's layout.
+"""
+
+import math
+
+from minitorch import backend
+from minitorch.autograd.function import Function
+from minitorch.errors import MiniTorchError
+from minitorch.functions.broadcast import unbroadcast
+from minitorch.tensor import Tensor, _check_dim, promote
+
+
+def infer_shape(op, in_shape, shape):
+    """Resolve one ``-1`` in ``shape`` and check the element count matches ``in_shape``."""
+    shape = tuple(int(s) for s in shape)
+    numel = math.prod(in_shape)
+    if shape.count(-1) > 1:
+        raise MiniTorchError(f"{op}: only one dimension can be -1, got shape {shape}")
+    if any(s < -1 for s in shape):
+        raise MiniTorchError(f"{op}: invalid shape {shape}: sizes must be >= 0 (or -1 to infer one)")
+    if -1 in shape:
+        known = math.prod(s for s in shape if s != -1)
+        if known == 0 or numel % known:
+            raise MiniTorchError(
+                f"{op}: shape {shape} is invalid for a tensor of shape {tuple(in_shape)} "
+                f"({numel} elements)"
+            )
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    if math.prod(shape) != numel:
+        raise MiniTorchError(
+            f"{op}: cannot reshape a tensor of shape {tuple(in_shape)} ({numel} elements) into "
+            f"shape {shape} ({math.prod(shape)} elements)"
+        )
+    return shape
+
+
+class Reshape(Function):
+    """Same elements, new shape: a view when the memory layout allows, else a copy."""
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.in_shape = a.shape
+        return a.reshape(shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape), None
+
+
+class View(Function):
+    """Same elements, new shape, always sharing memory (an error if that is impossible)."""
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.in_shape = a.shape
+        out = backend.reshape_view(a, shape)
+        if out is None:
+            strides = tuple(s // a.itemsize for s in a.strides)
+            raise MiniTorchError(
+                f"view: a tensor of shape {tuple(a.shape)} with strides {strides} is not "
+                f"contiguous, so it can't be viewed as shape {tuple(shape)} without a copy; use "
+                ".reshape(...) or .contiguous().view(...)"
+            )
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape), None
+
+
+class Permute(Function):
+    """Reorder dimensions (a view: only the strides change)."""
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        ctx.dims = dims
+        return a.transpose(dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        inverse = [0] * len(ctx.dims)
+        for i, d in enumerate(ctx.dims):
+            inverse[d] = i
+        return grad.transpose(inverse), None
+
+
+class Transpose(Function):
+    """Swap two dimensions (a view: two strides swap)."""
+
+    @staticmethod
+    def forward(ctx, a, dim0, dim1):
+        ctx.dim0, ctx.dim1 = dim0, dim1
+        return a.swapaxes(dim0, dim1)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.swapaxes(ctx.dim0, ctx.dim1), None, None
+
+
+class Expand(Function):
+    """Repeat size-1 dimensions without copying (stride 0); backward sums them back."""
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.in_shape = a.shape
+        return ctx.xp.broadcast_to(a, shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return unbroadcast(grad, ctx.in_shape), None
+
+
+class Cat(Function):
+    """Join tensors along an existing dimension; backward slices the gradient apart."""
+
+    @staticmethod
+    def forward(ctx, axis, *arrays):
+        ctx.axis = axis
+        ctx.sizes = [a.shape[axis] for a in arrays]
+        return ctx.xp.concatenate(arrays, axis=axis)
+
+    @staticmethod
+    def backward(ctx, grad):
+        splits, start = [], 0
+        for size in ctx.sizes:
+            index = [slice(None)] * grad.ndim
+            index[ctx.axis] = slice(start, start + size)
+            splits.append(grad[tuple(index)])
+            start += size
+        return (None, *splits)
+
+
+class Stack(Function):
+    """Join tensors along a new dimension; backward takes each slice back out."""
+
+    @staticmethod
+    def forward(ctx, axis, *arrays):
+        ctx.axis = axis
+        return ctx.xp.stack(arrays, axis=axis)
+
+    @staticmethod
+    def backward(ctx, grad):
+        count = grad.shape[ctx.axis]
+        return (None, *(grad.take(i, axis=ctx.axis) for i in range(count)))
+
+
+class Clone(Function):
+    """A contiguous copy that stays in the graph."""
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (grad,)
+
+
+class Cast(Function):
+    """Convert to another dtype; the gradient is converted back to the input's dtype."""
+
+    @staticmethod
+    def forward(ctx, a, np_dtype):
+        ctx.in_dtype = a.dtype
+        return a.astype(np_dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.in_dtype.kind != "f":
+            return None, None
+        return grad.astype(ctx.in_dtype), None
+
+
+class ToDevice(Function):
+    """Copy to another device; the gradient is copied back to where the input lives."""
+
+    @staticmethod
+    def forward(ctx, a, device):
+        ctx.source = backend.device_of(a)
+        return backend.to_device(a, device)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return backend.to_device(grad, ctx.source), None
+
+    @classmethod
+    def apply(cls, a, device):
+        out = super().apply(a, device)
+        # Function.apply picked the input's array module; the output lives on ``device``.
+        if out.grad_fn is not None:
+            out.grad_fn.xp = backend.array_module(device)
+        return out
+
+
+# ---------------------------------------------------------------------- user functions
+def _shape_args(shape):
+    """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` alike."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(shape[0])
+    if len(shape) == 1 and isinstance(shape[0], Tensor):
+        return tuple(int(s) for s in shape[0].tolist())
+    return tuple(shape)
+
+
+def reshape(a, *shape):
+    """The same elements in a new shape (a view when possible); one size may be -1."""
+    shape = infer_shape("reshape", a.shape, _shape_args(shape))
+    if shape == a.shape:
+        return a
+    return Reshape.apply(a, shape)
+
+
+def view(a, *shape):
+    """The same memory seen with a new shape; fails for non-contiguous layouts, as in PyTorch."""
+    shape = infer_shape("view", a.shape, _shape_args(shape))
+    return View.apply(a, shape)
+
+
+def permute(a, *dims):
+    """Reorder the dimensions: ``x.permute(2, 0, 1)``."""
+    dims = _shape_args(dims)
+    ndim = a.ndim
+    if len(dims) != ndim:
+        raise MiniTorchError(
+            f"permute: got {len(dims)} dims {tuple(dims)} for a {ndim}-d tensor of shape {tuple(a.shape)}"
+        )
+    normalized = tuple(_check_dim("permute", d, ndim) for d in dims)
+    if sorted(normalized) != list(range(ndim)):
+        raise MiniTorchError(f"permute: dims {tuple(dims)} are not a permutation of 0..{ndim - 1}")
+    return Permute.apply(a, normalized)
+
+
+def transpose(a, dim0, dim1):
+    """Swap dimensions ``dim0`` and ``dim1`` (a view)."""
+    ndim = a.ndim
+    if ndim == 0:
+        return a
+    return Transpose.apply(a, _check_dim("transpose", dim0, ndim), _check_dim("transpose", dim1, ndim))
+
+
+def expand(a, *sizes):
+    """Repeat size-1 dimensions to ``sizes`` without copying; -1 keeps a size."""
+    sizes = _shape_args(sizes)
+    if len(sizes) < a.ndim:
+        raise MiniTorchError(
+            f"expand: the number of sizes {len(sizes)} must be at least the tensor's number of "
+            f"dimensions {a.ndim} (shape {tuple(a.shape)})"
+        )
+    lead = len(sizes) - a.ndim
+    shape = []
+    for i, size in enumerate(sizes):
+        if i < lead:
+            if size < 0:
+                raise MiniTorchError(f"expand: -1 is not allowed for the new leading dimension {i}")
+            shape.append(size)
+            continue
+        current = a.shape[i - lead]
+        if size == -1:
+            size = current
+        if current != size and current != 1:
+            raise MiniTorchError(
+                f"expand: the expanded size {size} must match the existing size {current} at "
+                f"non-singleton dimension {i} (tensor of shape {tuple(a.shape)}, target {tuple(sizes)})"
+            )
+        shape.append(size)
+    return Expand.apply(a, tuple(shape))
+
+
+def expand_as(a, other):
+    """``a.expand(other.shape)``."""
+    return expand(a, other.shape)
+
+
+def unsqueeze(a, dim):
+    """Insert a dimension of size 1 at ``dim``."""
+    ndim = a.ndim + 1
+    axis = _check_dim("unsqueeze", dim, ndim)
+    shape = list(a.shape)
+    shape.insert(axis, 1)
+    return Reshape.apply(a, tuple(shape))
+
+
+def squeeze(a, dim=None):
+    """Remove size-1 dimensions (all of them, or ``dim`` only when its size is 1)."""
+    if dim is None:
+        axes = {i for i, s in enumerate(a.shape) if s == 1}
+    else:
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        axes = {_check_dim("squeeze", d, a.ndim) for d in dims} if a.ndim else set()
+        axes = {i for i in axes if a.shape[i] == 1}
+    if not axes:
+        return Reshape.apply(a, a.shape) if a.requires_grad else Tensor._make(a.data, None, False)
+    shape = tuple(s for i, s in enumerate(a.shape) if i not in axes)
+    return Reshape.apply(a, shape)
+
+
+def flatten(a, start_dim=0, end_dim=-1):
+    """Merge dimensions ``start_dim..end_dim`` into one."""
+    if a.ndim == 0:
+        return reshape(a, 1)
+    start = _check_dim("flatten", start_dim, a.ndim)
+    end = _check_dim("flatten", end_dim, a.ndim)
+    if start > end:
+        raise MiniTorchError("flatten: start_dim cannot come after end_dim")
+    shape = a.shape[:start] + (math.prod(a.shape[start : end + 1]),) + a.shape[end + 1 :]
+    return reshape(a, shape)
+
+
+def _promote_all(tensors, op):
+    tensors = list(tensors)
+    if not tensors:
+        raise MiniTorchError(f"{op}: expected a non-empty list of tensors")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}: expected a list of Tensors, but element {i} is {type(t).__name__}")
+    first = tensors[0]
+    for t in tensors[1:]:
+        if t.data.dtype != first.data.dtype:
+            first, _ = promote(first, t)
+    target = first.dtype
+    return [t.to(target) for t in tensors]
+
+
+def cat(tensors, dim=0):
+    """Join tensors along dimension ``dim``; the other sizes must match."""
+    tensors = _promote_all(tensors, "cat")
+    ref = tensors[0]
+    axis = _check_dim("cat", dim, ref.ndim)
+    for i, t in enumerate(tensors):
+        if t.ndim != ref.ndim or any(
+            t.shape[d] != ref.shape[d] for d in range(ref.ndim) if d != axis
+        ):
+            raise MiniTorchError(
+                f"cat: sizes of tensors must match except in dimension {dim}: tensor 0 has shape "
+                f"{tuple(ref.shape)} but tensor {i} has shape {tuple(t.shape)}"
+            )
+    return Cat.apply(axis, *tensors)
+
+
+def stack(tensors, dim=0):
+    """Join same-shaped tensors along a new dimension ``dim``."""
+    tensors = _promote_all(tensors, "stack")
+    ref = tensors[0]
+    for i, t in enumerate(tensors):
+        if t.shape != ref.shape:
+            raise MiniTorchError(
+                f"stack: expects each tensor to be equal size, but got {tuple(ref.shape)} at entry 0 "
+                f"and {tuple(t.shape)} at entry {i}"
+            )
+    axis = _check_dim("stack", dim, ref.ndim + 1)
+    return Stack.apply(axis, *tensors)

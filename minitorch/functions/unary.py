@@ -1,0 +1,230 @@
+"""Elementwise functions of one tensor: exp, log, sqrt, sin, cos, tanh, sigmoid, relu,
+abs, clamp. Each backward multiplies the incoming gradient by the local derivative."""
+
+from minitorch.autograd.function import Function
+from minitorch.dtypes import DEFAULT_FLOAT
+from minitorch.errors import MiniTorchError
+from minitorch.tensor import Tensor, _cast
+
+
+class Exp(Function):
+    """exp(a).   d/da = exp(a), which forward already computed."""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = ctx.xp.exp(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return (grad * out,)
+
+
+class Log(Function):
+    """log(a).   d/da = 1/a."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return ctx.xp.log(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return (grad / a,)
+
+
+class Sqrt(Function):
+    """sqrt(a).   d/da = 1 / (2 sqrt(a))."""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = ctx.xp.sqrt(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return (grad / (2 * out),)
+
+
+class Sin(Function):
+    """sin(a).   d/da = cos(a)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return ctx.xp.sin(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return (grad * ctx.xp.cos(a),)
+
+
+class Cos(Function):
+    """cos(a).   d/da = -sin(a)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return ctx.xp.cos(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return (-grad * ctx.xp.sin(a),)
+
+
+class Tanh(Function):
+    """tanh(a).   d/da = 1 - tanh(a)**2."""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = ctx.xp.tanh(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return (grad * (1 - out * out),)
+
+
+class Sigmoid(Function):
+    """1 / (1 + exp(-a)), computed without overflow.   d/da = s * (1 - s)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        xp = ctx.xp
+        # exp of a non-positive number never overflows; pick the form that uses one.
+        e = xp.exp(-xp.abs(a))
+        out = xp.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(e.dtype, copy=False)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return (grad * out * (1 - out),)
+
+
+class ReLU(Function):
+    """max(a, 0).   d/da = 1 where a > 0, else 0 (0 at exactly 0, as PyTorch)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = ctx.xp.maximum(a, 0)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return (grad * (out > 0),)
+
+
+class Abs(Function):
+    """|a|.   d/da = sign(a) (0 at 0)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return ctx.xp.abs(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return (grad * ctx.xp.sign(a),)
+
+
+class Clamp(Function):
+    """a limited to [low, high].   d/da = 1 inside the range (bounds included), else 0."""
+
+    @staticmethod
+    def forward(ctx, a, low, high):
+        ctx.save_for_backward(a)
+        ctx.low, ctx.high = low, high
+        return ctx.xp.clip(a, low, high)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        inside = True
+        if ctx.low is not None:
+            inside = a >= ctx.low
+        if ctx.high is not None:
+            inside = inside & (a <= ctx.high)
+        return (grad * inside, None, None)
+
+
+# ---------------------------------------------------------------------- user functions
+def _floating(a, op):
+    """Math functions compute in floating point: integer tensors become float32 first."""
+    if not isinstance(a, Tensor):
+        raise TypeError(f"{op}(): expected a Tensor, got {type(a).__name__}")
+    if a.data.dtype.kind != "f":
+        return _cast(a, DEFAULT_FLOAT)
+    return a
+
+
+def exp(a):
+    """e to the power of each element."""
+    return Exp.apply(_floating(a, "exp"))
+
+
+def log(a):
+    """Natural logarithm of each element."""
+    return Log.apply(_floating(a, "log"))
+
+
+def sqrt(a):
+    """Square root of each element."""
+    return Sqrt.apply(_floating(a, "sqrt"))
+
+
+def sin(a):
+    """Sine of each element."""
+    return Sin.apply(_floating(a, "sin"))
+
+
+def cos(a):
+    """Cosine of each element."""
+    return Cos.apply(_floating(a, "cos"))
+
+
+def tanh(a):
+    """Hyperbolic tangent of each element."""
+    return Tanh.apply(_floating(a, "tanh"))
+
+
+def sigmoid(a):
+    """The logistic function 1 / (1 + exp(-a)) of each element."""
+    return Sigmoid.apply(_floating(a, "sigmoid"))
+
+
+def relu(a):
+    """max(a, 0) for each element."""
+    return ReLU.apply(a)
+
+
+def abs(a):
+    """Absolute value of each element."""
+    return Abs.apply(a)
+
+
+def clamp(a, min=None, max=None):
+    """Limit each element to ``[min, max]`` (either bound may be None)."""
+    if min is None and max is None:
+        raise MiniTorchError("clamp(): at least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        from minitorch.functions.arithmetic import maximum, minimum
+
+        out = a if min is None else maximum(a, min)
+        return out if max is None else minimum(out, max)
+    if a.data.dtype.kind != "f" and any(isinstance(v, float) for v in (min, max)):
+        a = _cast(a, DEFAULT_FLOAT)
+    return Clamp.apply(a, min, max)
