@@ -4,6 +4,7 @@ A reduction's backward spreads the incoming gradient back over the reduced dimen
 first put the reduced dimensions back as size 1 (``keepdim``), then broadcast.
 """
 
+import builtins
 from collections import namedtuple
 
 from minitorch.autograd.function import Function
@@ -139,7 +140,8 @@ class Var(Function):
         for axis in axes:
             count *= a.shape[axis]
         ctx.save_for_backward(a)
-        ctx.axes, ctx.keepdim, ctx.divisor = axes, keepdim, max(count - correction, 0)
+        # Not ``max(...)``: this module defines its own ``max`` (the tensor reduction).
+        ctx.axes, ctx.keepdim, ctx.divisor = axes, keepdim, builtins.max(count - correction, 0)
         return a.var(axis=axes, ddof=correction, keepdims=keepdim)
 
     @staticmethod
