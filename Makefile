@@ -50,7 +50,7 @@ test: setup
 	$(MAKE) lint test-package test-lessons
 
 lint:
-	$(VENV)/bin/ruff check minitorch widgets tests bench
+	$(VENV)/bin/ruff check minitorch widgets tests bench tools
 
 test-package:
 	$(PY) -m pytest tests
