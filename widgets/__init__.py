@@ -1,0 +1,16 @@
+"""The visual layer of MiniTorch: see the graph, the gradients, the training, and check your code.
+
+    from widgets import draw_graph, check_backward
+    draw_graph(loss, params=model)                         # the graph behind a loss
+    check_backward(Mul, my_mul_backward, shapes=[((3,), (3,))])
+
+``minitorch`` never imports this package; it watches the engine through
+``minitorch.autograd.add_backward_observer`` (registered when this package is imported).
+"""
+
+from widgets import recorder
+from widgets.graph import draw_graph
+
+recorder.install()
+
+__all__ = ["draw_graph"]

@@ -1,0 +1,417 @@
+"""``draw_graph``: the computation graph behind a tensor, as a graphviz picture.
+
+Reading the picture (left to right is the forward pass, gradients flow right to left):
+
+- blue box: a leaf that requires grad (a parameter), grouped per Module when names are known;
+- grey dashed box: an input that needs no gradient (data, a constant, a Python number);
+- white rounded box: an op, named after its backward node (``MulBackward``); purple when
+  its backward is your code (``override_backward``) or an op you wrote yourself;
+- yellow note: the tensor an op produced; green: the tensor backward starts from (the loss);
+- after ``backward()``: each tensor shows the norm of its gradient, and edges get darker and
+  thicker the larger the gradient that flowed along them; NaN/Inf gradients are red.
+
+    loss = ((x @ w + b).relu() ** 2).mean()
+    loss.backward()
+    draw_graph(loss, names={"x": x, "w": w, "b": b})        # or params=model
+
+The graph is read from ``root.grad_fn`` by following ``node.next_functions``; the
+gradients come from ``widgets.recorder``, which watches the engine's backward steps.
+"""
+
+import functools
+import inspect
+import math
+from collections import Counter, deque
+
+import graphviz
+import numpy as np
+
+from minitorch.tensor import Tensor
+from widgets import recorder, style
+
+DEFAULT_MAX_NODES = 80
+
+
+class GraphNode:
+    """One box of the picture: a tensor (``kind`` param/const/tensor/root) or an op."""
+
+    def __init__(self, node_id, kind, obj=None):
+        self.id = node_id
+        self.kind = kind
+        self.obj = obj  # the BackwardNode (op, tensor) or the leaf Tensor
+        self.name = None
+        self.cluster = None
+
+
+class GraphEdge:
+    """An arrow in forward direction; ``grad`` is the gradient that flowed back along it."""
+
+    def __init__(self, src, dst, op=None, slot=None):
+        self.src = src
+        self.dst = dst
+        self.op = op  # for input edges: the BackwardNode consuming the input ...
+        self.slot = slot  # ... and the input's position; None for op -> output edges
+
+
+class ComputationGraph:
+    """The nodes and edges reachable from ``root``, in a deterministic walk order.
+
+    Node ids are ``t0, t1, ...`` (tensors) and ``op0, op1, ...`` (ops) in breadth-first order
+    from the root, never memory addresses, so the DOT source is the same on every run.
+    ``max_nodes`` keeps only the ops nearest the root; the rest become one summary node.
+    """
+
+    def __init__(self, root, names=None, modules=None, max_nodes=DEFAULT_MAX_NODES, show_constants=True):
+        self.root = root
+        self.nodes = []  # GraphNode, in walk order
+        self.edges = []  # GraphEdge
+        self.op_ids = {}  # BackwardNode -> op GraphNode
+        self.out_ids = {}  # BackwardNode -> the GraphNode of the tensor it produced
+        self.leaf_ids = {}  # id(leaf Tensor) -> GraphNode
+        self.hidden = Counter()  # op name -> how many were left out (max_nodes)
+        self.total_ops = 0
+        self._names = {id(t): n for n, t in (names or {}).items() if isinstance(t, Tensor)}
+        self._modules = modules or {}
+        self._counts = Counter()
+        self._build(max_nodes, show_constants)
+
+    # ------------------------------------------------------------------ building
+    def _new(self, prefix, kind, obj=None):
+        node = GraphNode(f"{prefix}{self._counts[prefix]}", kind, obj)
+        self._counts[prefix] += 1
+        self.nodes.append(node)
+        return node
+
+    def _leaf(self, tensor):
+        node = self.leaf_ids.get(id(tensor))
+        if node is None:
+            node = self._new("t", "param" if tensor.requires_grad else "const", tensor)
+            node.name = self._names.get(id(tensor))
+            if node.name and "." in node.name:
+                node.cluster = node.name.rsplit(".", 1)[0]
+            self.leaf_ids[id(tensor)] = node
+        return node
+
+    def _build(self, max_nodes, show_constants):
+        root = self.root
+        root_node = root.grad_fn
+        top = self._new("t", "root" if root_node is not None else ("param" if root.requires_grad else "const"), root)
+        top.name = self._names.get(id(root)) or ("loss" if root.data.size == 1 else "output")
+        if root_node is None:
+            return
+        all_ops = _reachable(root_node)
+        self.total_ops = len(all_ops)
+        self.out_ids[root_node] = top
+        queue = deque([root_node])
+        seen = {root_node}
+        while queue:
+            bnode = queue.popleft()
+            op = self._new("op", "op", bnode)
+            self.op_ids[bnode] = op
+            self.edges.append(GraphEdge(op, self.out_ids[bnode]))
+            for slot, nxt in enumerate(bnode.next_functions):
+                if nxt is None:
+                    if show_constants and _is_operand(bnode.function, slot):
+                        self.edges.append(GraphEdge(self._new("c", "const"), op, bnode, slot))
+                    continue
+                if isinstance(nxt, Tensor):
+                    self.edges.append(GraphEdge(self._leaf(nxt), op, bnode, slot))
+                    continue
+                if nxt not in self.out_ids:
+                    self.out_ids[nxt] = self._new("t", "tensor", nxt)
+                self.edges.append(GraphEdge(self.out_ids[nxt], op, bnode, slot))
+                if nxt not in seen:
+                    seen.add(nxt)
+                    if len(self.nodes) < max_nodes:
+                        queue.append(nxt)
+        # Ops reached but not expanded (over max_nodes) collapse into one summary node.
+        unexpanded = [n for n in all_ops if n not in self.op_ids]
+        if unexpanded:
+            self.hidden = Counter(type(n).__name__ for n in unexpanded)
+            more = self._new("more", "more")
+            for bnode, out in self.out_ids.items():
+                if bnode not in self.op_ids:
+                    self.edges.append(GraphEdge(more, out))
+
+    def name_intermediates(self, names):
+        """Names for non-leaf tensors, found through their ``grad_fn``."""
+        for name, t in (names or {}).items():
+            if isinstance(t, Tensor) and t.grad_fn is not None and t.grad_fn in self.out_ids:
+                node = self.out_ids[t.grad_fn]
+                if node.kind == "tensor" or node.name in (None, "loss", "output"):
+                    node.name = name
+
+
+def _reachable(root_node):
+    """Every BackwardNode reachable from ``root_node`` (iterative: deep graphs are fine)."""
+    seen = {root_node}
+    stack = [root_node]
+    while stack:
+        for nxt in stack.pop().next_functions:
+            if nxt is not None and not isinstance(nxt, Tensor) and nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return seen
+
+
+# Forward parameters that are data operands (drawn as "no grad" boxes when they need no
+# gradient); others (axes, keepdim, shape, ...) are settings and are not drawn.
+_OPERAND_NAMES = {"input", "other", "condition", "cond", "weight", "bias", "target", "arrays"}
+
+
+@functools.cache
+def _operand_names(function):
+    params = list(inspect.signature(function.forward).parameters.values())[1:]  # drop ctx
+    return tuple((p.name, p.kind == p.VAR_POSITIONAL) for p in params)
+
+
+def _is_operand(function, slot):
+    """True when input ``slot`` of ``function.forward`` is a tensor operand, not a setting."""
+    try:
+        names = _operand_names(function)
+    except (TypeError, ValueError):
+        return True
+    if not names:
+        return True
+    name, varargs = names[min(slot, len(names) - 1)]
+    if slot >= len(names) and not varargs:
+        return True
+    return len(name) <= 2 or name in _OPERAND_NAMES
+
+
+def is_learners_op(bnode):
+    """True when the op's backward is a learner's: overridden, or a Function written outside minitorch."""
+    fn = bnode.function
+    return bool(getattr(fn, "backward_overridden", False)) or not fn.__module__.startswith("minitorch.")
+
+
+class RecordedGradients:
+    """Gradients for drawing, taken from the engine observer and the leaves' ``.grad``."""
+
+    def output(self, bnode):
+        rec = recorder.record_of(bnode)
+        return None if rec is None else rec[1]
+
+    def inputs(self, bnode):
+        rec = recorder.record_of(bnode)
+        return None if rec is None else rec[2]
+
+    def leaf(self, tensor):
+        return None if tensor.grad is None else tensor.grad.data
+
+
+def names_from(params):
+    """``{dotted name: tensor}`` and ``{module path: class name}`` from a Module or a dict."""
+    if params is None:
+        return {}, {}
+    if isinstance(params, dict):
+        return dict(params), {}
+    names = dict(params.named_parameters())
+    modules = {}
+    named_modules = getattr(params, "named_modules", None)
+    if named_modules is not None:
+        modules = {path: type(m).__name__ for path, m in named_modules() if path}
+    return names, modules
+
+
+def draw_graph(
+    root,
+    show_grad=True,
+    show_data=False,
+    rankdir="LR",
+    max_nodes=DEFAULT_MAX_NODES,
+    params=None,
+    names=None,
+    show_constants=True,
+    legend=True,
+):
+    """The graph behind ``root`` as a ``graphviz.Digraph`` (shows as SVG in a notebook).
+
+    ``params``: a Module (its ``named_parameters()`` name the parameter boxes and group them
+    per sub-module) or a ``{name: tensor}`` dict. ``names``: more ``{name: tensor}`` labels,
+    intermediate results too (``names={"h": h}``). ``show_grad``: gradient norms after
+    ``backward()``. ``show_data``: values of small tensors. ``max_nodes``: a bigger graph
+    is summarised with a note instead of drawn in full.
+    """
+    all_names, modules = names_from(params)
+    all_names.update(names or {})
+    graph = ComputationGraph(root, all_names, modules, max_nodes, show_constants)
+    graph.name_intermediates(names)
+    return render(graph, RecordedGradients() if show_grad else None, show_data, rankdir, modules, legend)
+
+
+# ---------------------------------------------------------------------- rendering
+def render(graph, grads, show_data=False, rankdir="LR", modules=None, legend=True, states=None, title=None):
+    """DOT for a ``ComputationGraph``.
+
+    ``grads``: where gradients come from (None: draw none). ``states``: for the stepper,
+    ``{BackwardNode: "done" | "current" | "pending"}``; pending parts are greyed out.
+    """
+    norms = _edge_and_node_norms(graph, grads)
+    finite = [v for v in norms.values() if v is not None and math.isfinite(v) and v > 0]
+    lo, hi = (min(finite), max(finite)) if finite else (None, None)
+
+    dot = graphviz.Digraph("minitorch")
+    dot.attr(rankdir=rankdir, fontname="Helvetica", fontsize="11", nodesep="0.25", ranksep="0.35")
+    dot.attr("node", fontname="Helvetica", fontsize="10", margin="0.08,0.04", height="0.3")
+    dot.attr("edge", arrowsize="0.6")
+    states = states or {}
+
+    clusters = {}
+    for node in graph.nodes:
+        attrs = _node_attrs(node, norms.get(node.id), show_data, states)
+        if node.cluster is not None:
+            clusters.setdefault(node.cluster, []).append((node.id, attrs))
+        else:
+            dot.node(node.id, **attrs)
+    for i, (path, members) in enumerate(sorted(clusters.items())):
+        with dot.subgraph(name=f"cluster_{i}") as sub:
+            kind = (modules or {}).get(path)
+            sub.attr(label=f"{path} ({kind})" if kind else path, style="rounded,dashed", color="#7f9cc9",
+                     fontname="Helvetica", fontsize="10", fontcolor="#1f5fbf")
+            for node_id, attrs in members:
+                sub.node(node_id, **attrs)
+
+    for edge in graph.edges:
+        dot.edge(edge.src.id, edge.dst.id, **_edge_attrs(edge, norms, lo, hi, states))
+
+    notes = []
+    if title:
+        notes.append(_escape(title))
+    if graph.hidden:
+        shown = graph.total_ops - sum(graph.hidden.values())
+        notes.append(f"Large graph: showing the {shown} ops nearest the output; "
+                     f"{sum(graph.hidden.values())} more are summarised (max_nodes).")
+    label = _legend_html(notes) if legend else ("<" + "<br/>".join(notes) + ">" if notes else None)
+    if label:
+        dot.attr(label=label, labelloc="b", labeljust="l")
+    return dot
+
+
+def _edge_and_node_norms(graph, grads):
+    """Gradient norm per node id and per edge (keyed ``(src id, dst id, slot)``)."""
+    norms = {}
+    if grads is None:
+        return norms
+    for bnode, out in graph.out_ids.items():
+        g = grads.output(bnode)
+        if g is not None:
+            norms[out.id] = style.array_norm(g)
+    for node in graph.leaf_ids.values():
+        if node.kind == "param":
+            norms[node.id] = style.array_norm(grads.leaf(node.obj))
+    if graph.root.grad_fn is None and graph.root.requires_grad:
+        norms[graph.nodes[0].id] = style.array_norm(grads.leaf(graph.root))
+    for edge in graph.edges:
+        if edge.op is None:
+            continue
+        g_in = grads.inputs(edge.op)
+        if g_in is not None and edge.slot < len(g_in) and edge.src.kind != "const":
+            norms[_edge_key(edge)] = style.array_norm(g_in[edge.slot])
+    # op -> output edges carry the output's gradient
+    for edge in graph.edges:
+        if edge.op is None and edge.dst.id in norms and edge.src.kind == "op":
+            norms[_edge_key(edge)] = norms[edge.dst.id]
+    return norms
+
+
+def _edge_key(edge):
+    return (edge.src.id, edge.dst.id, edge.slot)
+
+
+def _node_attrs(node, norm, show_data, states):
+    """Shape, colours and label of one node."""
+    if node.kind == "op":
+        bnode = node.obj
+        yours = is_learners_op(bnode)
+        label = type(bnode).__name__ + ("\n(your backward)" if yours else "")
+        attrs = {"shape": "box", "style": "rounded,filled", "label": label,
+                 "fillcolor": style.YOURS_FILL if yours else style.OP_FILL,
+                 "color": style.YOURS_BORDER if yours else style.OP_BORDER,
+                 "penwidth": "1.5" if yours else "1"}
+        return _apply_state(attrs, states.get(bnode))
+    if node.kind == "more":
+        return {"shape": "box", "style": "dashed", "label": "... more ops ...", "color": style.CONST_BORDER,
+                "fontcolor": "#666666"}
+    if node.kind == "const" and node.obj is None:
+        return {"shape": "box", "style": "dashed,filled", "label": "no grad", "fontsize": "8",
+                "fillcolor": style.CONST_FILL, "color": style.CONST_BORDER, "fontcolor": "#666666",
+                "height": "0.2"}
+
+    if node.kind in ("param", "const"):
+        tensor = node.obj
+        shape, dtype = tensor.shape, tensor.dtype
+    else:  # a non-leaf tensor: its shape/dtype are on the node that produced it
+        bnode = node.obj.grad_fn if isinstance(node.obj, Tensor) else node.obj
+        shape, dtype = bnode.out_shape, bnode.out_dtype
+    lines = []
+    if node.name:
+        lines.append(node.name)
+    lines.append(f"{style.fmt_shape(shape)} {style.fmt_dtype(dtype)}")
+    if show_data and isinstance(node.obj, Tensor):
+        lines.append(_short_values(node.obj))
+    bad = norm is not None and not math.isfinite(norm)
+    if norm is not None:
+        lines.append(f"|grad| {style.fmt_norm(norm)}" + ("  (bad gradient!)" if bad else ""))
+    fill, border, shape_name, extra = {
+        "param": (style.PARAM_FILL, style.PARAM_BORDER, "box", ""),
+        "const": (style.CONST_FILL, style.CONST_BORDER, "box", ",dashed"),
+        "tensor": (style.TENSOR_FILL, style.TENSOR_BORDER, "note", ""),
+        "root": (style.ROOT_FILL, style.ROOT_BORDER, "box", ",bold"),
+    }[node.kind]
+    attrs = {"shape": shape_name, "style": "filled" + extra, "label": "\n".join(lines),
+             "fillcolor": fill, "color": style.BAD_GRAD if bad else border, "penwidth": "2.5" if bad else "1"}
+    if bad:
+        attrs["fontcolor"] = style.BAD_GRAD
+    return attrs
+
+
+def _apply_state(attrs, state):
+    """Stepper colouring: the current op stands out, ops still to run are greyed."""
+    if state == "current":
+        attrs.update(fillcolor=style.CURRENT_FILL, color=style.CURRENT_BORDER, penwidth="3")
+    elif state == "pending":
+        attrs.update(fillcolor=style.PENDING_FILL, color=style.PENDING_FONT, fontcolor=style.PENDING_FONT)
+    return attrs
+
+
+def _edge_attrs(edge, norms, lo, hi, states):
+    norm = norms.get(_edge_key(edge))
+    attrs = {"color": style.grad_colour(norm, lo, hi), "penwidth": f"{style.grad_width(norm, lo, hi):.2g}"}
+    if norm is None and edge.src.kind == "const":
+        attrs["style"] = "dashed"
+    if edge.op is not None and states.get(edge.op) == "pending":
+        attrs["color"] = style.PENDING_FONT
+    return attrs
+
+
+def _short_values(tensor):
+    """The values of a small tensor on one line; only the size for a big one."""
+    data = tensor.data
+    if not isinstance(data, np.ndarray):
+        data = data.get()
+    if data.size > 8:
+        return f"{data.size} values"
+    return np.array2string(data.reshape(-1), precision=3, separator=" ", max_line_width=60)
+
+
+def _escape(text):
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _legend_html(notes):
+    """A one-row legend (and notes) as the graph's HTML-like label."""
+    cells = [
+        (style.PARAM_FILL, "needs grad (leaf)"),
+        (style.CONST_FILL, "no grad"),
+        (style.TENSOR_FILL, "op result"),
+        (style.ROOT_FILL, "output"),
+        (style.OP_FILL, "op"),
+        (style.YOURS_FILL, "your backward"),
+    ]
+    row = "".join(
+        f'<td bgcolor="{c}" border="1" color="#888888"><font point-size="9">{t}</font></td>' for c, t in cells
+    )
+    row += '<td><font point-size="9" color="#08519c">darker, thicker arrow = larger gradient</font></td>'
+    note_rows = "".join(f'<tr><td colspan="7" align="left"><font point-size="10">{n}</font></td></tr>' for n in notes)
+    return f'<<table border="0" cellspacing="4" cellpadding="2">{note_rows}<tr>{row}</tr></table>>'

@@ -1,0 +1,42 @@
+"""Remember the gradients that flowed through each backward node, for drawing them later.
+
+The engine calls every observer as ``observer(node, grad_output, grad_inputs)`` after
+each backward step. ``widgets`` registers one observer on import. It only keeps
+*references* to the gradient arrays (no copies, no arithmetic), in a dictionary with weak
+keys: when the graph is dropped (the next training step reassigns ``loss``), its entries
+vanish with it. Norms are computed only when something is drawn.
+"""
+
+import itertools
+import weakref
+
+from minitorch import autograd
+
+# node -> (sequence number, grad_output, grad_inputs)
+_RECORDS = weakref.WeakKeyDictionary()
+_COUNTER = itertools.count()
+_ENABLED = [True]
+
+
+def _observe(node, grad_output, grad_inputs):
+    if _ENABLED[0]:
+        _RECORDS[node] = (next(_COUNTER), grad_output, grad_inputs)
+
+
+def install():
+    """Register the observer with the engine (idempotent)."""
+    autograd.remove_backward_observer(_observe)
+    autograd.add_backward_observer(_observe)
+
+
+def set_recording(enabled=True):
+    """Turn gradient recording on or off (it is on once ``widgets`` is imported)."""
+    _ENABLED[0] = bool(enabled)
+
+
+def record_of(node):
+    """``(seq, grad_output, grad_inputs)`` from the last backward through ``node``, or None."""
+    try:
+        return _RECORDS.get(node)
+    except TypeError:  # not weak-referenceable: never recorded
+        return None

@@ -1,0 +1,110 @@
+"""Shared colours and small formatting helpers, so every widget speaks the same visual language.
+
+One palette for the whole course: a learner who has seen "blue box = parameter" in the
+graph sees the same blue in the gradient-flow chart and the stepper.
+"""
+
+import math
+
+import numpy as np
+
+# Tensor nodes
+PARAM_FILL = "#cfe2ff"  # a leaf that requires grad (a parameter or an input you differentiate)
+PARAM_BORDER = "#1f5fbf"
+CONST_FILL = "#eeeeee"  # an input that needs no gradient (data, a constant, a Python number)
+CONST_BORDER = "#9e9e9e"
+TENSOR_FILL = "#fff4d6"  # a non-leaf tensor: the result of an op
+TENSOR_BORDER = "#b8860b"
+ROOT_FILL = "#d4f5d4"  # the tensor backward starts from (usually the loss)
+ROOT_BORDER = "#2e7d32"
+
+# Op nodes
+OP_FILL = "#ffffff"
+OP_BORDER = "#555555"
+YOURS_FILL = "#f3e0ff"  # an op whose backward is the learner's code
+YOURS_BORDER = "#8e24aa"
+
+# Gradients
+BAD_GRAD = "#d32f2f"  # NaN or Inf
+NO_GRAD_EDGE = "#b0b0b0"
+# Light to dark: small to large gradient norm (relative to the largest in the graph).
+GRAD_RAMP = ["#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"]
+
+# Stepper states
+CURRENT_FILL = "#ffd54f"
+CURRENT_BORDER = "#e65100"
+PENDING_FILL = "#f5f5f5"
+PENDING_FONT = "#b0b0b0"
+
+# Gradient-flow thresholds (norm of a parameter's gradient)
+VANISHING = 1e-6
+EXPLODING = 1e3
+OK_BAR = "#4292c6"
+VANISH_BAR = "#ff9800"
+EXPLODE_BAR = BAD_GRAD
+
+# Checker verdicts
+PASS_COLOUR = "#2e7d32"
+FAIL_COLOUR = "#c62828"
+TODO_COLOUR = "#8d6e00"
+
+
+def fmt_shape(shape):
+    """``(128, 64)``; ``()`` for a scalar."""
+    return "(" + ", ".join(str(int(s)) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def fmt_dtype(dtype):
+    """``float32`` from a NumPy dtype, a MiniTorch dtype or a string."""
+    name = getattr(dtype, "name", None) or str(dtype)
+    return name.replace("minitorch.", "")
+
+
+def fmt_norm(value):
+    """A gradient norm in 3 significant digits; 'nan'/'inf' spelled out."""
+    if value is None:
+        return "-"
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Inf"
+    return f"{value:.3g}"
+
+
+def array_norm(array):
+    """The L2 norm of a NumPy or CuPy array as a Python float (NaN/Inf preserved)."""
+    if array is None:
+        return None
+    a = array
+    if not isinstance(a, np.ndarray) and hasattr(a, "get"):
+        a = a.get()  # CuPy -> host; only a norm is taken, so the copy is brief
+    a = np.asarray(a, dtype=np.float64)
+    return float(np.sqrt(np.sum(a * a))) if a.size else 0.0
+
+
+def grad_colour(norm, lo, hi):
+    """Edge colour for a gradient norm, on a log scale between the graph's ``lo`` and ``hi``."""
+    if norm is None:
+        return NO_GRAD_EDGE
+    if not math.isfinite(norm):
+        return BAD_GRAD
+    return GRAD_RAMP[_ramp_index(norm, lo, hi, len(GRAD_RAMP))]
+
+
+def grad_width(norm, lo, hi):
+    """Edge thickness (graphviz penwidth) for a gradient norm: 1 (smallest) to 4 (largest)."""
+    if norm is None:
+        return 1.0
+    if not math.isfinite(norm):
+        return 3.0
+    return 1.0 + 3.0 * _ramp_index(norm, lo, hi, 7) / 6
+
+
+def _ramp_index(norm, lo, hi, n):
+    """Position of ``norm`` on an ``n``-step log scale from ``lo`` to ``hi`` (positive norms)."""
+    if norm <= 0 or lo is None or hi is None:
+        return 0
+    if hi <= lo:
+        return n - 1
+    t = (math.log10(norm) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+    return int(round(min(max(t, 0.0), 1.0) * (n - 1)))
