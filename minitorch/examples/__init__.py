@@ -1,0 +1,1 @@
+"""Runnable examples: ``python -m minitorch.examples.digits --model mlp --epochs 20``."""

@@ -1,0 +1,22 @@
+"""``minitorch.nn``: modules (layers with parameters), ``functional`` and ``init``."""
+
+from minitorch.nn import functional, init
+from minitorch.nn.layers import (
+    BatchNorm1d,
+    BatchNorm2d,
+    Conv2d,
+    CrossEntropyLoss,
+    Dropout,
+    Flatten,
+    Identity,
+    Linear,
+    LogSoftmax,
+    MaxPool2d,
+    MSELoss,
+    NLLLoss,
+    ReLU,
+    Sigmoid,
+    Softmax,
+    Tanh,
+)
+from minitorch.nn.module import Module, ModuleList, Parameter, Sequential

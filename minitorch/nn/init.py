@@ -1,0 +1,86 @@
+"""Weight initialisation, as ``torch.nn.init``: fill a tensor in place from a distribution.
+
+PyTorch's default for ``Linear`` and ``Conv2d`` is ``kaiming_uniform_(w, a=sqrt(5))``,
+which works out to U(-1/sqrt(fan_in), 1/sqrt(fan_in)); their bias uses the same bound.
+Random numbers come from ``minitorch.factories.default_generator()``, so
+``minitorch.manual_seed`` makes a model's initial weights repeatable.
+"""
+
+import math
+
+from minitorch import backend
+from minitorch.autograd.grad_mode import no_grad
+from minitorch.factories import default_generator
+
+
+def _fill(tensor, array):
+    """Write a NumPy array into ``tensor`` in place, on its device and dtype."""
+    with no_grad():
+        tensor.data[...] = backend.to_device(array.astype(tensor.data.dtype), tensor.device)
+    return tensor
+
+
+def calculate_fan_in_and_fan_out(tensor):
+    """(fan_in, fan_out): inputs and outputs feeding one weight, counting the kernel area."""
+    if tensor.ndim < 2:
+        raise ValueError(f"fan in/out needs a weight with at least 2 dims, got shape {tuple(tensor.shape)}")
+    receptive = 1
+    for size in tensor.shape[2:]:
+        receptive *= size
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The scale that keeps activations' variance steady through ``nonlinearity``."""
+    if nonlinearity in ("linear", "sigmoid", "conv2d", "conv1d"):
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else param
+        return math.sqrt(2.0 / (1 + slope**2))
+    raise ValueError(f"calculate_gain: unsupported nonlinearity {nonlinearity!r}")
+
+
+def uniform_(tensor, a=0.0, b=1.0):
+    """Fill with U(a, b)."""
+    return _fill(tensor, default_generator().uniform(a, b, size=tensor.shape))
+
+
+def normal_(tensor, mean=0.0, std=1.0):
+    """Fill with N(mean, std**2)."""
+    return _fill(tensor, default_generator().normal(mean, std, size=tensor.shape))
+
+
+def constant_(tensor, value):
+    """Fill with ``value``."""
+    with no_grad():
+        tensor.data[...] = value
+    return tensor
+
+
+def zeros_(tensor):
+    """Fill with 0."""
+    return constant_(tensor, 0.0)
+
+
+def ones_(tensor):
+    """Fill with 1."""
+    return constant_(tensor, 1.0)
+
+
+def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+    """He initialisation: U(-bound, bound) with bound = gain * sqrt(3 / fan)."""
+    fan_in, fan_out = calculate_fan_in_and_fan_out(tensor)
+    fan = fan_in if mode == "fan_in" else fan_out
+    bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / fan)
+    return uniform_(tensor, -bound, bound)
+
+
+def xavier_uniform_(tensor, gain=1.0):
+    """Glorot initialisation: U(-bound, bound) with bound = gain * sqrt(6 / (fan_in + fan_out))."""
+    fan_in, fan_out = calculate_fan_in_and_fan_out(tensor)
+    bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
+    return uniform_(tensor, -bound, bound)

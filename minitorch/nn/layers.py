@@ -1,0 +1,274 @@
+"""The standard layers: each holds its parameters and calls one function of ``F``.
+
+``Linear`` and ``Conv2d`` are initialised as PyTorch initialises them, and every parameter
+and buffer has PyTorch's name and shape, so a PyTorch ``state_dict`` loads as-is.
+"""
+
+import math
+
+import numpy as np
+
+from minitorch import factories
+from minitorch.errors import MiniTorchError
+from minitorch.nn import functional as F
+from minitorch.nn import init
+from minitorch.nn.module import Module, Parameter
+from minitorch.tensor import Tensor
+
+
+def _empty(*shape):
+    return Tensor._make(np.empty(shape, dtype=np.float32), None, False)
+
+
+class Identity(Module):
+    """Returns its input unchanged (a placeholder layer)."""
+
+    def forward(self, x):
+        return x
+
+
+class Linear(Module):
+    """y = x @ W.T + b, with W of shape (out_features, in_features) as in PyTorch."""
+
+    def __init__(self, in_features, out_features, bias=True):
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        self.weight = Parameter(_empty(out_features, in_features))
+        if bias:
+            self.bias = Parameter(_empty(out_features))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """PyTorch's default: U(-1/sqrt(in), 1/sqrt(in)) for weight and bias."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, x):
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self):
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Conv2d(Module):
+    """2-D convolution over (N, C, H, W) inputs; weight of shape (out, in, kh, kw)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, bias=True):
+        super().__init__()
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size = F._pair(kernel_size, "Conv2d: kernel_size")
+        self.stride = F._pair(stride, "Conv2d: stride")
+        self.padding = F._pair(padding, "Conv2d: padding")
+        self.weight = Parameter(_empty(out_channels, in_channels, *self.kernel_size))
+        if bias:
+            self.bias = Parameter(_empty(out_channels))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """PyTorch's default: U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = in * kh * kw."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init.calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, x):
+        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding)
+
+    def extra_repr(self):
+        text = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != (0, 0):
+            text += f", padding={self.padding}"
+        if self.bias is None:
+            text += ", bias=False"
+        return text
+
+
+class MaxPool2d(Module):
+    """Maximum over each window; ``stride`` defaults to ``kernel_size``."""
+
+    def __init__(self, kernel_size, stride=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = kernel_size if stride is None else stride
+
+    def forward(self, x):
+        return F.max_pool2d(x, self.kernel_size, self.stride)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}"
+
+
+class ReLU(Module):
+    """max(x, 0)."""
+
+    def forward(self, x):
+        return F.relu(x)
+
+
+class Sigmoid(Module):
+    """1 / (1 + exp(-x))."""
+
+    def forward(self, x):
+        return F.sigmoid(x)
+
+
+class Tanh(Module):
+    """tanh(x)."""
+
+    def forward(self, x):
+        return F.tanh(x)
+
+
+class Softmax(Module):
+    """softmax(x, dim)."""
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        return F.softmax(x, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Softmax):
+    """log_softmax(x, dim)."""
+
+    def forward(self, x):
+        return F.log_softmax(x, self.dim)
+
+
+class Flatten(Module):
+    """Merge dims ``start_dim..end_dim`` (by default all but the batch dim)."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x):
+        return x.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Dropout(Module):
+    """Zero elements with probability ``p`` while training; identity in eval mode."""
+
+    def __init__(self, p=0.5):
+        super().__init__()
+        if not 0 <= p <= 1:
+            raise MiniTorchError(f"Dropout: probability p must be between 0 and 1, got {p}")
+        self.p = p
+
+    def forward(self, x):
+        return F.dropout(x, self.p, self.training)
+
+    def extra_repr(self):
+        return f"p={self.p}"
+
+
+class _BatchNorm(Module):
+    """Shared code of BatchNorm1d/2d: affine weight/bias and running statistics, as PyTorch."""
+
+    expected_dims = ()
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True):
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = Parameter(factories.ones(num_features))
+            self.bias = Parameter(factories.zeros(num_features))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", factories.zeros(num_features))
+            self.register_buffer("running_var", factories.ones(num_features))
+            self.register_buffer("num_batches_tracked", factories.tensor(0))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+
+    def forward(self, x):
+        if x.ndim not in self.expected_dims:
+            raise MiniTorchError(
+                f"{type(self).__name__}: expected a {' or '.join(f'{d}-d' for d in self.expected_dims)} "
+                f"input, got shape {tuple(x.shape)}"
+            )
+        if x.shape[1] != self.num_features:
+            raise MiniTorchError(
+                f"{type(self).__name__}({self.num_features}): input has {x.shape[1]} channels "
+                f"(shape {tuple(x.shape)})"
+            )
+        momentum = self.momentum
+        use_batch_stats = self.training or self.running_mean is None
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked.data += 1
+            if momentum is None:  # a cumulative moving average, as PyTorch does
+                momentum = 1.0 / float(self.num_batches_tracked.data)
+        update = self.training and self.track_running_stats
+        return F.batch_norm(
+            x,
+            self.running_mean if update or not use_batch_stats else None,
+            self.running_var if update or not use_batch_stats else None,
+            self.weight,
+            self.bias,
+            use_batch_stats,
+            0.0 if momentum is None else momentum,
+            self.eps,
+        )
+
+    def extra_repr(self):
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+            f"track_running_stats={self.track_running_stats}"
+        )
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation of (N, C) or (N, C, L) inputs over the batch (and length)."""
+
+    expected_dims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation of (N, C, H, W) inputs over batch, height and width."""
+
+    expected_dims = (4,)
+
+
+class CrossEntropyLoss(Module):
+    """Softmax cross-entropy of logits against integer class targets."""
+
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, logits, target):
+        return F.cross_entropy(logits, target, self.reduction)
+
+
+class NLLLoss(CrossEntropyLoss):
+    """Negative log-likelihood of log-probabilities against integer class targets."""
+
+    def forward(self, log_probs, target):
+        return F.nll_loss(log_probs, target, self.reduction)
+
+
+class MSELoss(CrossEntropyLoss):
+    """Mean squared error."""
+
+    def forward(self, input, target):
+        return F.mse_loss(input, target, self.reduction)

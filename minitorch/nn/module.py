@@ -1,0 +1,447 @@
+"""``Module``: a piece of a network that owns parameters, buffers and sub-modules.
+
+Assigning an attribute is enough to register it, as in PyTorch::
+
+    class MLP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.hidden = nn.Linear(64, 128)   # a sub-module: registered
+            self.out = nn.Linear(128, 10)
+
+        def forward(self, x):
+            return self.out(self.hidden(x).relu())
+
+``__setattr__`` sorts each value into ``_parameters`` (a ``Parameter``), ``_modules`` (a
+``Module``) or ``_buffers`` (state that is saved but not trained, like BatchNorm's running
+mean). Everything else -- ``parameters()``, ``state_dict()``, ``to(device)``, ``train()``
+-- is a walk over those three dictionaries.
+"""
+
+import warnings
+from collections import OrderedDict, namedtuple
+
+import numpy as np
+
+from minitorch import backend
+from minitorch.dtypes import get_dtype
+from minitorch.errors import MiniTorchError
+from minitorch.tensor import Tensor
+
+
+class Parameter(Tensor):
+    """A Tensor that a Module registers as trainable (``requires_grad=True`` by default).
+
+    ``Parameter(t)`` shares ``t``'s data, as in PyTorch.
+    """
+
+    def __init__(self, data=None, requires_grad=True):
+        if data is None:
+            data = np.empty(0, dtype=np.float32)
+        if isinstance(data, Tensor):
+            array = data.data
+        elif backend.is_backend_array(data):
+            array = data
+        else:
+            array = Tensor(data).data
+        self.data = array
+        self.grad = None
+        self.grad_fn = None
+        self._hooks = None
+        self.requires_grad = False
+        if requires_grad:
+            self.requires_grad_(True)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+
+IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+class Module:
+    """Base class of every layer and model: subclass it, assign layers, write ``forward``."""
+
+    training = True
+
+    def __init__(self):
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent", set())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "training", True)
+
+    # ------------------------------------------------------------------ registration
+    def __setattr__(self, name, value):
+        if "_parameters" not in self.__dict__:
+            raise MiniTorchError(
+                f"cannot assign {name!r} before Module.__init__() ran: call super().__init__() "
+                f"first in {type(self).__name__}.__init__"
+            )
+        params, modules, buffers = self._parameters, self._modules, self._buffers
+        if isinstance(value, Parameter):
+            modules.pop(name, None)
+            buffers.pop(name, None)
+            params[name] = value
+        elif isinstance(value, Module):
+            params.pop(name, None)
+            buffers.pop(name, None)
+            modules[name] = value
+        elif name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign a {type(value).__name__} to parameter {name!r} of "
+                    f"{type(self).__name__}: wrap it as nn.Parameter(...) (or assign None)"
+                )
+            params[name] = None
+        elif name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign a {type(value).__name__} to buffer {name!r}: expected a Tensor")
+            buffers[name] = value
+        elif name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign a {type(value).__name__} to sub-module {name!r}")
+            modules[name] = None
+        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, Module) for v in value):
+            warnings.warn(
+                f"{type(self).__name__}.{name} is a plain {type(value).__name__} of modules: their "
+                "parameters are NOT registered (parameters(), state_dict() and to() will not see "
+                "them). Use nn.ModuleList(...) or nn.Sequential(...) instead.",
+                stacklevel=2,
+            )
+        # Also a plain attribute, so reading ``self.weight`` is an ordinary (fast) lookup.
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        for registry in (self._parameters, self._buffers, self._modules):
+            registry.pop(name, None)
+        self._non_persistent.discard(name)
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name, param):
+        """Add a parameter (or None, for an optional one like a missing bias)."""
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"register_parameter({name!r}): expected a Parameter or None, got {type(param).__name__}")
+        self._parameters[name] = param
+        object.__setattr__(self, name, param)
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Add state that is saved in ``state_dict`` and moved by ``to()`` but not trained."""
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"register_buffer({name!r}): expected a Tensor or None, got {type(tensor).__name__}")
+        self._buffers[name] = tensor
+        if not persistent:
+            self._non_persistent.add(name)
+        object.__setattr__(self, name, tensor)
+
+    def add_module(self, name, module):
+        """Register ``module`` as a sub-module called ``name``."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"add_module({name!r}): expected a Module, got {type(module).__name__}")
+        self._modules[name] = module
+        object.__setattr__(self, name, module)
+
+    # ------------------------------------------------------------------ calling
+    def forward(self, *args, **kwargs):
+        """The computation of this module; every subclass defines it."""
+        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    # ------------------------------------------------------------------ traversal
+    def named_modules(self, prefix="", memo=None):
+        """(dotted name, module) for this module and every module inside it, each once."""
+        if memo is None:
+            memo = set()
+        if id(self) in memo:
+            return
+        memo.add(id(self))
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is not None:
+                yield from module.named_modules(f"{prefix}.{name}" if prefix else name, memo)
+
+    def modules(self):
+        """This module and every module inside it."""
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self):
+        """(name, module) for the direct sub-modules."""
+        for name, module in self._modules.items():
+            if module is not None:
+                yield name, module
+
+    def children(self):
+        """The direct sub-modules."""
+        for _, module in self.named_children():
+            yield module
+
+    def _named_members(self, registry, recurse=True):
+        seen = set()
+        modules = self.named_modules() if recurse else [("", self)]
+        for prefix, module in modules:
+            for name, value in getattr(module, registry).items():
+                if value is None or id(value) in seen:
+                    continue
+                seen.add(id(value))
+                yield (f"{prefix}.{name}" if prefix else name), value
+
+    def named_parameters(self, recurse=True):
+        """(dotted name, parameter) pairs, e.g. ``('0.weight', ...)``; shared ones once."""
+        return self._named_members("_parameters", recurse)
+
+    def parameters(self, recurse=True):
+        """Every trainable parameter, each once (what you hand to an optimizer)."""
+        for _, p in self.named_parameters(recurse):
+            yield p
+
+    def named_buffers(self, recurse=True):
+        """(dotted name, buffer) pairs."""
+        return self._named_members("_buffers", recurse)
+
+    def buffers(self, recurse=True):
+        """Every buffer (non-trainable state such as running statistics)."""
+        for _, b in self.named_buffers(recurse):
+            yield b
+
+    # ------------------------------------------------------------------ modes and grads
+    def train(self, mode=True):
+        """Training mode (dropout active, BatchNorm uses batch statistics); returns self."""
+        for module in self.modules():
+            object.__setattr__(module, "training", bool(mode))
+        return self
+
+    def eval(self):
+        """Evaluation mode: ``train(False)``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        """Freeze (False) or unfreeze every parameter; returns self."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Clear every parameter's ``.grad`` (to None by default, as PyTorch 2 does)."""
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                p.grad.data[...] = 0
+
+    # ------------------------------------------------------------------ devices and dtypes
+    def _apply_to_arrays(self, fn):
+        """Replace the data of every parameter, gradient and buffer by ``fn(data)`` in place.
+
+        The Parameter objects stay the same, so an optimizer built earlier still holds them.
+        """
+        for module in self.modules():
+            for p in module._parameters.values():
+                if p is None:
+                    continue
+                p.data = fn(p.data)
+                if p.grad is not None:
+                    p.grad.data = fn(p.grad.data)
+            for b in module._buffers.values():
+                if b is not None:
+                    b.data = fn(b.data)
+        return self
+
+    def to(self, *args, device=None, dtype=None):
+        """Move parameters and buffers to a device and/or floating dtype, in place; returns self."""
+        for arg in args:
+            if isinstance(arg, str) or hasattr(arg, "type"):
+                device = arg
+            else:
+                dtype = arg
+        if device is not None:
+            target = backend.normalize_device(device)
+            self._apply_to_arrays(lambda a: backend.to_device(a, target))
+        if dtype is not None:
+            np_dtype = get_dtype(dtype).np_dtype
+            if np_dtype.kind != "f":
+                raise MiniTorchError(f"Module.to(): only floating dtypes are allowed, got {dtype}")
+            self._apply_to_arrays(lambda a: a.astype(np_dtype) if a.dtype.kind == "f" else a)
+        return self
+
+    def cpu(self):
+        """Move everything to the CPU."""
+        return self.to("cpu")
+
+    def cuda(self):
+        """Move everything to the GPU."""
+        return self.to("cuda")
+
+    def float(self):
+        """Convert floating parameters and buffers to float32."""
+        return self.to(dtype="float32")
+
+    def double(self):
+        """Convert floating parameters and buffers to float64."""
+        return self.to(dtype="float64")
+
+    # ------------------------------------------------------------------ state dict
+    def state_dict(self, prefix="", keep_vars=False):
+        """Parameters and persistent buffers by dotted name, named exactly as PyTorch names them.
+
+        The values share memory with the module (detached unless ``keep_vars``).
+        """
+        out = OrderedDict()
+        for module_prefix, module in self.named_modules(prefix.rstrip(".")):
+            dot = module_prefix + "." if module_prefix else ""
+            for name, p in module._parameters.items():
+                if p is not None:
+                    out[dot + name] = p if keep_vars else p.detach()
+            for name, b in module._buffers.items():
+                if b is not None and name not in module._non_persistent:
+                    out[dot + name] = b if keep_vars else b.detach()
+        return out
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copy values from ``state_dict`` into this module's parameters and buffers in place.
+
+        Values may be Tensors or arrays (so ``{k: v.numpy() for k, v in torch_sd.items()}``
+        loads as-is). With ``strict`` (the default) missing or unexpected keys are an error;
+        a wrong shape is always an error. Returns ``(missing_keys, unexpected_keys)``.
+        """
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        problems = []
+        if strict and missing:
+            problems.append("missing keys: " + ", ".join(missing))
+        if strict and unexpected:
+            problems.append("unexpected keys: " + ", ".join(unexpected))
+        arrays = {}
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            array = value.data if isinstance(value, Tensor) else value
+            shape = tuple(getattr(array, "shape", ()))
+            if shape != tuple(target.shape):
+                problems.append(
+                    f"size mismatch for {key}: the checkpoint has shape {shape}, this model has "
+                    f"{tuple(target.shape)}"
+                )
+                continue
+            arrays[key] = array
+        if problems:
+            raise MiniTorchError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n  " + "\n  ".join(problems)
+            )
+        for key, array in arrays.items():
+            target = own[key]
+            xp = backend.module_of(target.data)
+            converted = backend.to_device(backend.module_of(array).asarray(array), target.device)
+            target.data[...] = xp.asarray(converted).astype(target.data.dtype, copy=False)
+        return IncompatibleKeys(missing, unexpected)
+
+    # ------------------------------------------------------------------ printing
+    def extra_repr(self):
+        """The text inside the parentheses of this module's repr (its settings)."""
+        return ""
+
+    def __repr__(self):
+        lines = []
+        extra = self.extra_repr()
+        if extra:
+            lines.extend(extra.split("\n"))
+        for name, module in self._modules.items():
+            child = repr(module).replace("\n", "\n  ")
+            lines.append(f"({name}): {child}")
+        if not lines:
+            return f"{type(self).__name__}()"
+        if len(lines) == 1 and not self._modules:
+            return f"{type(self).__name__}({lines[0]})"
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()))
+
+
+class Sequential(Module):
+    """Modules applied one after another: ``Sequential(Linear(64, 128), ReLU(), Linear(128, 10))``.
+
+    Sub-modules are named ``'0'``, ``'1'``, ... (so state_dict keys are ``'0.weight'``, as in
+    PyTorch), or by the keys of an ``OrderedDict`` passed instead.
+    """
+
+    def __init__(self, *modules):
+        super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
+            for name, module in modules[0].items():
+                self.add_module(name, _check_module(module, "Sequential"))
+        else:
+            for i, module in enumerate(modules):
+                self.add_module(str(i), _check_module(module, "Sequential"))
+
+    def forward(self, x):
+        for module in self._modules.values():
+            x = module(x)
+        return x
+
+    def __getitem__(self, index):
+        items = list(self._modules.items())
+        if isinstance(index, slice):
+            return Sequential(OrderedDict(items[index]))
+        return items[index][1]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        """Add a module at the end; returns self."""
+        self.add_module(str(len(self._modules)), _check_module(module, "Sequential"))
+        return self
+
+
+class ModuleList(Module):
+    """A list of modules whose parameters are registered (a plain Python list hides them)."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def __getitem__(self, index):
+        values = list(self._modules.values())
+        if isinstance(index, slice):
+            return ModuleList(values[index])
+        return values[index]
+
+    def __setitem__(self, index, module):
+        key = list(self._modules)[index]
+        self.add_module(key, _check_module(module, "ModuleList"))
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        """Add a module at the end; returns self."""
+        self.add_module(str(len(self._modules)), _check_module(module, "ModuleList"))
+        return self
+
+    def extend(self, modules):
+        """Add several modules at the end; returns self."""
+        for module in modules:
+            self.append(module)
+        return self
+
+    def forward(self, *args):
+        raise MiniTorchError("ModuleList has no forward(): iterate over it in your own module's forward")
+
+
+def _check_module(module, container):
+    if not isinstance(module, Module):
+        raise TypeError(f"{container}: expected Module instances, got {type(module).__name__} ({module!r})")
+    return module

@@ -1,0 +1,74 @@
+"""Adam and AdamW, with bias correction, exactly as PyTorch computes them.
+
+Per parameter, at step t::
+
+    g = grad (+ weight_decay * p for Adam; AdamW instead shrinks p by lr * weight_decay)
+    m = beta1 * m + (1 - beta1) * g           first moment (mean of gradients)
+    v = beta2 * v + (1 - beta2) * g * g       second moment (mean of squares)
+    p = p - lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)
+
+Both moments start at zero, so early on they underestimate; dividing by 1 - beta**t (the
+"bias correction") undoes that.
+"""
+
+import math
+
+from minitorch import backend
+from minitorch.errors import MiniTorchError
+from minitorch.optim.optimizer import Optimizer
+
+
+class Adam(Optimizer):
+    """``Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0)``."""
+
+    decoupled = False  # AdamW sets True: weight decay shrinks p directly
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
+        if lr < 0 or eps < 0 or weight_decay < 0:
+            raise MiniTorchError(f"{type(self).__name__}: lr, eps and weight_decay must be >= 0")
+        if not (0 <= betas[0] < 1 and 0 <= betas[1] < 1):
+            raise MiniTorchError(f"{type(self).__name__}: betas must be in [0, 1), got {betas}")
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay))
+
+    def step(self):
+        """One update of every parameter that has a gradient."""
+        for group in self.param_groups:
+            lr, (beta1, beta2), eps, weight_decay = group["lr"], group["betas"], group["eps"], group["weight_decay"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                g = p.grad.data
+                data = p.data
+                state = self.state.get(p)
+                if state is None:  # moments live where the parameter lives (NumPy or CuPy)
+                    xp = backend.module_of(data)
+                    state = {"step": 0, "exp_avg": xp.zeros_like(data), "exp_avg_sq": xp.zeros_like(data)}
+                    self.state[p] = state
+                state["step"] += 1
+                t = state["step"]
+                if weight_decay:
+                    if self.decoupled:
+                        data *= 1 - lr * weight_decay
+                    else:
+                        g = g + weight_decay * data
+                m, v = state["exp_avg"], state["exp_avg_sq"]
+                m *= beta1
+                m += (1 - beta1) * g
+                v *= beta2
+                v += (1 - beta2) * (g * g)
+                step_size = lr / (1 - beta1**t)
+                denom = v ** 0.5
+                denom /= math.sqrt(1 - beta2**t)
+                denom += eps
+                update = m / denom
+                update *= step_size
+                data -= update
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: ``p *= 1 - lr * weight_decay`` before the Adam step."""
+
+    decoupled = True
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
+        super().__init__(params, lr, betas, eps, weight_decay)

@@ -1,0 +1,50 @@
+"""Stochastic gradient descent with momentum, Nesterov momentum and weight decay.
+
+Per parameter, exactly PyTorch's update::
+
+    g = grad + weight_decay * p
+    buf = g                                   (first step)
+    buf = momentum * buf + (1 - dampening) * g (later steps)
+    g = g + momentum * buf   if nesterov   else   buf
+    p = p - lr * g
+"""
+
+from minitorch.errors import MiniTorchError
+from minitorch.optim.optimizer import Optimizer
+
+
+class SGD(Optimizer):
+    """``SGD(params, lr, momentum=0, dampening=0, weight_decay=0, nesterov=False)``."""
+
+    def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False):
+        if lr < 0 or momentum < 0 or weight_decay < 0:
+            raise MiniTorchError(
+                f"SGD: lr, momentum and weight_decay must be >= 0, got {lr}, {momentum}, {weight_decay}"
+            )
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise MiniTorchError("SGD: Nesterov momentum requires a momentum > 0 and zero dampening")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov)
+        super().__init__(params, defaults)
+
+    def step(self):
+        """One update of every parameter that has a gradient."""
+        for group in self.param_groups:
+            lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+            weight_decay, nesterov = group["weight_decay"], group["nesterov"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                g = p.grad.data
+                if weight_decay:
+                    g = g + weight_decay * p.data
+                if momentum:
+                    state = self.state.get(p)
+                    if state is None:
+                        buf = g.copy()
+                        self.state[p] = {"momentum_buffer": buf}
+                    else:
+                        buf = state["momentum_buffer"]
+                        buf *= momentum
+                        buf += (1 - dampening) * g if dampening else g
+                    g = g + momentum * buf if nesterov else buf
+                p.data -= lr * g
