@@ -84,6 +84,10 @@ from minitorch.functions import (  # noqa: E402
     where,
 )
 
+# nn, optim and data sit on top of the Tensor API (imported after it).
+from minitorch import data, datasets, nn, optim  # noqa: E402
+from minitorch.serialization import load, save  # noqa: E402
+
 bool = bool_  # ``minitorch.bool`` as ``torch.bool`` (shadows the builtin only in here)
 long = int64
 double = float64
