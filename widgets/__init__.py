@@ -9,8 +9,10 @@
 """
 
 from widgets import recorder
+from widgets.checker import CheckResult, check_backward, check_function
+from widgets.exercises import Scoreboard, lesson_score
 from widgets.graph import draw_graph
 
 recorder.install()
 
-__all__ = ["draw_graph"]
+__all__ = ["CheckResult", "Scoreboard", "check_backward", "check_function", "draw_graph", "lesson_score"]
