@@ -111,6 +111,9 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
     return _filled((t.shape,), fill_value, dtype, device, requires_grad)
 
 
+# The random factories draw on the host from the one NumPy generator and upload the result:
+# a seed then gives the same numbers on every device, so a model initialised on the GPU
+# matches its CPU twin. It is one upload at creation, never a copy per op.
 def rand(*size, dtype=None, device="cpu", requires_grad=False):
     """Uniform random numbers in [0, 1)."""
     dtype = get_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
@@ -152,19 +155,23 @@ def arange(start, end=None, step=1, dtype=None, device="cpu", requires_grad=Fals
         whole = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = int64 if whole else DEFAULT_FLOAT
     dtype = get_dtype(dtype)
-    # Count in float64 then cast, so float32 ranges have the same length as PyTorch's.
-    array = np.arange(start, end, step, dtype=np.float64 if dtype.is_floating_point else np.int64)
+    # Built where it will live (no host round trip on a GPU). Count in float64 then cast,
+    # so float32 ranges have the same length as PyTorch's.
+    xp = backend.array_module(backend.normalize_device(device))
+    array = xp.arange(start, end, step, dtype=np.float64 if dtype.is_floating_point else np.int64)
     return _finish(array.astype(dtype.np_dtype), None, device, requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, device="cpu", requires_grad=False):
     """``steps`` evenly spaced values from start to end, both included."""
     dtype = get_dtype(dtype) if dtype is not None else float32
-    array = np.linspace(start, end, int(steps)).astype(dtype.np_dtype)
+    xp = backend.array_module(backend.normalize_device(device))
+    array = xp.linspace(start, end, int(steps)).astype(dtype.np_dtype)
     return _finish(array, None, device, requires_grad)
 
 
 def eye(n, m=None, dtype=None, device="cpu", requires_grad=False):
     """An identity matrix (ones on the diagonal)."""
     dtype = get_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
-    return _finish(np.eye(n, m, dtype=dtype.np_dtype), None, device, requires_grad)
+    xp = backend.array_module(backend.normalize_device(device))
+    return _finish(xp.eye(n, m, dtype=dtype.np_dtype), None, device, requires_grad)

@@ -156,7 +156,13 @@ class Tensor:
         return self.data
 
     def __array__(self, dtype=None, copy=None):
-        data = backend.to_device(self.data, backend.CPU)
+        if self.device != backend.CPU:
+            # NumPy asking for our data must not copy from the GPU behind the user's back.
+            raise MiniTorchError(
+                "can't convert a cuda tensor to a NumPy array implicitly; copy it to the host "
+                "first with .cpu() (e.g. np.asarray(t.cpu()) or t.cpu().numpy())"
+            )
+        data = self.data
         return data if dtype is None else data.astype(dtype)
 
     def detach(self):
@@ -202,6 +208,8 @@ class Tensor:
         out = self
         if device is not None:
             target = backend.normalize_device(device)
+            if target == backend.CUDA:
+                backend.require_cuda("move a tensor to 'cuda'")
             if target != out.device:
                 from minitorch.functions.shape import ToDevice
 
@@ -262,6 +270,11 @@ class Tensor:
             grad = backend.module_of(self.data).ones_like(self.data)
         else:
             grad = gradient.data if isinstance(gradient, Tensor) else gradient
+            if backend.is_backend_array(grad) and backend.device_of(grad) != self.device:
+                raise MiniTorchError(
+                    f"backward(): gradient is on {backend.device_of(grad)} but the tensor is on "
+                    f"{self.device}; move the gradient with .to('{self.device}')"
+                )
             grad = backend.module_of(self.data).asarray(grad, dtype=self.data.dtype)
             if grad.shape != self.data.shape:
                 raise MiniTorchError(
@@ -330,6 +343,10 @@ class Tensor:
     def _inplace(self, op, ufunc_name, other):
         self._check_inplace(op)
         value = other.data if isinstance(other, Tensor) else other
+        if backend.is_backend_array(value) and backend.device_of(value) != self.device:
+            from minitorch.autograd.function import device_mismatch_message
+
+            raise MiniTorchError(device_mismatch_message(op, [(0, self.device), (1, backend.device_of(value))]))
         xp = backend.module_of(self.data)
         getattr(xp, ufunc_name)(self.data, value, out=self.data, casting="unsafe")
         return self

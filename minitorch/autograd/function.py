@@ -210,14 +210,22 @@ def describe_operand(value):
     return f"{tuple(shape)} {data.dtype}{where}"
 
 
-def _raise_device_mismatch(cls, args):
-    devices = [
-        f"input {i} on {backend.device_of(a.data)}" for i, a in enumerate(args) if isinstance(a, Tensor)
-    ]
-    raise RuntimeError(
-        f"{cls.__name__}: all tensors must be on the same device, got {', '.join(devices)}. "
-        "Move them with .to(device) first."
+def device_mismatch_message(op, devices):
+    """The error text for tensors on different devices: names the op and every device.
+
+    ``devices`` is a list of ``(input index, device)`` for the tensor inputs.
+    """
+    listed = ", ".join(f"input {i} on {d}" for i, d in devices)
+    found = sorted({d for _, d in devices})
+    return (
+        f"{op}: expected all tensors to be on the same device, but found at least two devices, "
+        f"{' and '.join(found)} ({listed}). Move them first, e.g. x.to('cuda') or x.cpu()"
     )
+
+
+def _raise_device_mismatch(cls, args):
+    devices = [(i, backend.device_of(a.data)) for i, a in enumerate(args) if isinstance(a, Tensor)]
+    raise MiniTorchError(device_mismatch_message(cls.__name__, devices))
 
 
 def _op_error(cls, args, exc):

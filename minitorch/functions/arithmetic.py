@@ -104,6 +104,9 @@ class Pow(Function):
     @staticmethod
     def forward(ctx, a, b):
         out = a**b
+        dtype = (a if isinstance(a, ctx.xp.ndarray) else b).dtype
+        if out.dtype != dtype:  # NumPy turns bool ** bool into int8; PyTorch keeps bool
+            out = out.astype(dtype)
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -115,8 +118,12 @@ class Pow(Function):
         grad_a = grad_b = None
         if need_a:
             # As PyTorch: where the exponent is 0 the gradient is 0 (not 0 * a**-1 = nan at 0).
-            grad_a = xp.where(b == 0, 0, grad * b * a ** (b - 1)).astype(out.dtype, copy=False)
-            grad_a = unbroadcast(grad_a, _shape(a))
+            if _shape(b) == () and not hasattr(b, "dtype"):
+                # A Python-number exponent (x ** 2): decide on the host, no array condition.
+                grad_a = xp.zeros_like(grad) if b == 0 else grad * b * a ** (b - 1)
+            else:
+                grad_a = xp.where(b == 0, 0, grad * b * a ** (b - 1))
+            grad_a = unbroadcast(grad_a.astype(out.dtype, copy=False), _shape(a))
         if need_b:
             # d/db at a == 0 is taken as 0 for b >= 0 (0**b is flat there), as PyTorch does.
             log_a = xp.log(xp.where((a == 0) & (b >= 0), 1, a))
@@ -235,10 +242,11 @@ def minimum(a, b):
 
 def where(condition, a, b):
     """Elements of ``a`` where ``condition`` is true, else of ``b`` (scalars allowed)."""
-    if isinstance(condition, Tensor):
-        condition = condition.data
-    if condition.dtype != bool:
-        condition = condition.astype(bool)
+    data = condition.data if isinstance(condition, Tensor) else condition
+    if data.dtype != bool:
+        data = data.astype(bool)
+    # Passed as a Tensor so that Function.apply checks it is on the same device as a and b.
+    condition = Tensor._make(data, None, False)
     a, b = promote(a, b)
     return Where.apply(condition, a, b)
 

@@ -7,7 +7,9 @@ gradients are added (``add.at``), never just assigned.
 
 import numpy as np
 
+from minitorch import backend
 from minitorch.autograd.function import Function
+from minitorch.errors import MiniTorchError
 from minitorch.tensor import Tensor
 
 
@@ -22,8 +24,10 @@ class Index(Function):
 
     @staticmethod
     def forward(ctx, a, index):
-        ctx.in_shape, ctx.in_dtype, ctx.index = a.shape, a.dtype, index
         ctx.basic = _is_basic(index)
+        if not ctx.basic:
+            index = _index_on_device(index, backend.device_of(a))
+        ctx.in_shape, ctx.in_dtype, ctx.index = a.shape, a.dtype, index
         return a[index]
 
     @staticmethod
@@ -33,8 +37,28 @@ class Index(Function):
         if ctx.basic:
             full[ctx.index] = grad
         else:
-            xp.add.at(full, ctx.index, grad)
+            backend.index_add(full, ctx.index, grad)
         return full, None
+
+
+def _index_on_device(index, device):
+    """Index arrays moved next to the data they index.
+
+    A host (NumPy) index for a GPU tensor is uploaded once, as PyTorch does; a GPU index
+    for a CPU tensor is refused, since using it would mean a silent copy to the host.
+    """
+    items = index if isinstance(index, tuple) else (index,)
+    moved = []
+    for item in items:
+        if backend.is_backend_array(item) and backend.device_of(item) != device:
+            if device == backend.CPU:
+                raise MiniTorchError(
+                    "index: indices are on cuda but the indexed tensor is on cpu; indices must "
+                    "be on the cpu or on the same device as the tensor (use idx.cpu())"
+                )
+            item = backend.to_device(item, device)
+        moved.append(item)
+    return tuple(moved) if isinstance(index, tuple) else moved[0]
 
 
 def _convert(item):

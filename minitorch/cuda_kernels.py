@@ -1,0 +1,128 @@
+"""Hand-written CUDA kernels for the hottest ops of a training step, through CuPy.
+
+CuPy already runs every NumPy-style expression on the GPU, so why write kernels? Because
+each CuPy expression is one kernel launch and one temporary array. ``grad * (out > 0)``
+is two launches and a bool temporary; ReLU's backward written as one kernel is a single
+pass over memory. Fusing several ops (bias + ReLU, or the whole softmax-cross-entropy
+backward) saves more: every element is read once, written once.
+
+A CuPy ``ElementwiseKernel`` is the easiest way in: you write the body for ONE element in
+CUDA C, CuPy writes the loop, the indexing and the broadcasting around it. ``T`` is a
+type placeholder, so one kernel serves float32 and float64. ``i`` is the element's flat
+index when the body needs it.
+
+Each kernel here has a NumPy twin (``reference_*``): the GPU tests check one against the
+other. Kernels are built on first use (CuPy compiles them with NVRTC then, once per dtype),
+so importing this module never needs a GPU. ``use_custom_kernels(False)`` switches them
+off to compare with plain CuPy.
+"""
+
+import contextlib
+
+import numpy as np
+
+from minitorch import backend
+
+# Each kernel: (input parameters, output parameters, body for one element, name).
+RELU_FORWARD = ("T x", "T y", "y = x > (T)0 ? x : (T)0", "minitorch_relu_forward")
+# Backward reads the forward *output*: y > 0 exactly where x > 0, and y is saved anyway.
+RELU_BACKWARD = ("T y, T dy", "T dx", "dx = y > (T)0 ? dy : (T)0", "minitorch_relu_backward")
+# Fused bias + ReLU: x (N, F) and b (F,) broadcast like NumPy; one read of x, one write.
+BIAS_RELU_FORWARD = (
+    "T x, T b",
+    "T y",
+    "T v = x + b; y = v > (T)0 ? v : (T)0",
+    "minitorch_bias_relu_forward",
+)
+# Softmax-cross-entropy backward for logits (N, C), integer targets (N, 1) and the
+# gradient scale (g / N for a mean): dlogits = (softmax - onehot(target)) * scale.
+# ``i % C`` is the column of element i in a C-contiguous (N, C) output.
+SOFTMAX_XENT_BACKWARD = (
+    "T p, int64 target, T scale, int64 C",
+    "T dx",
+    "dx = (p - ((i % C) == target ? (T)1 : (T)0)) * scale",
+    "minitorch_softmax_xent_backward",
+)
+
+_ENABLED = [True]
+_CACHE = {}
+
+
+def custom_kernels_enabled():
+    """True when GPU ops use the hand-written kernels (the default)."""
+    return _ENABLED[0]
+
+
+@contextlib.contextmanager
+def use_custom_kernels(enabled=True):
+    """``with use_custom_kernels(False):`` runs GPU ops on plain CuPy expressions instead."""
+    previous = _ENABLED[0]
+    _ENABLED[0] = bool(enabled)
+    try:
+        yield
+    finally:
+        _ENABLED[0] = previous
+
+
+def should_use(array):
+    """True when ``array`` lives on the GPU and the custom kernels are switched on."""
+    return _ENABLED[0] and backend.device_of(array) == backend.CUDA
+
+
+def get_kernel(spec):
+    """The ``cupy.ElementwiseKernel`` for ``spec``, created once (compiled on first call)."""
+    kernel = _CACHE.get(spec)
+    if kernel is None:
+        cupy = backend.require_cuda(f"build the CUDA kernel {spec[3]}")
+        in_params, out_params, body, name = spec
+        kernel = cupy.ElementwiseKernel(in_params, out_params, body, name)
+        _CACHE[spec] = kernel
+    return kernel
+
+
+# ---------------------------------------------------------------------- GPU entry points
+def relu_forward(x):
+    """max(x, 0) on a CuPy array in one kernel."""
+    return get_kernel(RELU_FORWARD)(x)
+
+
+def relu_backward(y, dy):
+    """dy where the ReLU output y > 0, else 0, in one kernel."""
+    return get_kernel(RELU_BACKWARD)(y, dy)
+
+
+def bias_relu_forward(x, b):
+    """max(x + b, 0) with b broadcast over the rows of x, in one kernel."""
+    return get_kernel(BIAS_RELU_FORWARD)(x, b)
+
+
+def softmax_xent_backward(probs, target, scale):
+    """(probs - onehot(target)) * scale for probs (N, C) and int64 target (N,), one kernel."""
+    n, c = probs.shape
+    probs = backend.module_of(probs).ascontiguousarray(probs)  # ``i % C`` needs row-major
+    scale = probs.dtype.type(scale) if not backend.is_backend_array(scale) else scale.astype(probs.dtype)
+    return get_kernel(SOFTMAX_XENT_BACKWARD)(probs, target.reshape(n, 1), scale, c)
+
+
+# ---------------------------------------------------------------------- NumPy twins
+def reference_relu_forward(x):
+    """What ``relu_forward`` computes, in NumPy."""
+    return np.where(x > 0, x, x.dtype.type(0))
+
+
+def reference_relu_backward(y, dy):
+    """What ``relu_backward`` computes, in NumPy."""
+    return np.where(y > 0, dy, dy.dtype.type(0))
+
+
+def reference_bias_relu_forward(x, b):
+    """What ``bias_relu_forward`` computes, in NumPy."""
+    v = x + b
+    return np.where(v > 0, v, v.dtype.type(0))
+
+
+def reference_softmax_xent_backward(probs, target, scale):
+    """What ``softmax_xent_backward`` computes, in NumPy."""
+    onehot = np.zeros_like(probs)
+    onehot[np.arange(probs.shape[0]), target] = 1
+    return ((probs - onehot) * scale).astype(probs.dtype)
