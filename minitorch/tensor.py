@@ -115,7 +115,14 @@ class Tensor:
 
     def stride(self, dim=None):
         """Steps, in elements, between neighbours along each dimension (PyTorch's units)."""
-        strides = tuple(s // self.data.itemsize for s in self.data.strides)
+        shape = self.data.shape
+        strides = [s // self.data.itemsize for s in self.data.strides]
+        # NumPy gives a new size-1 axis (``t[None]``, ``unsqueeze``, ``expand``) stride 0;
+        # PyTorch gives it the stride it would have in a contiguous layout of what follows.
+        for i in reversed(range(len(strides))):
+            if shape[i] == 1 and strides[i] == 0:
+                strides[i] = strides[i + 1] * shape[i + 1] if i + 1 < len(strides) else 1
+        strides = tuple(strides)
         if dim is None:
             return strides
         return strides[_check_dim("stride", dim, self.data.ndim)]
