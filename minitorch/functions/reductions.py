@@ -16,13 +16,14 @@ MaxResult = namedtuple("MaxResult", ["values", "indices"])
 
 def normalize_dims(op, dim, ndim):
     """``dim`` (None, an int or a tuple, negatives allowed) as a sorted tuple of axes."""
-    if dim is None:
+    dims = (dim,) if isinstance(dim, int) else tuple(dim) if dim is not None else ()
+    if not dims:  # None, and (as in PyTorch) an empty tuple, mean every dimension
         return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
     axes = tuple(sorted({_check_dim(op, d, ndim) for d in dims}))
     if len(axes) != len(dims):
         raise MiniTorchError(f"{op}: dim {dim} appears multiple times in the list of dims")
-    return axes
+    # A 0-d tensor accepts dim 0 or -1 (as PyTorch does) but has no axis to reduce.
+    return axes if ndim else ()
 
 
 def _grad_keepdim(grad, axes, keepdim):
