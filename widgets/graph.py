@@ -233,11 +233,17 @@ def draw_graph(
     ``backward()``. ``show_data``: values of small tensors. ``max_nodes``: a bigger graph
     is summarised with a note instead of drawn in full.
     """
+    graph, modules = build_graph(root, params, names, max_nodes, show_constants)
+    return render(graph, RecordedGradients() if show_grad else None, show_data, rankdir, modules, legend)
+
+
+def build_graph(root, params=None, names=None, max_nodes=DEFAULT_MAX_NODES, show_constants=True):
+    """The ``ComputationGraph`` behind ``root`` with names applied, and the module kinds for clusters."""
     all_names, modules = names_from(params)
     all_names.update(names or {})
     graph = ComputationGraph(root, all_names, modules, max_nodes, show_constants)
     graph.name_intermediates(names)
-    return render(graph, RecordedGradients() if show_grad else None, show_data, rankdir, modules, legend)
+    return graph, modules
 
 
 # ---------------------------------------------------------------------- rendering
@@ -260,6 +266,8 @@ def render(graph, grads, show_data=False, rankdir="LR", modules=None, legend=Tru
     clusters = {}
     for node in graph.nodes:
         attrs = _node_attrs(node, norms.get(node.id), show_data, states)
+        if states and node.kind in ("tensor", "root", "param") and node.id not in norms:
+            attrs.update(fillcolor=style.PENDING_FILL, color=style.PENDING_FONT, fontcolor=style.PENDING_FONT)
         if node.cluster is not None:
             clusters.setdefault(node.cluster, []).append((node.id, attrs))
         else:
@@ -298,9 +306,10 @@ def _edge_and_node_norms(graph, grads):
         if g is not None:
             norms[out.id] = style.array_norm(g)
     for node in graph.leaf_ids.values():
-        if node.kind == "param":
-            norms[node.id] = style.array_norm(grads.leaf(node.obj))
-    if graph.root.grad_fn is None and graph.root.requires_grad:
+        g = grads.leaf(node.obj) if node.kind == "param" else None
+        if g is not None:
+            norms[node.id] = style.array_norm(g)
+    if graph.root.grad_fn is None and graph.root.requires_grad and grads.leaf(graph.root) is not None:
         norms[graph.nodes[0].id] = style.array_norm(grads.leaf(graph.root))
     for edge in graph.edges:
         if edge.op is None:

@@ -30,8 +30,10 @@ def install():
 
 
 def set_recording(enabled=True):
-    """Turn gradient recording on or off (it is on once ``widgets`` is imported)."""
+    """Turn gradient recording on or off (on once ``widgets`` is imported); returns the old setting."""
+    previous = _ENABLED[0]
     _ENABLED[0] = bool(enabled)
+    return previous
 
 
 def record_of(node):

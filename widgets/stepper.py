@@ -1,0 +1,216 @@
+"""``BackwardStepper``: walk through ``loss.backward()`` one node at a time.
+
+    stepper = BackwardStepper(loss, params=model)
+    stepper            # a slider, Prev / Next / Play, the graph and a caption
+
+The stepper runs the backward once with ``retain_graph=True`` while an engine observer
+writes down each step, in the order the engine really took them. Each slider position
+then redraws the graph: the op that just ran is highlighted, the gradients computed so far
+are shown, and what is still to come is grey. The leaves' ``.grad`` are put back as they
+were, so the stepper never doubles a gradient; ``loss.backward()`` still works afterwards.
+
+If the graph was already used by a plain ``loss.backward()`` (its buffers are freed), the
+stepper replays what ``widgets`` recorded during that backward instead.
+
+In a notebook checked by nbval, put ``# NBVAL_IGNORE_OUTPUT`` on the stepper's cell: a
+widget's output embeds the SVG, which depends on the graphviz version.
+"""
+
+import ipywidgets as widgets
+import numpy as np
+
+from minitorch import autograd
+from minitorch.tensor import Tensor
+from widgets import recorder, style
+from widgets.graph import DEFAULT_MAX_NODES, build_graph, render
+
+
+def _copy(array):
+    return None if array is None else array.copy()
+
+
+def record_backward(loss):
+    """``[(node, grad_output, grad_inputs), ...]`` in the engine's order, leaving ``.grad`` as it was."""
+    graph_leaves = _leaves(loss)
+    # The engine accumulates with ``leaf.grad.data = leaf.grad.data + g``: keep the array too.
+    saved = {id(t): (t.grad, None if t.grad is None else t.grad.data) for t in graph_leaves}
+    steps = []
+
+    def observe(node, grad_output, grad_inputs):
+        steps.append((node, _copy(grad_output), tuple(_copy(g) for g in grad_inputs)))
+
+    was_recording = recorder.set_recording(False)  # a failed replay must not overwrite real records
+    autograd.add_backward_observer(observe)
+    try:
+        loss.backward(retain_graph=True)
+    finally:
+        autograd.remove_backward_observer(observe)
+        recorder.set_recording(was_recording)
+        for t in graph_leaves:
+            t.grad, data = saved[id(t)]
+            if t.grad is not None:
+                t.grad.data = data
+    return steps
+
+
+def replay_recorded(loss):
+    """The steps of the last backward through ``loss``'s graph, from ``widgets.recorder``."""
+    records = []
+    for node in _nodes(loss):
+        rec = recorder.record_of(node)
+        if rec is None:
+            return None
+        records.append((rec[0], node, rec[1], rec[2]))
+    records.sort(key=lambda r: r[0])
+    return [(node, g_out, g_in) for _, node, g_out, g_in in records]
+
+
+def _nodes(loss):
+    seen, stack = {loss.grad_fn}, [loss.grad_fn]
+    while stack:
+        for nxt in stack.pop().next_functions:
+            if nxt is not None and not isinstance(nxt, Tensor) and nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return seen
+
+
+def _leaves(loss):
+    found = {}
+    for node in _nodes(loss):
+        for nxt in node.next_functions:
+            if isinstance(nxt, Tensor):
+                found[id(nxt)] = nxt
+    return list(found.values())
+
+
+class StepGradients:
+    """The gradients known after the first ``k`` backward steps (what ``render`` draws)."""
+
+    def __init__(self, steps, k):
+        self.position = {node: i for i, (node, _, _) in enumerate(steps)}
+        self.steps = steps
+        self.k = k
+
+    def output(self, bnode):
+        # A node's output gradient is complete once all its consumers ran: by the time it runs.
+        i = self.position.get(bnode)
+        return None if i is None or i > self.k else self.steps[i][1]
+
+    def inputs(self, bnode):
+        i = self.position.get(bnode)
+        return None if i is None or i >= self.k else self.steps[i][2]
+
+    def leaf(self, tensor):
+        """The part of the leaf's gradient gathered so far (summed over the ops that ran)."""
+        total = None
+        for node, _, grad_inputs in self.steps[: self.k]:
+            for nxt, g in zip(node.next_functions, grad_inputs):
+                if nxt is tensor and g is not None:
+                    g = np.broadcast_to(g, tensor.shape) if np.size(g) == 1 else g
+                    total = g if total is None else total + g
+        return total
+
+
+class BackwardStepper:
+    """A slider through the engine's backward steps over the graph of ``loss``."""
+
+    def __init__(self, loss, params=None, names=None, max_nodes=DEFAULT_MAX_NODES, rankdir="LR"):
+        if loss.grad_fn is None:
+            raise ValueError("BackwardStepper needs a tensor computed from tensors with requires_grad=True")
+        self.loss = loss
+        self.graph, self.modules = build_graph(loss, params, names, max_nodes)
+        self.rankdir = rankdir
+        try:
+            self.steps = record_backward(loss)
+            self.source = "recorded now (retain_graph=True; .grad left unchanged)"
+        except RuntimeError:  # buffers already freed by an earlier backward
+            self.steps = replay_recorded(loss)
+            self.source = "replayed from the backward() that already ran"
+            if self.steps is None:
+                raise RuntimeError(
+                    "BackwardStepper: this graph was already used by backward() and its buffers are "
+                    "freed. Create the stepper before calling loss.backward(), or call "
+                    "loss.backward(retain_graph=True)."
+                ) from None
+        self.order = [type(node).__name__ for node, _, _ in self.steps]
+        self._svg_cache = {}
+        self._build_widget()
+
+    def __len__(self):
+        return len(self.steps)
+
+    # -------------------------------------------------------------- drawing one step
+    def states(self, k):
+        """``{node: "done" | "current" | "pending"}`` after ``k`` steps."""
+        states = {}
+        for i, (node, _, _) in enumerate(self.steps):
+            states[node] = "current" if i == k - 1 else ("done" if i < k else "pending")
+        return states
+
+    def show(self, k):
+        """The graph after ``k`` backward steps, as a ``graphviz.Digraph``."""
+        return render(self.graph, StepGradients(self.steps, k), rankdir=self.rankdir, modules=self.modules,
+                      states=self.states(k), legend=False)
+
+    def caption(self, k):
+        """One sentence saying what step ``k`` did."""
+        n = len(self.steps)
+        if k == 0:
+            return (f"Before backward: d loss / d loss = 1 starts at the output. {n} ops will run their "
+                    "backward, in the order below. Press Next.")
+        node, g_out, g_in = self.steps[k - 1]
+        sent = ", ".join(style.fmt_norm(style.array_norm(g)) for g in g_in if g is not None) or "nothing"
+        text = (f"Step {k} of {n}: {type(node).__name__} received a gradient of norm "
+                f"{style.fmt_norm(style.array_norm(g_out))} and sent gradients of norm {sent} to its inputs.")
+        if k == n:
+            text += " Backward is done: every leaf that requires grad has its .grad."
+        return text
+
+    def _svg(self, k):
+        if k not in self._svg_cache:
+            self._svg_cache[k] = self.show(k).pipe(format="svg").decode("utf-8")
+        return self._svg_cache[k]
+
+    # -------------------------------------------------------------- the widget
+    def _build_widget(self):
+        n = len(self.steps)
+        self.slider = widgets.IntSlider(value=0, min=0, max=n, step=1, description="step",
+                                        continuous_update=True, layout=widgets.Layout(width="420px"))
+        self.prev_button = widgets.Button(description="Prev", icon="step-backward", layout=widgets.Layout(width="80px"))
+        self.next_button = widgets.Button(description="Next", icon="step-forward", layout=widgets.Layout(width="80px"))
+        self.play = widgets.Play(value=0, min=0, max=n, step=1, interval=900, description="play")
+        widgets.jslink((self.play, "value"), (self.slider, "value"))
+        self.caption_html = widgets.HTML()
+        self.order_html = widgets.HTML()
+        self.graph_html = widgets.HTML(layout=widgets.Layout(overflow="auto"))
+        self.prev_button.on_click(lambda _: self._move(-1))
+        self.next_button.on_click(lambda _: self._move(+1))
+        self.slider.observe(lambda change: self._update(change["new"]), names="value")
+        controls = widgets.HBox([self.play, self.prev_button, self.slider, self.next_button])
+        self.widget = widgets.VBox([controls, self.caption_html, self.order_html, self.graph_html])
+        self.widget.add_class("minitorch-stepper")
+        self._update(0)
+
+    def _move(self, delta):
+        self.slider.value = int(min(max(self.slider.value + delta, 0), self.slider.max))
+
+    def _update(self, k):
+        self.caption_html.value = f'<div style="font-family:sans-serif;margin:4px 0">{self.caption(k)}</div>'
+        chips = []
+        for i, name in enumerate(self.order):
+            if i == k - 1:
+                css = f"background:{style.CURRENT_FILL};border:2px solid {style.CURRENT_BORDER};font-weight:bold"
+            elif i < k:
+                css = "background:#ffffff;border:1px solid #555"
+            else:
+                css = f"background:{style.PENDING_FILL};color:{style.PENDING_FONT};border:1px solid #ccc"
+            chips.append(f'<span style="{css};border-radius:4px;padding:1px 5px;margin:2px;'
+                         f'display:inline-block;font-size:0.85em">{i + 1}. {name}</span>')
+        self.order_html.value = f'<div style="font-family:sans-serif">engine order: {"".join(chips)}</div>'
+        self.graph_html.value = f'<div class="minitorch-stepper-graph" data-step="{k}">{self._svg(k)}</div>'
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.widget)
