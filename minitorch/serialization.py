@@ -26,7 +26,7 @@ def _encode(value, arrays):
     if isinstance(value, Tensor) or backend.is_backend_array(value):
         array = value.data if isinstance(value, Tensor) else value
         name = f"a{len(arrays)}"
-        arrays[name] = np.ascontiguousarray(backend.to_device(array, backend.CPU))
+        arrays[name] = np.asarray(backend.to_device(array, backend.CPU), order="C")  # keeps 0-d as 0-d
         return {"__array__": name, "tensor": isinstance(value, Tensor)}
     if isinstance(value, dict):
         items = []

@@ -1,0 +1,82 @@
+"""data (Dataset, TensorDataset, DataLoader) and datasets (digits, toy 2-D sets)."""
+
+import numpy as np
+import pytest
+
+import minitorch
+from minitorch.data import DataLoader, Dataset, TensorDataset
+from minitorch.datasets import load_digits, make_moons, make_spiral, make_xor
+from minitorch.errors import MiniTorchError
+
+
+def _dataset(n=10):
+    X = minitorch.arange(n * 2).reshape(n, 2).float()
+    y = minitorch.arange(n)
+    return TensorDataset(X, y)
+
+
+def test_tensor_dataset_indexing_and_length():
+    ds = _dataset()
+    assert len(ds) == 10
+    x, y = ds[3]
+    assert x.tolist() == [6.0, 7.0] and y.item() == 3
+    with pytest.raises(MiniTorchError, match="first dimension"):
+        TensorDataset(minitorch.zeros(3, 2), minitorch.zeros(4))
+
+
+@pytest.mark.parametrize("drop_last,sizes", [(False, [4, 4, 2]), (True, [4, 4])])
+def test_batches_in_order(drop_last, sizes):
+    loader = DataLoader(_dataset(), batch_size=4, drop_last=drop_last)
+    batches = list(loader)
+    assert [len(y) for _, y in batches] == sizes and len(loader) == len(sizes)
+    assert batches[0][1].tolist() == [0, 1, 2, 3]
+    assert batches[0][0].shape == (4, 2) and batches[0][0].dtype == minitorch.float32
+
+
+def test_shuffle_with_seed_is_repeatable_and_reshuffles_each_epoch():
+    a = DataLoader(_dataset(50), batch_size=50, shuffle=True, seed=7)
+    b = DataLoader(_dataset(50), batch_size=50, shuffle=True, seed=7)
+    first_a, second_a = [list(a)[0][1].tolist() for _ in range(2)]
+    first_b, second_b = [list(b)[0][1].tolist() for _ in range(2)]
+    assert first_a == first_b and second_a == second_b
+    assert first_a != second_a
+    assert sorted(first_a) == list(range(50))
+    # rows stay paired with their labels
+    x, y = next(iter(a))
+    np.testing.assert_array_equal(x.data[:, 0], 2 * y.data)
+
+
+def test_generic_dataset_is_collated():
+    class Squares(Dataset):
+        def __len__(self):
+            return 5
+
+        def __getitem__(self, i):
+            return minitorch.tensor([float(i)]), i * i
+
+    batches = list(DataLoader(Squares(), batch_size=2))
+    assert batches[0][0].shape == (2, 1)
+    assert batches[-1][1].tolist() == [16]
+
+
+def test_load_digits_split_is_stratified_scaled_and_fixed():
+    split = load_digits()
+    assert split.X_train.shape == (1438, 64) and split.X_test.shape == (359, 64)
+    assert split.X_train.dtype == minitorch.float32 and split.y_train.dtype == minitorch.int64
+    assert 0.0 <= split.X_train.data.min() and split.X_train.data.max() == 1.0
+    train_counts = np.bincount(split.y_train.data) / len(split.y_train)
+    test_counts = np.bincount(split.y_test.data) / len(split.y_test)
+    np.testing.assert_allclose(train_counts, test_counts, atol=0.01)
+    again = load_digits()
+    np.testing.assert_array_equal(again.y_test.data, split.y_test.data)
+    assert load_digits(images=True).X_train.shape == (1438, 1, 8, 8)
+
+
+@pytest.mark.parametrize("maker,classes", [(make_spiral, 3), (make_moons, 2), (make_xor, 2)])
+def test_toy_sets(maker, classes):
+    X, y = maker(seed=1)
+    assert X.ndim == 2 and X.shape[1] == 2 and X.shape[0] == y.shape[0]
+    assert X.dtype == minitorch.float32 and y.dtype == minitorch.int64
+    assert sorted(set(y.tolist())) == list(range(classes))
+    X2, _ = maker(seed=1)
+    np.testing.assert_array_equal(X.data, X2.data)
