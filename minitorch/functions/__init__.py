@@ -35,6 +35,7 @@ from minitorch.functions.reductions import (
     LogSumExp,
     MaxAlongDim,
     Mean,
+    Std,
     Sum,
     Var,
     amax,

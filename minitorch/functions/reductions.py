@@ -148,9 +148,31 @@ class Var(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
-        centred = a - a.mean(axis=ctx.axes, keepdims=True)
-        return (2 * grad * centred / ctx.divisor).astype(a.dtype, copy=False), None, None, None
+        return _var_grad(ctx, a, grad), None, None, None
+
+
+def _var_grad(ctx, a, grad):
+    """d var / d a = 2 (a - mean) / divisor, times the incoming gradient."""
+    grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
+    centred = a - a.mean(axis=ctx.axes, keepdims=True)
+    return (2 * grad * centred / ctx.divisor).astype(a.dtype, copy=False)
+
+
+class Std(Function):
+    """sqrt(var) over ``axes``.   d/da = d var/da / (2 std), taken as 0 where std is 0."""
+
+    @staticmethod
+    def forward(ctx, a, axes, correction, keepdim):
+        out = ctx.xp.sqrt(Var.forward(ctx, a, axes, correction, keepdim))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        # A constant slice has std 0: PyTorch gives it gradient 0 rather than 0 / 0 = nan.
+        grad_var = ctx.xp.where(out == 0, 0, grad / (2 * out)).astype(a.dtype, copy=False)
+        return _var_grad(ctx, a, grad_var), None, None, None
 
 
 class LogSumExp(Function):
@@ -256,10 +278,12 @@ def var(a, dim=None, unbiased=True, keepdim=False, correction=None):
 
 
 def std(a, dim=None, unbiased=True, keepdim=False, correction=None):
-    """Standard deviation: the square root of ``var``."""
-    from minitorch.functions.unary import sqrt
-
-    return sqrt(var(a, dim, unbiased, keepdim, correction))
+    """Standard deviation over ``dim``: the square root of ``var``."""
+    if a.data.dtype.kind != "f":
+        raise MiniTorchError(f"std(): input dtype must be floating point, got {a.dtype}")
+    if correction is None:
+        correction = 1 if unbiased else 0
+    return Std.apply(a, normalize_dims("std", dim, a.ndim), correction, keepdim)
 
 
 def logsumexp(a, dim, keepdim=False):
