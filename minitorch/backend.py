@@ -102,8 +102,10 @@ def normalize_device(device):
     """
     if device is None:
         return CPU
-    name = str(getattr(device, "type", device)).strip().lower()
-    index = getattr(device, "index", None)
+    if isinstance(device, str):
+        name, index = device.strip().lower(), None
+    else:  # a device object with ``.type`` and ``.index`` (torch.device style)
+        name, index = str(getattr(device, "type", device)).strip().lower(), getattr(device, "index", None)
     if name == CPU:
         return CPU
     if name == CUDA and index in (None, 0):

@@ -101,7 +101,8 @@ def softmax_xent_backward(probs, target, scale):
     n, c = probs.shape
     probs = backend.module_of(probs).ascontiguousarray(probs)  # ``i % C`` needs row-major
     scale = probs.dtype.type(scale) if not backend.is_backend_array(scale) else scale.astype(probs.dtype)
-    return get_kernel(SOFTMAX_XENT_BACKWARD)(probs, target.reshape(n, 1), scale, c)
+    target = target.astype("int64", copy=False).reshape(n, 1)
+    return get_kernel(SOFTMAX_XENT_BACKWARD)(probs, target, scale, c)
 
 
 # ---------------------------------------------------------------------- NumPy twins

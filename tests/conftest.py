@@ -28,3 +28,17 @@ def _clean_autograd_state():
     minitorch.autograd.set_debug(False)
     minitorch.autograd.restore_backward()
     engine._OBSERVERS.clear()
+
+
+# ---------------------------------------------------------------------- devices
+def _cuda_param():
+    """The "cuda" case: runs on a usable GPU, skipped with the probe's reason otherwise."""
+    usable = minitorch.cuda.is_available()
+    reason = "no usable GPU: " + minitorch.cuda.unavailable_reason()
+    return pytest.param("cuda", marks=[pytest.mark.gpu, pytest.mark.skipif(not usable, reason=reason)], id="cuda")
+
+
+@pytest.fixture(params=["cpu", _cuda_param()])
+def device(request):
+    """Each device MiniTorch can run on: "cpu" always, "cuda" where a GPU is usable."""
+    return request.param

@@ -159,7 +159,8 @@ class Function(metaclass=_FunctionMeta):
             raise _op_error(cls, args, exc) from exc
         # NumPy returns scalars, not 0-d arrays, from reductions and ufuncs on 0-d input.
         if type(out) is not xp.ndarray:
-            out = xp.asarray(out)
+            # (ToDevice returns an array of the *other* library: keep it where it is.)
+            out = backend.module_of(out).asarray(out)
         if not any_needs:
             return Tensor._make(out, None, False)
         ctx.next_functions = tuple(next_functions)

@@ -1,0 +1,211 @@
+"""A stand-in for CuPy, for testing the GPU backend's logic on a machine without a GPU.
+
+``FakeCupy`` looks like the ``cupy`` module to MiniTorch: arrays of class
+``FakeDeviceArray`` (a NumPy array that says it lives on the device) come out of every
+function, ``.get()`` copies to the host, ``scatter_add`` adds at repeated indices, and
+the memory-pool and runtime calls answer. Like real CuPy, mixing a device array with a
+plain NumPy array in arithmetic is a ``TypeError``, so an op that builds a host array
+and combines it with device data fails here as it would on a GPU.
+
+What it cannot catch: NumPy calls that accept device arrays here but not in CuPy (for
+instance ``np.asarray(device_array)``, which real CuPy refuses). The real-GPU tests
+(``pytest -m gpu`` in ``bench/gpu_check.sh``) cover those.
+
+Several variants model the three ways a GPU can be unusable: ``FakeCupy(devices=0)``
+(no device: ``getDeviceCount`` raises like CUDA without a driver) and
+``FakeCupy(nvrtc=False)`` (kernels cannot compile).
+"""
+
+import types
+
+import numpy as np
+
+
+class FakeCUDARuntimeError(RuntimeError):
+    """What CuPy raises when CUDA has no driver or device."""
+
+
+class FakeDeviceArray(np.ndarray):
+    """A NumPy array that pretends to live in GPU memory."""
+
+    def get(self):
+        """Copy to the host, as ``cupy.ndarray.get()``."""
+        return np.array(self.view(np.ndarray), copy=True)
+
+    def scatter_add(self, index, values):
+        """``self[index] += values`` with repeated indices adding up (CuPy's atomics)."""
+        np.add.at(self.view(np.ndarray), _host(index), _host(values))
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        for value in inputs + tuple(kwargs.get("out", ()) or ()):
+            if isinstance(value, np.ndarray) and not isinstance(value, FakeDeviceArray):
+                raise TypeError(
+                    f"fake cupy: {ufunc.__name__} got a host numpy.ndarray mixed with device arrays "
+                    "(real CuPy refuses this too)"
+                )
+        host_inputs = tuple(_host(v) for v in inputs)
+        if "out" in kwargs:
+            kwargs["out"] = tuple(_host(v) for v in kwargs["out"])
+        result = getattr(ufunc, method)(*host_inputs, **kwargs)
+        return _device(result)
+
+
+def _host(value):
+    """Plain NumPy views of device arrays inside ``value`` (for calling NumPy)."""
+    if isinstance(value, FakeDeviceArray):
+        return value.view(np.ndarray)
+    if isinstance(value, tuple):
+        return tuple(_host(v) for v in value)
+    if isinstance(value, list):
+        return [_host(v) for v in value]
+    return value
+
+
+def _device(value):
+    """Device views of the arrays NumPy returned; NumPy scalars become 0-d device arrays."""
+    if isinstance(value, FakeDeviceArray):
+        return value
+    if isinstance(value, np.ndarray):
+        return value.view(FakeDeviceArray)
+    if isinstance(value, np.generic):
+        return np.asarray(value).view(FakeDeviceArray)
+    if isinstance(value, tuple):
+        return tuple(_device(v) for v in value)
+    if isinstance(value, list):
+        return [_device(v) for v in value]
+    return value
+
+
+def _upload(value, dtype=None):
+    """``cupy.asarray``: host data copied to the fake device (device arrays pass through)."""
+    if isinstance(value, FakeDeviceArray) and (dtype is None or value.dtype == np.dtype(dtype)):
+        return value
+    return np.array(_host(value), dtype=dtype, copy=True).view(FakeDeviceArray)
+
+
+class _MemoryPool:
+    """The memory-pool calls MiniTorch makes, counting the bytes of live fake arrays."""
+
+    def __init__(self):
+        self.freed = 0
+
+    def used_bytes(self):
+        return 4096
+
+    def total_bytes(self):
+        return 8192
+
+    def free_all_blocks(self):
+        self.freed += 1
+
+    def malloc(self, size):
+        return size
+
+
+# The body of each MiniTorch kernel, written again in NumPy exactly as the CUDA C reads
+# (``i`` is the flat index over the broadcast output), keyed by the kernel's name.
+def _fake_kernel_bodies():
+    def relu_forward(x):
+        return np.where(x > 0, x, x.dtype.type(0))
+
+    def relu_backward(y, dy):
+        return np.where(y > 0, dy, dy.dtype.type(0))
+
+    def bias_relu_forward(x, b):
+        v = x + b
+        return np.where(v > 0, v, v.dtype.type(0))
+
+    def softmax_xent_backward(p, target, scale, c):
+        shape = np.broadcast_shapes(p.shape, np.shape(target), np.shape(scale))
+        i = np.arange(int(np.prod(shape))).reshape(shape)
+        onehot = ((i % c) == target).astype(p.dtype)
+        return ((p - onehot) * scale).astype(p.dtype)
+
+    return {
+        "minitorch_relu_forward": relu_forward,
+        "minitorch_relu_backward": relu_backward,
+        "minitorch_bias_relu_forward": bias_relu_forward,
+        "minitorch_softmax_xent_backward": softmax_xent_backward,
+    }
+
+
+class FakeElementwiseKernel:
+    """Runs a known MiniTorch kernel's NumPy twin, checking CuPy's type rule for ``T``."""
+
+    compiled = []  # names of kernels "compiled" (called) so far, for tests to inspect
+
+    def __init__(self, in_params, out_params, operation, name, nvrtc=True):
+        self.params = [p.strip().split() for p in in_params.split(",")]
+        self.name = name
+        self.nvrtc = nvrtc
+        self.body = _fake_kernel_bodies()[name]
+
+    def __call__(self, *args):
+        if not self.nvrtc:
+            raise RuntimeError("fake cupy: NVRTC is missing, cannot compile " + self.name)
+        typed = {np.dtype(a.dtype) for (t, _), a in zip(self.params, args) if t == "T" and hasattr(a, "dtype")}
+        if len(typed) > 1:
+            raise TypeError(f"fake cupy: type T of {self.name} is ambiguous: {sorted(map(str, typed))}")
+        for (t, _), a in zip(self.params, args):
+            if t != "T" and hasattr(a, "dtype") and isinstance(a, np.ndarray) and a.dtype != np.dtype(t):
+                raise TypeError(f"fake cupy: {self.name} expects {t}, got {a.dtype}")
+            if isinstance(a, np.ndarray) and not isinstance(a, FakeDeviceArray):
+                raise TypeError(f"fake cupy: {self.name} got a host numpy.ndarray")
+        FakeElementwiseKernel.compiled.append(self.name)
+        return _device(self.body(*[_host(a) for a in args]))
+
+
+class FakeCupy(types.ModuleType):
+    """A module object that MiniTorch's backend takes for ``cupy``."""
+
+    def __init__(self, devices=1, nvrtc=True):
+        super().__init__("cupy")
+        self.__version__ = "0.0-fake"
+        self.ndarray = FakeDeviceArray
+        self._nvrtc = nvrtc
+        self._pool = _MemoryPool()
+        self.allocator = None
+        fake = self
+
+        def get_device_count():
+            if devices is None or devices < 0:
+                raise FakeCUDARuntimeError("cudaErrorNoDevice: no CUDA-capable device is detected")
+            return devices
+
+        class Device:
+            def synchronize(self):
+                fake.synchronized = getattr(fake, "synchronized", 0) + 1
+
+        def set_allocator(fn):
+            fake.allocator = fn
+
+        runtime = types.SimpleNamespace(
+            getDeviceCount=get_device_count,
+            getDeviceProperties=lambda i: {"name": b"Fake GPU"},
+        )
+        self.cuda = types.SimpleNamespace(runtime=runtime, Device=Device, set_allocator=set_allocator)
+        self.random = types.SimpleNamespace(
+            random=lambda size=None: _device(np.random.default_rng(0).random(size)),
+        )
+
+    def get_default_memory_pool(self):
+        return self._pool
+
+    def asarray(self, value, dtype=None):
+        return _upload(value, dtype)  # a copy to device memory needs no compiled kernel
+
+    def ElementwiseKernel(self, in_params, out_params, operation, name="kernel"):  # noqa: N802
+        return FakeElementwiseKernel(in_params, out_params, operation, name, nvrtc=self._nvrtc)
+
+    def __getattr__(self, name):
+        attr = getattr(np, name)
+        if isinstance(attr, type) or not callable(attr):
+            return attr
+        nvrtc = self._nvrtc
+
+        def call(*args, **kwargs):
+            if not nvrtc:  # CuPy builds even arange and ufuncs as kernels compiled by NVRTC
+                raise RuntimeError(f"fake cupy: NVRTC is missing, cannot compile {name}")
+            return _device(attr(*_host(args), **{k: _host(v) for k, v in kwargs.items()}))
+
+        return call
