@@ -184,6 +184,12 @@ class FakeCupy(types.ModuleType):
             getDeviceProperties=lambda i: {"name": b"Fake GPU"},
         )
         self.cuda = types.SimpleNamespace(runtime=runtime, Device=Device, set_allocator=set_allocator)
+        strided = np.lib.stride_tricks.as_strided
+        self.lib = types.SimpleNamespace(
+            stride_tricks=types.SimpleNamespace(
+                as_strided=lambda x, shape=None, strides=None: strided(x, shape, strides, subok=True)
+            )
+        )
         self.random = types.SimpleNamespace(
             random=lambda size=None: _device(np.random.default_rng(0).random(size)),
         )
