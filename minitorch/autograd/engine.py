@@ -136,9 +136,10 @@ def _accumulate_leaves(leaf_grads):
         if leaf._hooks:
             g = _run_tensor_hooks(leaf._hooks, g)
         if leaf.grad is None:
-            # A fresh Tensor around the array; it may be a view of another gradient, so
-            # accumulation below is out of place and never writes through it.
-            leaf.grad = Tensor._make(g, None, False)
+            # A copy this leaf owns: g may be a read-only broadcast view (from sum or
+            # expand), the caller's ``gradient=`` array, or the very array another leaf
+            # got (``a + b``), while ``.grad.zero_()`` and optimizers write into ``.grad``.
+            leaf.grad = Tensor._make(g.copy(), None, False)
         else:
             leaf.grad.data = leaf.grad.data + g
 
