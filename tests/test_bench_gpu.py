@@ -1,0 +1,61 @@
+"""``bench/gpu.py`` runs anywhere: a smoke test with tiny sizes, on the CPU and on the fake GPU.
+
+Timings are not checked here (benchmarks are measured by the script, never by tests);
+what is checked is that every mode trains the same model to the same loss.
+"""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+from fake_cupy import FakeCupy
+
+import minitorch
+from minitorch import autograd, backend, cuda_kernels
+
+BENCH = Path(__file__).resolve().parent.parent / "bench" / "gpu.py"
+
+
+@pytest.fixture(scope="module")
+def gpu_bench():
+    spec = importlib.util.spec_from_file_location("bench_gpu", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", FakeCupy())
+    backend.reset_probe()
+    cuda_kernels._CACHE.clear()
+    yield
+    backend.reset_probe()
+    cuda_kernels._CACHE.clear()
+
+
+def test_runs_and_prints_a_table(gpu_bench, capsys):
+    rows = gpu_bench.main(["--samples", "1024", "--hidden", "16", "--epochs", "1"])
+    out = capsys.readouterr().out
+    assert "| MiniTorch CPU |" in out and "| PyTorch CUDA |" in out
+    labels = [row[0] for row in rows]
+    assert labels[0] == "MiniTorch CPU" and rows[0][1] > 0
+    if not minitorch.cuda.is_available():
+        assert "skipped: no usable GPU" in out and "targets: not measured" in out
+
+
+def test_every_mode_trains_the_same_model(gpu_bench, fake_gpu):
+    x, y = gpu_bench.make_data(1024, features=20)
+    _, cpu_loss = gpu_bench.time_minitorch(x, y, 128, 1, "cpu", 16, warmup=False)
+    _, resident_loss = gpu_bench.time_minitorch(x, y, 128, 1, "cuda", 16, warmup=False)
+    _, copies_loss = gpu_bench.time_per_op_copies(x, y, 128, 1, 16)
+    assert resident_loss == pytest.approx(cpu_loss, rel=1e-4)
+    assert copies_loss == pytest.approx(cpu_loss, rel=1e-5)
+
+
+def test_per_op_copies_puts_the_ops_back(gpu_bench, fake_gpu):
+    before = {name: (fn.forward, fn.backward) for name, fn in autograd.REGISTRY.items()}
+    with gpu_bench.per_op_copies(backend.cupy_module()):
+        assert autograd.REGISTRY["Add"].forward is not before["Add"][0]
+    assert {name: (fn.forward, fn.backward) for name, fn in autograd.REGISTRY.items()} == before
