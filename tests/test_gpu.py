@@ -1,0 +1,119 @@
+"""Real-GPU checks: the CUDA kernels against NumPy, no hidden syncs, the memory pool.
+
+Skipped (with the reason) on machines without a usable GPU; ``bench/gpu_check.sh`` runs
+them with ``pytest -m gpu`` where there is one. The device-generic comparisons with the
+CPU are in ``test_devices.py``.
+"""
+
+import numpy as np
+import pytest
+
+import minitorch
+from minitorch import cuda_kernels
+from minitorch.cuda_ops import bias_relu, softmax_cross_entropy
+from minitorch.nn import functional as F
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(
+        not minitorch.cuda.is_available(), reason="no usable GPU: " + minitorch.cuda.unavailable_reason()
+    ),
+]
+
+
+@pytest.fixture
+def cupy():
+    return minitorch.backend.cupy_module()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_kernels_match_numpy(cupy, rng, dtype):
+    x = rng.standard_normal((37, 53)).astype(dtype)
+    x[0, :5] = 0.0  # exactly zero: forward 0, gradient 0, as PyTorch
+    dy = rng.standard_normal((37, 53)).astype(dtype)
+    y = cuda_kernels.relu_forward(cupy.asarray(x))
+    assert y.dtype == dtype
+    np.testing.assert_array_equal(y.get(), cuda_kernels.reference_relu_forward(x))
+    dx = cuda_kernels.relu_backward(y, cupy.asarray(dy))
+    np.testing.assert_array_equal(dx.get(), cuda_kernels.reference_relu_backward(y.get(), dy))
+    # A non-contiguous (transposed) input: the kernel follows the strides.
+    np.testing.assert_array_equal(cuda_kernels.relu_forward(cupy.asarray(x).T).get(), np.maximum(x.T, 0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_kernels_match_numpy(cupy, rng, dtype):
+    x = rng.standard_normal((64, 10)).astype(dtype)
+    b = rng.standard_normal(10).astype(dtype)
+    out = cuda_kernels.bias_relu_forward(cupy.asarray(x), cupy.asarray(b))
+    np.testing.assert_allclose(out.get(), cuda_kernels.reference_bias_relu_forward(x, b), rtol=1e-6)
+    probs = np.exp(x) / np.exp(x).sum(1, keepdims=True)
+    target = rng.integers(0, 10, 64)
+    got = cuda_kernels.softmax_xent_backward(cupy.asarray(probs), cupy.asarray(target), 1 / 64)
+    want = cuda_kernels.reference_softmax_xent_backward(probs, target, 1 / 64)
+    np.testing.assert_allclose(got.get(), want, rtol=1e-6, atol=1e-9)
+
+
+def test_fused_ops_match_cpu(rng):
+    x = rng.standard_normal((16, 7)).astype(np.float32)
+    b = rng.standard_normal(7).astype(np.float32)
+    target = rng.integers(0, 7, 16)
+    results = []
+    for device in ("cpu", "cuda"):
+        xs = minitorch.tensor(x, device=device, requires_grad=True)
+        bs = minitorch.tensor(b, device=device, requires_grad=True)
+        loss = softmax_cross_entropy(bias_relu(xs, bs), minitorch.tensor(target, device=device))
+        loss.backward()
+        results.append([loss.item(), xs.grad.cpu().numpy(), bs.grad.cpu().numpy()])
+    assert results[0][0] == pytest.approx(results[1][0], rel=1e-5)
+    for a, c in zip(results[0][1:], results[1][1:]):
+        np.testing.assert_allclose(c, a, rtol=1e-5, atol=1e-6)
+
+
+def test_data_really_lives_on_the_gpu(cupy):
+    x = minitorch.ones(3, 4).to("cuda")
+    assert isinstance(x.data, cupy.ndarray) and x.is_cuda
+    assert isinstance(minitorch.zeros(2, device="cuda").data, cupy.ndarray)
+    assert minitorch.cuda.device_count() >= 1 and minitorch.cuda.get_device_name()
+
+
+def test_training_step_never_synchronises(cupy):
+    """Forward, backward and step only queue GPU work: no copy back, no wait (cupyx checks)."""
+    import cupyx
+
+    minitorch.manual_seed(0)
+    model = minitorch.nn.Sequential(
+        minitorch.nn.Linear(32, 64), minitorch.nn.ReLU(), minitorch.nn.Linear(64, 10)
+    ).to("cuda")
+    opt = minitorch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x = minitorch.randn(128, 32, device="cuda")
+    y = minitorch.randint(0, 10, (128,), device="cuda")
+
+    def step():
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    step()  # warm-up: compiles the kernels
+    minitorch.cuda.synchronize()
+    with cupyx.allow_synchronize(False):
+        for _ in range(3):
+            loss = step()
+    assert np.isfinite(loss.item())
+
+
+def test_memory_api_follows_allocations(cupy):
+    cuda = minitorch.cuda
+    cuda.synchronize()
+    before = cuda.memory_allocated()
+    cuda.reset_peak_memory_stats()
+    big = minitorch.zeros(1024, 1024, device="cuda")  # 4 MiB
+    assert cuda.memory_allocated() - before >= 4 * 2**20
+    assert cuda.max_memory_allocated() >= before + 4 * 2**20
+    del big
+    assert cuda.memory_allocated() == before
+    assert cuda.max_memory_allocated() >= before + 4 * 2**20  # the peak remembers
+    assert cuda.memory_reserved() >= cuda.memory_allocated()
+    cuda.empty_cache()
+    assert cuda.memory_reserved() >= cuda.memory_allocated()
