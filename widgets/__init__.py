@@ -4,25 +4,35 @@
     draw_graph(loss, params=model)                         # the graph behind a loss
     BackwardStepper(loss)                                  # step through backward
     check_backward(Mul, my_mul_backward, shapes=[((3,), (3,))])
+    monitor = TrainingMonitor(model=model, grad_flow=True)   # live curves: monitor.update(step, loss=...)
+    gradient_flow(model)                                     # gradient norm per parameter
+    decision_boundary(model, X, y)                           # a 2-D classifier's regions
 
 ``minitorch`` never imports this package; it watches the engine through
 ``minitorch.autograd.add_backward_observer`` (registered when this package is imported).
 """
 
-from widgets import recorder
+from widgets import plotting, recorder
+from widgets.boundary import decision_boundary
 from widgets.checker import CheckResult, check_backward, check_function
 from widgets.exercises import Scoreboard, lesson_score
 from widgets.graph import draw_graph
+from widgets.monitor import GradientFlow, TrainingMonitor, gradient_flow
 from widgets.stepper import BackwardStepper
 
 recorder.install()
+plotting.register_png_formatter()
 
 __all__ = [
     "BackwardStepper",
     "CheckResult",
+    "GradientFlow",
     "Scoreboard",
     "check_backward",
+    "TrainingMonitor",
     "check_function",
+    "decision_boundary",
     "draw_graph",
+    "gradient_flow",
     "lesson_score",
 ]

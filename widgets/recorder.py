@@ -2,25 +2,23 @@
 
 The engine calls every observer as ``observer(node, grad_output, grad_inputs)`` after
 each backward step. ``widgets`` registers one observer on import. It only keeps
-*references* to the gradient arrays (no copies, no arithmetic), in a dictionary with weak
-keys: when the graph is dropped (the next training step reassigns ``loss``), its entries
-vanish with it. Norms are computed only when something is drawn.
+*references* to the gradient arrays (no copies, no arithmetic), as an attribute of the
+node itself: when the graph is dropped (the next training step reassigns ``loss``), the
+record goes with it, at no cost. Norms are computed only when something is drawn.
 """
 
 import itertools
-import weakref
 
 from minitorch import autograd
 
-# node -> (sequence number, grad_output, grad_inputs)
-_RECORDS = weakref.WeakKeyDictionary()
-_COUNTER = itertools.count()
+_COUNTER = itertools.count()  # orders the steps of every backward, across runs
 _ENABLED = [True]
+_ATTR = "_widgets_record"  # (sequence number, grad_output, grad_inputs) on each node
 
 
 def _observe(node, grad_output, grad_inputs):
     if _ENABLED[0]:
-        _RECORDS[node] = (next(_COUNTER), grad_output, grad_inputs)
+        node.__dict__[_ATTR] = (next(_COUNTER), grad_output, grad_inputs)
 
 
 def install():
@@ -38,7 +36,4 @@ def set_recording(enabled=True):
 
 def record_of(node):
     """``(seq, grad_output, grad_inputs)`` from the last backward through ``node``, or None."""
-    try:
-        return _RECORDS.get(node)
-    except TypeError:  # not weak-referenceable: never recorded
-        return None
+    return getattr(node, "__dict__", {}).get(_ATTR)

@@ -1,0 +1,95 @@
+"""``decision_boundary``: what a 2-D classifier predicts everywhere, with the data on top.
+
+    X, y = minitorch.datasets.make_moons(200)
+    ... train model ...
+    decision_boundary(model, X, y)       # a Figure: coloured regions + the points
+
+The model is evaluated (without a graph) on a grid covering the data. With several output
+columns the predicted class is the argmax and the shade is the model's confidence (the
+softmax probability of that class); with one output column it is a logit: class 1 where
+it is positive.
+"""
+
+import numpy as np
+from matplotlib.colors import ListedColormap
+
+import minitorch
+from minitorch.tensor import Tensor
+from widgets import plotting
+
+CLASS_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
+
+
+def _numpy(values):
+    if isinstance(values, Tensor):
+        values = values.data
+    if hasattr(values, "get") and not isinstance(values, np.ndarray):
+        values = values.get()
+    return np.asarray(values)
+
+
+def model_outputs(model, points):
+    """``model(points)`` as a NumPy ``(N, C)`` array: evaluation mode, no graph, model's device."""
+    was_training = getattr(model, "training", False)
+    if hasattr(model, "eval"):
+        model.eval()
+    try:
+        with minitorch.no_grad():
+            out = _numpy(model(minitorch.tensor(points.astype(np.float32)).to(_device_of(model))))
+    finally:
+        if was_training and hasattr(model, "train"):
+            model.train()
+    return out.reshape(len(points), -1).astype(np.float64)
+
+
+def classes_and_confidence(out):
+    """Predicted class and how sure the model is, from ``(N, C)`` outputs (C == 1: a logit)."""
+    if out.shape[1] == 1:
+        return (out[:, 0] > 0).astype(int), 1 / (1 + np.exp(-np.abs(out[:, 0])))
+    shifted = np.exp(out - out.max(axis=1, keepdims=True))
+    probs = shifted / shifted.sum(axis=1, keepdims=True)
+    return probs.argmax(axis=1), probs.max(axis=1)
+
+
+def predict_grid(model, X, resolution=150, margin=0.25):
+    """``(xx, yy, classes, confidence)`` of ``model`` on a grid around the points ``X``."""
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    pad = (hi - lo) * margin + 1e-3
+    xs = np.linspace(lo[0] - pad[0], hi[0] + pad[0], resolution)
+    ys = np.linspace(lo[1] - pad[1], hi[1] + pad[1], resolution)
+    xx, yy = np.meshgrid(xs, ys)
+    classes, confidence = classes_and_confidence(model_outputs(model, np.stack([xx.ravel(), yy.ravel()], axis=1)))
+    return xx, yy, classes.reshape(xx.shape), confidence.reshape(xx.shape)
+
+
+def _device_of(model):
+    params = getattr(model, "parameters", None)
+    for p in params() if params is not None else ():
+        return p.device
+    return "cpu"
+
+
+def decision_boundary(model, X, y, resolution=150, title=None, ax=None):
+    """A Figure with the model's predicted class over the plane and the points ``X`` coloured by ``y``."""
+    X, y = _numpy(X).astype(np.float64), _numpy(y).astype(int).ravel()
+    xx, yy, classes, confidence = predict_grid(model, X, resolution)
+    n_classes = int(max(y.max(initial=0), classes.max(initial=0))) + 1
+    cmap = ListedColormap(CLASS_COLOURS[:n_classes])
+    fig = None
+    if ax is None:
+        fig = plotting.new_figure(5.0, 4.2)
+        ax = fig.subplots()
+    # Light colours where the model is unsure, stronger where it is confident.
+    shade = (confidence - confidence.min()) / max(np.ptp(confidence), 1e-9)
+    ax.imshow(classes, origin="lower", extent=(xx.min(), xx.max(), yy.min(), yy.max()), cmap=cmap,
+              vmin=-0.5, vmax=n_classes - 0.5, alpha=0.15 + 0.35 * shade, aspect="auto", interpolation="nearest")
+    if n_classes > 1:
+        ax.contour(xx, yy, classes, levels=np.arange(n_classes - 1) + 0.5, colors="#333333", linewidths=1.0)
+    ax.scatter(X[:, 0], X[:, 1], c=y, cmap=cmap, vmin=-0.5, vmax=n_classes - 0.5, s=16, edgecolors="white",
+               linewidths=0.5)
+    predicted, _ = classes_and_confidence(model_outputs(model, X))
+    accuracy = float((predicted == y).mean()) if len(y) else 0.0
+    ax.set_title(title or f"decision boundary (accuracy {accuracy:.0%} on these points)", fontsize=10)
+    ax.set_xlim(xx.min(), xx.max())
+    ax.set_ylim(yy.min(), yy.max())
+    return fig if fig is not None else ax.figure

@@ -1,0 +1,287 @@
+"""Live training curves (``TrainingMonitor``) and per-parameter gradient norms (``gradient_flow``).
+
+    monitor = TrainingMonitor(model=model, grad_flow=True)   # shows an empty figure
+    for step in range(steps):
+        ...
+        loss.backward(); optimizer.step()
+        monitor.update(step, loss=loss.item(), acc=accuracy)   # cheap: draws now and then
+        optimizer.zero_grad()
+    monitor.close()                                           # the final figure, a static PNG
+
+``update`` only appends numbers. The figure is redrawn at most every ``every`` seconds,
+and only while the time spent drawing stays under ``budget`` (3 %) of the time since the
+first update, so a fast loop is not slowed down (the first curve shows after a few
+seconds). The picture is a PNG in a display slot that is replaced in place; ``close()``
+leaves the final figure there, so it survives saving the notebook (nbval ignores PNGs).
+
+``val_loss`` is drawn in the same panel as ``loss`` (one panel per metric, prefixes
+``train_``/``val_``/``test_`` share a panel); noisy curves get a smoothed line on top.
+"""
+
+import math
+import time
+
+import numpy as np
+
+from widgets import plotting, style
+
+SMOOTH_AFTER = 20  # points before a smoothed line is drawn over the raw one
+MAX_POINTS = 1000
+SPLIT_PREFIXES = ("train_", "val_", "test_")
+
+
+def _panel(name):
+    for prefix in SPLIT_PREFIXES:
+        if name.startswith(prefix):
+            return name[len(prefix):]
+    return name
+
+
+def _ema(values, alpha):
+    """Exponential moving average, bias-corrected (so the first points are not pulled to 0)."""
+    out = np.empty(len(values))
+    acc = 0.0
+    for i, v in enumerate(values):  # one pass over at most a few thousand logged points
+        acc = alpha * acc + (1 - alpha) * v
+        out[i] = acc / (1 - alpha ** (i + 1))
+    return out
+
+
+class TrainingMonitor:
+    """Loss/metric curves that update from inside a training loop; see the module docstring."""
+
+    def __init__(self, model=None, grad_flow=False, every=0.5, budget=0.03, smooth=0.9, title=None,
+                 display=True, width=None, height=3.2):
+        self.model = model
+        self.grad_flow = grad_flow and model is not None
+        self.every = every
+        self.budget = budget
+        self.smooth = smooth
+        self.title = title
+        self.width = width
+        self.height = height
+        self.history = {}  # metric name -> (steps list, values list)
+        self.draws = 0
+        self.draw_seconds = 0.0
+        self._started = None  # time of the first update
+        self._next_draw = 0.0
+        self._draw_cost = 0.1  # seconds one redraw takes; measured after the first one
+        self._closed = False
+        self._handle = None
+        if display and plotting.in_ipython():
+            self._handle = plotting.show(_PNG(self.warm_up()))
+
+    def warm_up(self):
+        """Draw the (empty) figure once, before the loop; returns its PNG.
+
+        It shows where the curves will appear, pays matplotlib's one-time start-up outside
+        the training loop, and measures what a redraw costs.
+        """
+        start = time.perf_counter()
+        png = plotting.figure_png(self.figure(fast=True))
+        self._draw_cost = 2 * (time.perf_counter() - start)  # a figure full of data draws slower
+        return png
+
+    # ------------------------------------------------------------------ logging
+    def update(self, step, **metrics):
+        """Log ``metrics`` (floats or 1-element tensors) at ``step``; redraw when it is time."""
+        for name, value in metrics.items():
+            if value is None:
+                continue
+            steps, values = self.history.setdefault(name, ([], []))
+            steps.append(step)
+            values.append(float(value.item() if hasattr(value, "item") else value))
+        if self._handle is None:
+            return
+        now = time.perf_counter()
+        if self._started is None:
+            self._started = now
+        # Draw when ``every`` seconds have passed and the drawing time so far, plus one more
+        # draw, stays within ``budget`` of the time since the first update.
+        affordable = self.draw_seconds + self._draw_cost <= self.budget * (now - self._started)
+        if now >= self._next_draw and affordable:
+            self._draw_live(now)
+
+    def _draw_live(self, now):
+        start = time.perf_counter()
+        self._handle.update(_PNG(plotting.figure_png(self.figure(fast=True))))
+        cost = time.perf_counter() - start
+        self.draws += 1
+        self.draw_seconds += cost
+        self._draw_cost = 1.5 * cost  # the curves grow: expect the next draw to be a bit slower
+        self._next_draw = now + cost + self.every
+
+    def close(self):
+        """Draw the final figure (a static PNG in the output) and return it."""
+        fig = self.figure()
+        if self._handle is not None:
+            self._handle.update(_PNG(plotting.figure_png(fig)))
+        self._closed = True
+        return fig
+
+    def last(self, name):
+        """The most recent value logged for ``name`` (None if never)."""
+        values = self.history.get(name, ((), ()))[1]
+        return values[-1] if values else None
+
+    # ------------------------------------------------------------------ drawing
+    def figure(self, fast=False):
+        """A new Figure with one panel per metric (and gradient flow, when asked).
+
+        ``fast``: a fixed layout, quicker to draw (used for the live updates).
+        """
+        panels = {}
+        for name in self.history:
+            panels.setdefault(_panel(name), []).append(name)
+        n = len(panels) + (1 if self.grad_flow else 0)
+        n = max(n, 1)
+        fig = plotting.new_figure(self.width or min(4.0 * n, 13.0), self.height, fast=fast)
+        axes = fig.subplots(1, n, squeeze=False)[0]
+        if fast:
+            fig.subplots_adjust(left=0.06, right=0.98, bottom=0.17, top=0.88, wspace=0.45 if self.grad_flow else 0.25)
+        for ax, (panel, names) in zip(axes, panels.items()):
+            for i, name in enumerate(names):
+                self._plot_metric(ax, name, i)
+            ax.set_title(panel)
+            ax.set_xlabel("step")
+            ax.grid(alpha=0.3)
+            if len(names) > 1:
+                ax.legend(fontsize=8)
+        if not panels and not self.grad_flow:
+            axes[0].text(0.5, 0.5, "waiting for monitor.update(...)", ha="center", va="center",
+                         transform=axes[0].transAxes, color="#888888")
+            axes[0].set_axis_off()
+        if self.grad_flow:
+            plot_gradient_flow(axes[-1], gradient_norms(self.model))
+        if self.title:
+            fig.suptitle(self.title)
+        return fig
+
+    def _plot_metric(self, ax, name, i):
+        steps, values = self.history[name]
+        colour = ["#2171b5", "#e6550d", "#31a354", "#756bb1"][i % 4]
+        steps, values = np.asarray(steps), np.asarray(values, dtype=np.float64)
+        # At most ~MAX_POINTS points per line: a picture of 50,000 points is slow and no clearer.
+        every = max(1, len(values) // MAX_POINTS)
+        if len(values) > SMOOTH_AFTER and self.smooth and _is_noisy(values):
+            ax.plot(steps[::every], values[::every], color=colour, alpha=0.25, linewidth=0.8)
+            ax.plot(steps[::every], _ema(values, self.smooth)[::every], color=colour, linewidth=1.8, label=name)
+        else:
+            ax.plot(steps[::every], values[::every], color=colour, linewidth=1.5,
+                    marker="." if len(values) < 30 else None, label=name)
+        last = values[-1]
+        if math.isfinite(last):
+            ax.annotate(f"{last:.4g}", (steps[-1], last), textcoords="offset points", xytext=(-4, 6),
+                        ha="right", fontsize=8, color=colour)
+        if name.endswith("loss") and np.all(values[np.isfinite(values)] > 0) and _spans_decades(values):
+            ax.set_yscale("log")
+
+    def __repr__(self):
+        logged = ", ".join(self.history) or "nothing yet"
+        return f"TrainingMonitor({logged})"
+
+
+def _is_noisy(values):
+    """True when step-to-step jumps are large next to the overall trend (minibatch losses)."""
+    finite = values[np.isfinite(values)]
+    spread = np.ptp(finite) if finite.size else 0.0
+    return spread > 0 and float(np.median(np.abs(np.diff(finite)))) > 0.02 * spread
+
+
+def _spans_decades(values):
+    finite = values[np.isfinite(values)]
+    return finite.size > 1 and finite.max() / max(finite.min(), 1e-300) > 100
+
+
+class _PNG:
+    """A PNG with a fixed text form (the text is what nbval compares)."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def _repr_png_(self):
+        return self.data
+
+    def __repr__(self):
+        return "<training curves>"
+
+
+# ---------------------------------------------------------------------- gradient flow
+def gradient_norms(model):
+    """``{parameter name: norm of its .grad}`` (None where a parameter has no gradient)."""
+    norms = {}
+    for name, p in model.named_parameters():
+        norms[name] = None if p.grad is None else style.array_norm(p.grad.data)
+    return norms
+
+
+def classify(norm):
+    """'missing', 'bad' (NaN/Inf), 'vanishing', 'exploding' or 'ok' for one gradient norm."""
+    if norm is None:
+        return "missing"
+    if not math.isfinite(norm):
+        return "bad"
+    if norm < style.VANISHING:
+        return "vanishing"
+    if norm > style.EXPLODING:
+        return "exploding"
+    return "ok"
+
+
+def plot_gradient_flow(ax, norms):
+    """Horizontal bars of gradient norms on a log scale, flagged by colour, on ``ax``."""
+    names = list(norms)
+    kinds = [classify(norms[n]) for n in names]
+    colours = {"ok": style.OK_BAR, "vanishing": style.VANISH_BAR, "exploding": style.EXPLODE_BAR,
+               "bad": style.EXPLODE_BAR, "missing": "#cccccc"}
+    finite = [v for v in norms.values() if v is not None and math.isfinite(v) and v > 0]
+    floor = min(min(finite, default=1.0), style.VANISHING) / 10
+    ceiling = max(max(finite, default=1.0), style.EXPLODING) * 10
+    # Bars start at ``floor`` (a log axis has no 0); NaN/Inf bars run to the right edge.
+    ends = [ceiling if k == "bad" else (floor if k == "missing" else max(norms[n], floor))
+            for n, k in zip(names, kinds)]
+    y = np.arange(len(names))[::-1]
+    ax.barh(y, [e - floor for e in ends], left=floor, color=[colours[k] for k in kinds])
+    ax.set_xscale("log")
+    labels = {"ok": "", "missing": "  (no grad)", "bad": "  (NaN/Inf!)", "vanishing": "  (vanishing)",
+              "exploding": "  (exploding)"}
+    ax.set_yticks(y, [n + labels[k] for n, k in zip(names, kinds)], fontsize=8)
+    ax.axvline(style.VANISHING, color=style.VANISH_BAR, linestyle="--", linewidth=1)
+    ax.axvline(style.EXPLODING, color=style.EXPLODE_BAR, linestyle="--", linewidth=1)
+    ax.set_xlim(floor, ceiling)
+    ax.set_title("gradient norm per parameter")
+    ax.set_xlabel("|grad|, log scale (dashed: vanishing | exploding)", fontsize=9)
+    if not names:
+        ax.text(0.5, 0.5, "no parameters", ha="center", va="center", transform=ax.transAxes)
+
+
+class GradientFlow:
+    """Per-parameter gradient norms after a backward: ``.norms``, ``.vanishing``, ``.exploding``, ``.figure``."""
+
+    def __init__(self, model):
+        self.norms = gradient_norms(model)
+        self.status = {n: classify(v) for n, v in self.norms.items()}
+        self.vanishing = [n for n, s in self.status.items() if s == "vanishing"]
+        self.exploding = [n for n, s in self.status.items() if s in ("exploding", "bad")]
+        self.missing = [n for n, s in self.status.items() if s == "missing"]
+        fig = plotting.new_figure(6.5, 0.9 + 0.28 * max(len(self.norms), 1))
+        plot_gradient_flow(fig.subplots(), self.norms)
+        self.figure = fig
+
+    def _repr_png_(self):
+        return plotting.figure_png(self.figure)
+
+    def __repr__(self):
+        parts = [f"gradient flow over {len(self.norms)} parameters"]
+        for label, names in (("vanishing", self.vanishing), ("exploding/NaN", self.exploding),
+                             ("without grad", self.missing)):
+            if names:
+                parts.append(f"{label}: {', '.join(names)}")
+        if len(parts) == 1:
+            parts.append("all healthy")
+        return "; ".join(parts)
+
+
+def gradient_flow(model):
+    """The gradient norm of every parameter of ``model`` after ``backward()``, as a chart and data."""
+    return GradientFlow(model)
