@@ -78,4 +78,34 @@ def _convert(item):
 def getitem(a, index):
     """``a[index]`` as a recorded op."""
     index = tuple(_convert(i) for i in index) if isinstance(index, tuple) else _convert(index)
+    if isinstance(index, tuple) and _mixes_ints_and_arrays(index):
+        # NumPy counts an int next to an index array as one more index array, which can move
+        # dimensions: for x of shape (2, 3, 2), x[0, :, [1, 0]] is (2, 3) in NumPy but (3, 2)
+        # in PyTorch, which first selects with the ints. Do as PyTorch: two steps.
+        ints_applied, arrays_left = _split_ints_from_arrays(index)
+        return Index.apply(Index.apply(a, ints_applied), arrays_left)
     return Index.apply(a, index)
+
+
+def _is_int(item):
+    return isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_))
+
+
+def _mixes_ints_and_arrays(index):
+    return any(_is_int(i) for i in index) and any(backend.is_backend_array(i) for i in index)
+
+
+def _split_ints_from_arrays(index):
+    """``x[index]`` as ``x[ints_applied][arrays_left]``: ints, slices and None first."""
+    ints_applied, arrays_left = [], []
+    for item in index:
+        if backend.is_backend_array(item):
+            # Keep the dims the array will index (a k-d bool mask covers k of them).
+            ints_applied.extend([slice(None)] * (item.ndim if item.dtype == bool else 1))
+            arrays_left.append(item)
+        elif _is_int(item):
+            ints_applied.append(item)  # its dimension is gone after the first step
+        else:  # a slice, None or Ellipsis: applied first; its dims stay for the second step
+            ints_applied.append(item)
+            arrays_left.append(Ellipsis if item is Ellipsis else slice(None))
+    return tuple(ints_applied), tuple(arrays_left)
