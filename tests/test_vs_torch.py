@@ -461,6 +461,14 @@ INDICES = {
     "slice-and-int-array": lambda: (slice(None), [3, 3, 1]),
     "bool-mask-dim0": lambda: [True, False, True],
     "bool-mask-2d": lambda: (np.arange(12).reshape(3, 4) % 3 == 0),
+    # ints mixed with index arrays: PyTorch applies the ints first (NumPy would not).
+    "int-slice-array": lambda: (0, slice(None), [1, 0]),
+    "array-slice-int": lambda: ([2, 0], slice(None), 1),
+    "int-array-adjacent": lambda: (1, [3, 3, 0]),
+    "ellipsis-int-array": lambda: (Ellipsis, 1, [0, 1, 1]),
+    "none-int-slice-array": lambda: (None, 2, slice(None), [1, 0]),
+    "int-bool-mask": lambda: (1, [True, False, True, True]),
+    "int-slice-2d-array": lambda: (0, slice(None), [[1, 0], [1, 1]]),
 }
 
 
