@@ -25,7 +25,6 @@ after one warm-up epoch (which also compiles the kernels).
 """
 
 import argparse
-import contextlib
 import statistics
 import sys
 import time
@@ -36,8 +35,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import minitorch  # noqa: E402
-from minitorch import autograd, cuda_kernels  # noqa: E402
+from minitorch import cuda_kernels  # noqa: E402
 from minitorch.nn import functional as F  # noqa: E402
+from minitorch.staging import per_op_copies  # noqa: E402
 
 TARGET_SPEEDUP = 20.0  # GPU resident vs MiniTorch CPU: at least this many times faster
 TARGET_VS_TORCH = 1.5  # GPU resident vs PyTorch CUDA: at most this many times slower
@@ -96,64 +96,10 @@ def time_minitorch(x_np, y_np, batch, epochs, device, hidden, warmup=True):
     return statistics.median(times), float(loss.item())
 
 
-@contextlib.contextmanager
-def per_op_copies(cupy):
-    """Run every op on the GPU while all data stays on the host (the article's design).
-
-    Each Function's forward uploads its array inputs, computes with CuPy and downloads
-    its output and everything it saved for backward; backward uploads the gradient and
-    the saved arrays again and downloads the input gradients.
-    """
-    originals = {}
-
-    def up(value):
-        return cupy.asarray(value) if isinstance(value, np.ndarray) else value
-
-    def down(value):
-        return value.get() if isinstance(value, cupy.ndarray) else value
-
-    def wrap(fn_cls, forward, backward):
-        def staged_forward(ctx, *args):
-            ctx.xp = cupy
-            out = forward(ctx, *(up(a) for a in args))
-            ctx.xp = np
-            ctx._saved = tuple(down(s) for s in ctx._saved)
-            staged = [k for k, v in ctx.__dict__.items() if isinstance(v, cupy.ndarray)]
-            for k in staged:
-                setattr(ctx, k, down(getattr(ctx, k)))
-            ctx._staged = staged
-            return down(out)
-
-        def staged_backward(ctx, grad):
-            ctx.xp = cupy
-            ctx._saved = tuple(up(s) for s in ctx._saved)
-            for k in ctx.__dict__.get("_staged", ()):
-                setattr(ctx, k, up(getattr(ctx, k)))
-            grads = backward(ctx, up(grad))
-            ctx.xp = np
-            grads = grads if isinstance(grads, tuple) else (grads,)
-            return tuple(down(g) for g in grads)
-
-        fn_cls.forward = staticmethod(staged_forward)
-        fn_cls.backward = staticmethod(staged_backward)
-
-    for name, fn_cls in autograd.REGISTRY.items():
-        if name == "ToDevice":
-            continue
-        originals[fn_cls] = (fn_cls.forward, fn_cls.backward)
-        wrap(fn_cls, fn_cls.forward, fn_cls.backward)
-    try:
-        yield
-    finally:
-        for fn_cls, (forward, backward) in originals.items():
-            fn_cls.forward = staticmethod(forward)
-            fn_cls.backward = staticmethod(backward)
-
-
 def time_per_op_copies(x_np, y_np, batch, epochs, hidden):
     """MiniTorch with host-resident data and per-op uploads/downloads (one epoch timed)."""
     cupy = minitorch.backend.cupy_module()
-    with per_op_copies(cupy):
+    with per_op_copies(cupy):  # minitorch.staging: the article's design, reproduced
         seconds, loss = time_minitorch(x_np, y_np, batch, epochs, "cpu", hidden, warmup=False)
     minitorch.cuda.synchronize()
     return seconds, loss

@@ -13,6 +13,7 @@ from fake_cupy import FakeCupy
 
 import minitorch
 from minitorch import autograd, backend, cuda_kernels
+from minitorch.staging import count_transfers, per_op_copies
 
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "gpu.py"
 
@@ -56,6 +57,18 @@ def test_every_mode_trains_the_same_model(gpu_bench, fake_gpu):
 
 def test_per_op_copies_puts_the_ops_back(gpu_bench, fake_gpu):
     before = {name: (fn.forward, fn.backward) for name, fn in autograd.REGISTRY.items()}
-    with gpu_bench.per_op_copies(backend.cupy_module()):
+    with per_op_copies(backend.cupy_module()):
         assert autograd.REGISTRY["Add"].forward is not before["Add"][0]
     assert {name: (fn.forward, fn.backward) for name, fn in autograd.REGISTRY.items()} == before
+
+
+def test_count_transfers_adds_up_the_bytes_per_op_copies_would_move():
+    x = minitorch.ones(4, 3, requires_grad=True)  # float32: 48 bytes
+    w = minitorch.ones(3, 2, requires_grad=True)  # 24 bytes
+    with count_transfers() as moved:
+        y = x @ w  # up: x, w; down: y (32 bytes) and the saved x, w
+    assert (moved.to_device, moved.to_host) == (48 + 24, 32 + 48 + 24)
+    with count_transfers() as moved:
+        y.backward(minitorch.ones(4, 2))  # up: grad, x, w; down: both input grads
+    assert (moved.to_device, moved.to_host) == (32 + 48 + 24, 48 + 24)
+    assert x.grad.tolist() == [[2.0, 2.0, 2.0]] * 4
