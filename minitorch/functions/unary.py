@@ -231,10 +231,12 @@ def clamp(a, min=None, max=None):
     if min is None and max is None:
         raise MiniTorchError("clamp(): at least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        from minitorch.functions.arithmetic import maximum, minimum
+        from minitorch.functions.arithmetic import where
 
-        out = a if min is None else maximum(a, min)
-        return out if max is None else minimum(out, max)
+        # where, not maximum/minimum: an element equal to a bound keeps its whole
+        # gradient (the bound gets none), as in PyTorch; maximum would split it in two.
+        out = a if min is None else where(a < min, min, a)
+        return out if max is None else where(out > max, max, out)
     if a.data.dtype.kind != "f" and any(isinstance(v, float) for v in (min, max)):
         a = _cast(a, DEFAULT_FLOAT)
     return Clamp.apply(a, min, max)
