@@ -316,6 +316,16 @@ def test_kinks_at_zero_and_at_clamp_bounds(dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_clamp_with_tensor_bounds_at_ties(dtype):
+    x = np.array([1.0, 2.0, 3.0, 2.5])
+    low, high = np.array([2.0, 2.0, 2.0, 3.0]), np.array([2.5, 2.5, 3.0, 2.0])  # last: low > high
+    compare(lambda lib, t, lo: t.clamp(min=lo), [x, low], dtype)
+    compare(lambda lib, t, hi: t.clamp(max=hi), [x, high], dtype)
+    compare(lambda lib, t, lo, hi: lib.clamp(t, lo, hi), [x[:3], low[:3], high[:3]], dtype)
+    compare(lambda lib, t, lo: t.clamp(min=lo), [x[:, None], low], dtype)  # bounds broadcast
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_pow_edge_cases(dtype):
     x = np.array([0.0, 1.0, -2.0, 3.0])
     compare(lambda lib, t: t**0, [x], dtype)
