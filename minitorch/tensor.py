@@ -292,10 +292,10 @@ class Tensor:
 
     def retain_grad(self):
         """Keep ``.grad`` for this non-leaf tensor too after backward."""
-        if self.grad_fn is None:
-            return
         if not self.requires_grad:
             raise MiniTorchError("retain_grad(): can't retain_grad on a tensor that does not require grad")
+        if self.grad_fn is None:
+            return
         if self.__dict__.get("_retains_grad"):
             return
         self._retains_grad = True
@@ -305,10 +305,11 @@ class Tensor:
             tensor = target()
             if tensor is not None:
                 if tensor.grad is None:
-                    tensor.grad = Tensor._make(grad.data, None, False)
+                    tensor.grad = Tensor._make(grad.data.copy(), None, False)  # its own memory
                 else:
                     tensor.grad = Tensor._make(tensor.grad.data + grad.data, None, False)
 
+        self._retain_hook = keep
         self._add_hook(keep)
 
     @property
@@ -334,7 +335,13 @@ class Tensor:
             if self.grad_fn._pre_hooks is None:
                 self.grad_fn._pre_hooks = []
             hooks = self.grad_fn._pre_hooks
-        hooks.append(hook)
+        keep = self.__dict__.get("_retain_hook")
+        if keep is not None and keep in hooks:
+            # retain_grad's hook stays last, so .grad shows the gradient after every hook
+            # (as in PyTorch, whatever the order they were registered in).
+            hooks.insert(hooks.index(keep), hook)
+        else:
+            hooks.append(hook)
         return _HookHandle(hooks, hook)
 
     # ------------------------------------------------------------------ in-place updates
