@@ -266,15 +266,26 @@ def test_hook_handle_remove():
     assert x.grad.tolist() == [11.0]
 
 
-def test_hook_and_retain_grad_order_on_non_leaf():
+@pytest.mark.parametrize("retain_first", [True, False])
+def test_retained_grad_is_the_gradient_after_all_hooks(retain_first):
+    # As in PyTorch: retain_grad's hook runs last, whatever the registration order.
     x = leaf([1.0])
     y = x * 2
-    y.retain_grad()
+    if retain_first:
+        y.retain_grad()
     y.register_hook(lambda g: g * 100)
+    if not retain_first:
+        y.retain_grad()
     (y * 3).sum().backward()
-    # retain_grad was registered first, so it sees the gradient before the hook changes it.
-    assert y.grad.tolist() == [3.0]
+    assert y.grad.tolist() == [300.0]
     assert x.grad.tolist() == [600.0]
+
+
+def test_retain_grad_on_a_tensor_without_grad_is_an_error():
+    with pytest.raises(minitorch.errors.MiniTorchError, match="retain_grad"):
+        (minitorch.ones(2) * 2).retain_grad()
+    with pytest.raises(minitorch.errors.MiniTorchError, match="retain_grad"):
+        minitorch.ones(2).retain_grad()
 
 
 # ---------------------------------------------------------------------- custom Functions

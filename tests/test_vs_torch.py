@@ -589,6 +589,35 @@ def test_result_dtype_of_mixed_dtype_arithmetic(op):
     assert not mismatches, "\n".join(mismatches)
 
 
+MIXED_FLOAT_OPS = {
+    "add": lambda lib, a, b: a + b,
+    "mul": lambda lib, a, b: a * b,
+    "div": lambda lib, a, b: a / b,
+    "scale-by-sum": lambda lib, a, b: (a * b.sum()).sum(),
+    "cat": lambda lib, a, b: lib.cat([a, b]),
+    "stack": lambda lib, a, b: lib.stack([a, b], 1),
+    "where": lambda lib, a, b: lib.where(a > 0, a, b),
+    "maximum": lambda lib, a, b: lib.maximum(a, b),
+}
+
+
+@pytest.mark.parametrize("name", list(MIXED_FLOAT_OPS))
+def test_mixed_float32_float64_gradients_keep_each_leaf_dtype(name):
+    rng = np.random.default_rng(13)
+    a32, b64 = rng.standard_normal(3).astype(np.float32), rng.standard_normal(3) + 3.0
+    fn = MIXED_FLOAT_OPS[name]
+    outs, grads = [], []
+    for lib in (minitorch, torch):
+        a, b = lib.tensor(a32, requires_grad=True), lib.tensor(b64, requires_grad=True)
+        out = fn(lib, a, b)
+        out.sum().backward()
+        outs.append(out)
+        grads.append((a.grad, b.grad))
+    assert_same_tensor(outs[0], outs[1], "output", rtol=1e-6, atol=1e-6)
+    for (mine, theirs), what in zip(zip(*grads), ("float32 leaf", "float64 leaf")):
+        assert_same_tensor(mine, theirs, f"grad of the {what}", rtol=1e-6, atol=1e-6)
+
+
 @pytest.mark.parametrize("name", ["exp", "log", "sqrt", "sin", "tanh", "sigmoid", "abs", "relu", "neg"])
 @pytest.mark.parametrize("dtype", ["int64", "bool"])
 def test_unary_result_dtype_on_integer_input(name, dtype):
