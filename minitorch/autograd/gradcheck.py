@@ -28,16 +28,17 @@ def _outputs(fn, inputs):
 def numerical_jacobian(fn, inputs, index, eps):
     """d outputs / d inputs[index] by central differences: shape (input numel, output numel)."""
     x = inputs[index]
-    flat = x.data.reshape(-1)  # a view: writing into it perturbs x in place
+    data = x.data  # written in place element by element (reshape(-1) would copy a transposed x)
     columns = []
     with grad_mode.no_grad():
-        for i in range(flat.size):
-            original = flat[i].item()
-            flat[i] = original + eps
+        for i in range(data.size):
+            position = np.unravel_index(i, data.shape)
+            original = data[position].item()
+            data[position] = original + eps
             plus = [backend.to_device(o.data, "cpu").astype(np.float64).ravel() for o in _outputs(fn, inputs)]
-            flat[i] = original - eps
+            data[position] = original - eps
             minus = [backend.to_device(o.data, "cpu").astype(np.float64).ravel() for o in _outputs(fn, inputs)]
-            flat[i] = original
+            data[position] = original
             columns.append(np.concatenate([(p - m) / (2 * eps) for p, m in zip(plus, minus)]))
     return np.stack(columns) if columns else np.zeros((0, 0))
 
