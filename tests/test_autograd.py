@@ -434,3 +434,10 @@ def test_gradcheck_accepts_a_correct_and_rejects_a_wrong_backward():
     assert autograd.gradcheck(lambda t: (t * t).tanh(), (x,))
     autograd.override_backward("Tanh", lambda ctx, grad: (grad,))
     assert not autograd.gradcheck(lambda t: t.tanh(), (x,), raise_exception=False)
+
+
+def test_gradcheck_on_non_contiguous_and_0d_inputs():
+    transposed = minitorch.from_numpy(np.arange(1.0, 7.0).reshape(3, 2).T).requires_grad_()
+    assert not transposed.is_contiguous()
+    assert autograd.gradcheck(lambda t: t.exp() @ t.T, (transposed,))
+    assert autograd.gradcheck(lambda t: t.sin() * 2, (leaf(0.3),))
