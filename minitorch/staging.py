@@ -26,8 +26,9 @@ class Transfers:
     """Bytes that would cross the host-device bus, counted by ``count_transfers``."""
 
     def __init__(self):
-        self.to_device = 0
-        self.to_host = 0
+        self.to_device = 0  # bytes host -> device
+        self.to_host = 0  # bytes device -> host
+        self.copies = 0  # separate transfers (each has a fixed latency and makes Python wait)
 
     @property
     def total(self):
@@ -105,11 +106,13 @@ def count_transfers():
 
     def upload(array):
         transfers.to_device += array.nbytes
+        transfers.copies += 1
         return array
 
     def download(value):
         if isinstance(value, np.ndarray):
             transfers.to_host += value.nbytes
+            transfers.copies += 1
         return value
 
     with _staged(upload, download, np):

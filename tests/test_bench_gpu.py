@@ -68,6 +68,7 @@ def test_count_transfers_adds_up_the_bytes_per_op_copies_would_move():
     with count_transfers() as moved:
         y = x @ w  # up: x, w; down: y (32 bytes) and the saved x, w
     assert (moved.to_device, moved.to_host) == (48 + 24, 32 + 48 + 24)
+    assert moved.copies == 5 and moved.total == 48 + 24 + 32 + 48 + 24
     with count_transfers() as moved:
         y.backward(minitorch.ones(4, 2))  # up: grad, x, w; down: both input grads
     assert (moved.to_device, moved.to_host) == (32 + 48 + 24, 48 + 24)
