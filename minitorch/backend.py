@@ -29,8 +29,9 @@ def probe_gpu():
     """Find out once whether CuPy imports, sees a device and can run a kernel.
 
     Returns ``(usable, reason)``; never raises, since any failure just means "no GPU".
-    The reason names which of the three steps failed: CuPy missing, no CUDA device, or
-    kernels that cannot be compiled (the plain CuPy wheel has no NVRTC).
+    The reason names which step failed: CuPy missing, no CUDA device, kernels that cannot
+    be compiled (the plain CuPy wheel has no NVRTC), or a missing CUDA library (cuBLAS,
+    cuRAND) that the first matmul or random number would need.
     """
     global _gpu_probe, _cupy, _cupy_ndarray
     if _gpu_probe is not None:
@@ -63,6 +64,20 @@ def probe_gpu():
             False,
             "a CUDA device exists but CuPy cannot compile or run kernels (is NVRTC missing? "
             f"install cupy-cuda12x[ctk] or the CUDA toolkit): {type(exc).__name__}: {exc}",
+        )
+        return _gpu_probe
+    try:
+        # Matrix products call cuBLAS and random numbers cuRAND: shared libraries that
+        # cupy-cuda12x loads from the CUDA toolkit (or the cuda-toolkit pip packages).
+        ones = cupy.ones((2, 2), dtype=cupy.float32)
+        if float((ones @ ones).sum()) != 8.0:
+            raise RuntimeError("a test matrix product returned a wrong result")
+        cupy.random.random(2)
+    except Exception as exc:
+        _gpu_probe = (
+            False,
+            "CuPy runs kernels but a CUDA library is missing (cuBLAS for matmul, cuRAND for "
+            f"random numbers; install cupy-cuda12x[ctk] or the CUDA toolkit): {type(exc).__name__}: {exc}",
         )
         return _gpu_probe
     _cupy = cupy

@@ -13,7 +13,8 @@ instance ``np.asarray(device_array)``, which real CuPy refuses). The real-GPU te
 
 Several variants model the three ways a GPU can be unusable: ``FakeCupy(devices=0)``
 (no device: ``getDeviceCount`` raises like CUDA without a driver) and
-``FakeCupy(nvrtc=False)`` (kernels cannot compile).
+``FakeCupy(nvrtc=False)`` (kernels cannot compile), ``FakeCupy(curand=False)`` (a CUDA
+library is missing).
 """
 
 import types
@@ -158,7 +159,7 @@ class FakeElementwiseKernel:
 class FakeCupy(types.ModuleType):
     """A module object that MiniTorch's backend takes for ``cupy``."""
 
-    def __init__(self, devices=1, nvrtc=True):
+    def __init__(self, devices=1, nvrtc=True, curand=True):
         super().__init__("cupy")
         self.__version__ = "0.0-fake"
         self.ndarray = FakeDeviceArray
@@ -190,9 +191,12 @@ class FakeCupy(types.ModuleType):
                 as_strided=lambda x, shape=None, strides=None: strided(x, shape, strides, subok=True)
             )
         )
-        self.random = types.SimpleNamespace(
-            random=lambda size=None: _device(np.random.default_rng(0).random(size)),
-        )
+        def random(size=None):
+            if not curand:
+                raise RuntimeError("fake cupy: libcurand.so.10: cannot open shared object file")
+            return _device(np.random.default_rng(0).random(size))
+
+        self.random = types.SimpleNamespace(random=random)
 
     def get_default_memory_pool(self):
         return self._pool

@@ -72,6 +72,13 @@ def test_reason_when_kernels_cannot_compile(use_cupy):
     assert "NVRTC" in minitorch.cuda.unavailable_reason()
 
 
+def test_reason_when_a_cuda_library_is_missing(use_cupy):
+    use_cupy(FakeCupy(curand=False))
+    assert minitorch.cuda.is_available() is False
+    reason = minitorch.cuda.unavailable_reason()
+    assert "CUDA library is missing" in reason and "libcurand" in reason
+
+
 def test_fake_gpu_is_available(fake_gpu):
     assert minitorch.cuda.unavailable_reason().startswith("1 CUDA device(s) found")
     assert minitorch.cuda.device_count() == 1
