@@ -888,6 +888,13 @@ def promote(a, b):
     a_t, b_t = isinstance(a, Tensor), isinstance(b, Tensor)
     if a_t and b_t and a.data.dtype == b.data.dtype:
         return a, b
+    # A NumPy scalar (np.float64 from x.mean().item()'s cousins, np.sqrt(2), ...) counts as a
+    # Python number, as in PyTorch: left as is, NumPy would let an np.float64 turn a float32
+    # array into float64.
+    if isinstance(a, np.generic):
+        a = a.item()
+    if isinstance(b, np.generic):
+        b = b.item()
     shaped, zero_dim, scalars = [], [], []
     for v in (a, b):
         if isinstance(v, Tensor):

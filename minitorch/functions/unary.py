@@ -1,6 +1,8 @@
 """Elementwise functions of one tensor: exp, log, sqrt, sin, cos, tanh, sigmoid, relu,
 abs, clamp. Each backward multiplies the incoming gradient by the local derivative."""
 
+import numpy as np
+
 from minitorch import cuda_kernels
 from minitorch.autograd.function import Function
 from minitorch.dtypes import DEFAULT_FLOAT
@@ -230,6 +232,8 @@ def clamp(a, min=None, max=None):
     """Limit each element to ``[min, max]`` (either bound may be None)."""
     if min is None and max is None:
         raise MiniTorchError("clamp(): at least one of 'min' or 'max' must not be None")
+    # NumPy scalar bounds count as Python numbers (np.clip would upcast to an np.float64's dtype).
+    min, max = (v.item() if isinstance(v, np.generic) else v for v in (min, max))
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         from minitorch.functions.arithmetic import where
 
