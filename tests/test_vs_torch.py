@@ -159,6 +159,9 @@ def test_binary_ops_random_broadcast(name, dtype, seed):
         pytest.param(lambda lib, x: x.clamp(min=0.8), id="clamp-min"),
         pytest.param(lambda lib, x: x.clamp(max=1.2), id="clamp-max"),
         pytest.param(lambda lib, x: lib.clamp(x, 0.8, 1.2), id="clamp-both"),
+        pytest.param(lambda lib, x: x * np.float64(1.5) + np.int64(2), id="numpy-scalars"),
+        pytest.param(lambda lib, x: x.clamp(np.float64(0.8), np.float32(1.2)), id="clamp-numpy-bounds"),
+        pytest.param(lambda lib, x: np.float64(2.0) / x - np.sqrt(2.0), id="numpy-scalar-left"),
     ],
 )
 def test_tensor_and_python_scalar(fn, dtype):
@@ -543,7 +546,9 @@ def _operands():
     for name, values in data.items():
         items.append((f"{name}[2]", lambda lib, n=name, v=values: lib.tensor(v, dtype=getattr(lib, n))))
         items.append((f"{name}0d", lambda lib, n=name, v=values: lib.tensor(v[0], dtype=getattr(lib, n))))
-    for scalar in (True, 3, 2.5):
+    # NumPy scalars count as Python numbers in PyTorch (np.bool_ is left out: PyTorch treats
+    # it as a float, an oddity not worth copying).
+    for scalar in (True, 3, 2.5, np.float64(2.5), np.float32(1.5), np.int64(3)):
         items.append((repr(scalar), lambda lib, s=scalar: s))
     return items
 
