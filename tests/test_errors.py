@@ -331,6 +331,21 @@ def test_debug_switch_names_op_input_and_both_shapes():
     assert "MatMul.backward returned grad of shape (4, 3) for input 0 of shape (3, 4)" in message_of(excinfo)
 
 
+def test_debug_switch_message_for_a_wrong_second_gradient():
+    def wrong_grad_b(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad @ b.T, grad @ b.T  # the second should be a.T @ grad
+
+    autograd.override_backward("MatMul", wrong_grad_b)
+    a = minitorch.randn(3, 4, requires_grad=True)
+    b = minitorch.randn(4, 3, requires_grad=True)
+    with autograd.debug_mode():
+        with pytest.raises(RuntimeError) as excinfo:
+            (a @ b).sum().backward()
+    assert "MatMul.backward returned grad of shape (3, 4) for input 1 of shape (4, 3)" in message_of(excinfo)
+    assert not autograd.is_debug_enabled()  # debug_mode() switched it back off
+
+
 def test_debug_switch_with_a_custom_function():
     class Twice(autograd.Function):
         @staticmethod
