@@ -149,6 +149,8 @@ def array_module(device):
     """The array library for a device: ``numpy`` for ``"cpu"``, ``cupy`` for ``"cuda"``."""
     if device == CPU:
         return np
+    if _cupy is not None:  # the fast path, taken by every op on a GPU
+        return _cupy
     return require_cuda()
 
 

@@ -44,6 +44,16 @@ SOFTMAX_XENT_BACKWARD = (
     "minitorch_softmax_xent_backward",
 )
 
+# One SGD-with-momentum update, in place, for one element of a parameter (PyTorch's
+# formula without dampening or Nesterov): five CuPy launches become one. Outputs may be
+# read as well as written: ``p`` and ``buf`` are updated where they are.
+SGD_MOMENTUM_STEP = (
+    "T g, T lr, T momentum, T weight_decay",
+    "T p, T buf",
+    "T d = g + weight_decay * p; buf = momentum * buf + d; p = p - lr * buf",
+    "minitorch_sgd_momentum_step",
+)
+
 _ENABLED = [True]
 _CACHE = {}
 
@@ -105,6 +115,12 @@ def softmax_xent_backward(probs, target, scale):
     return get_kernel(SOFTMAX_XENT_BACKWARD)(probs, target, scale, c)
 
 
+def sgd_momentum_step(p, buf, g, lr, momentum, weight_decay):
+    """``buf = momentum * buf + (g + weight_decay * p)``; ``p -= lr * buf``; in place, one kernel."""
+    scalar = p.dtype.type
+    get_kernel(SGD_MOMENTUM_STEP)(g, scalar(lr), scalar(momentum), scalar(weight_decay), p, buf)
+
+
 # ---------------------------------------------------------------------- NumPy twins
 def reference_relu_forward(x):
     """What ``relu_forward`` computes, in NumPy."""
@@ -127,3 +143,10 @@ def reference_softmax_xent_backward(probs, target, scale):
     onehot = np.zeros_like(probs)
     onehot[np.arange(probs.shape[0]), target] = 1
     return ((probs - onehot) * scale).astype(probs.dtype)
+
+
+def reference_sgd_momentum_step(p, buf, g, lr, momentum, weight_decay):
+    """What ``sgd_momentum_step`` does, in NumPy (in place)."""
+    buf *= momentum
+    buf += g + weight_decay * p
+    p -= lr * buf

@@ -25,14 +25,14 @@ class SoftmaxCrossEntropy(Function):
         exp = xp.exp(shifted)
         total = exp.sum(axis=1, keepdims=True)
         rows = xp.arange(logits.shape[0])
-        picked = shifted[rows, target] - xp.log(total[:, 0])
+        losses = xp.log(total[:, 0]) - shifted[rows, target]  # -log softmax[target], per row
         ctx.save_for_backward(exp / total, target)
         ctx.reduction = reduction
         if reduction == "mean":
-            return -picked.mean()
+            return losses.mean()
         if reduction == "sum":
-            return -picked.sum()
-        return -picked
+            return losses.sum()
+        return losses
 
     @staticmethod
     def backward(ctx, grad):

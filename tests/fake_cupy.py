@@ -122,7 +122,13 @@ def _fake_kernel_bodies():
         onehot = ((i % c) == target).astype(p.dtype)
         return ((p - onehot) * scale).astype(p.dtype)
 
+    def sgd_momentum_step(g, lr, momentum, weight_decay, p, buf):
+        d = g + weight_decay * p
+        buf[...] = momentum * buf + d
+        p[...] = p - lr * buf
+
     return {
+        "minitorch_sgd_momentum_step": sgd_momentum_step,
         "minitorch_relu_forward": relu_forward,
         "minitorch_relu_backward": relu_backward,
         "minitorch_bias_relu_forward": bias_relu_forward,

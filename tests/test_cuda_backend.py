@@ -286,11 +286,18 @@ def test_training_step_on_device_reads_nothing_back(fake_gpu, monkeypatch):
     x = minitorch.randn(32, 8, device="cuda")
     y = minitorch.randint(0, 3, (32,), device="cuda")
     reads.clear()
+    FakeElementwiseKernel.compiled.clear()
     for _ in range(2):
         opt.zero_grad()
         loss = minitorch.nn.functional.cross_entropy(model(x), y)
         loss.backward()
         opt.step()
     assert reads == []
+    assert {
+        "minitorch_relu_forward",
+        "minitorch_relu_backward",
+        "minitorch_softmax_xent_backward",
+        "minitorch_sgd_momentum_step",
+    } <= set(FakeElementwiseKernel.compiled)
     assert all(p.device == "cuda" for p in model.parameters())
     assert all(s["momentum_buffer"].__class__ is FakeDeviceArray for s in opt.state.values())

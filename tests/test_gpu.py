@@ -53,6 +53,15 @@ def test_fused_kernels_match_numpy(cupy, rng, dtype):
     np.testing.assert_allclose(got.get(), want, rtol=1e-6, atol=1e-9)
 
 
+def test_sgd_kernel_matches_numpy(cupy, rng):
+    p, buf, g = (rng.standard_normal((33, 17)).astype(np.float32) for _ in range(3))
+    p_d, buf_d, g_d = cupy.asarray(p), cupy.asarray(buf), cupy.asarray(g)
+    cuda_kernels.sgd_momentum_step(p_d, buf_d, g_d, 0.1, 0.9, 1e-2)
+    cuda_kernels.reference_sgd_momentum_step(p, buf, g, np.float32(0.1), np.float32(0.9), np.float32(1e-2))
+    np.testing.assert_allclose(buf_d.get(), buf, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(p_d.get(), p, rtol=1e-6, atol=1e-6)
+
+
 def test_fused_ops_match_cpu(rng):
     x = rng.standard_normal((16, 7)).astype(np.float32)
     b = rng.standard_normal(7).astype(np.float32)
