@@ -680,3 +680,76 @@ def test_repr_of_simple_tensors(make):
     # ``dtype=minitorch.float64`` standing for ``dtype=torch.float64``.
     theirs = repr(make(torch)).replace("torch.", "minitorch.")
     assert "".join(repr(make(minitorch)).split()) == "".join(theirs.split())
+
+
+# ---------------------------------------------------------------------- random programs
+# Small random compositions of the ops above, on random broadcasting shapes: a fuzz test
+# for interactions (views feeding reductions feeding broadcasts...) no single case covers.
+PROGRAM_UNARY = [
+    lambda lib, x: x.exp().clamp(max=50),
+    lambda lib, x: x.tanh(),
+    lambda lib, x: x.sigmoid(),
+    lambda lib, x: x.relu(),
+    lambda lib, x: x.abs(),
+    lambda lib, x: -x,
+    lambda lib, x: (x.abs() + 0.1).log(),
+    lambda lib, x: (x.abs() + 0.1).sqrt(),
+    lambda lib, x: x.sin(),
+    lambda lib, x: x * 2.5,
+    lambda lib, x: x**2,
+    lambda lib, x: x.clamp(-0.5, 0.5),
+    lambda lib, x: x.sum(-1, keepdim=True) if x.ndim else x,
+    lambda lib, x: x.mean(0) if x.ndim else x,
+    lambda lib, x: x.amax(-1) if x.ndim else x,
+    lambda lib, x: x.logsumexp(-1, keepdim=True) if x.ndim and x.shape[-1] else x,
+    lambda lib, x: x.T if x.ndim == 2 else x,
+    lambda lib, x: x.unsqueeze(0),
+    lambda lib, x: x.flatten(),
+    lambda lib, x: x[..., ::2] if x.ndim else x,
+    lambda lib, x: x[x > 0] if x.ndim else x,
+    lambda lib, x: x.var(-1, keepdim=True) if x.ndim and x.shape[-1] > 1 else x,
+    lambda lib, x: lib.where(x > 0, x, 0.1 * x),
+]
+PROGRAM_BINARY = [
+    lambda lib, a, b: a + b,
+    lambda lib, a, b: a - b,
+    lambda lib, a, b: a * b,
+    lambda lib, a, b: a / (b.abs() + 0.5),
+    lambda lib, a, b: lib.maximum(a, b),
+    lambda lib, a, b: lib.minimum(a, b),
+    lambda lib, a, b: (a.abs() + 0.5) ** b.clamp(-2, 2),
+]
+
+
+def random_program(seed):
+    """A list of steps: a unary op, then (maybe) a binary op with the second input."""
+    rng = np.random.default_rng(seed)
+    steps = []
+    for _ in range(int(rng.integers(1, 6))):
+        unary, binary = int(rng.integers(len(PROGRAM_UNARY))), int(rng.integers(len(PROGRAM_BINARY)))
+        steps.append((unary, binary, rng.random() < 0.5))
+    return steps
+
+
+def run_program(lib, steps, x, y):
+    for unary, binary, use_y in steps:
+        x = PROGRAM_UNARY[unary](lib, x)
+        if use_y and x.ndim >= y.ndim and all(s == 1 or t == 1 or s == t for s, t in zip(x.shape[::-1], y.shape[::-1])):
+            x = PROGRAM_BINARY[binary](lib, x, y)
+    weights = lib.tensor(np.linspace(0.5, 1.5, x.numel()).reshape(tuple(x.shape)))
+    return (x * weights).sum()
+
+
+@pytest.mark.parametrize("block", range(4))
+def test_random_programs(block):
+    failures = []
+    for seed in range(block * 50, (block + 1) * 50):
+        rng = np.random.default_rng(1000 + seed)
+        shape = random_shape(rng)
+        arrays = [rng.standard_normal(shape), rng.standard_normal(broadcast_partner(rng, shape))]
+        steps = random_program(seed)
+        try:
+            compare(lambda lib, x, y, s=steps: run_program(lib, s, x, y), arrays, "float64", rtol=1e-8, atol=1e-10)
+        except AssertionError as error:
+            failures.append(f"seed {seed}, shapes {[a.shape for a in arrays]}, steps {steps}: {str(error)[:300]}")
+    assert not failures, "\n".join(failures)
