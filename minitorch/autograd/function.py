@@ -161,7 +161,9 @@ class Function(metaclass=_FunctionMeta):
         if type(out) is not xp.ndarray:
             # (ToDevice returns an array of the *other* library: keep it where it is.)
             out = backend.module_of(out).asarray(out)
-        if not any_needs:
+        # An integer or bool result (x.long(), x.bool()) is a constant, as in PyTorch: only
+        # floating-point tensors can require grad.
+        if not any_needs or out.dtype.kind != "f":
             return Tensor._make(out, None, False)
         ctx.next_functions = tuple(next_functions)
         ctx.needs_input_grad = tuple(needs)
