@@ -102,12 +102,13 @@ def test_inputs_not_requiring_grad_get_no_grad():
     assert x.grad.tolist() == [3.0, 4.0]
 
 
-def test_cast_to_integer_stops_the_gradient():
+def test_integer_and_bool_results_never_require_grad():
+    # As in PyTorch: only floating-point tensors carry gradients; a cast to int is a constant.
     x = leaf([1.5, 2.5])
-    y = x.long()
-    assert not y.requires_grad or y.grad_fn is not None
-    (x * 2).sum().backward()
-    assert x.grad.tolist() == [2.0, 2.0]
+    for y in (x.long(), x.bool(), x.to(minitorch.int64) * 2, x > 1, (x > 1).sum(), x.argmax()):
+        assert not y.requires_grad and y.grad_fn is None and y.is_leaf
+    ((x.long() * x).sum() + x.sum()).backward()  # the int copy only scales x: d/dx = long(x) + 1
+    assert x.grad.tolist() == [2.0, 3.0]
 
 
 # ---------------------------------------------------------------------- retain_graph
