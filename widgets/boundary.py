@@ -85,8 +85,8 @@ def decision_boundary(model, X, y, resolution=150, title=None, ax=None):
               vmin=-0.5, vmax=n_classes - 0.5, alpha=0.15 + 0.35 * shade, aspect="auto", interpolation="nearest")
     if n_classes > 1:
         ax.contour(xx, yy, classes, levels=np.arange(n_classes - 1) + 0.5, colors="#333333", linewidths=1.0)
-    ax.scatter(X[:, 0], X[:, 1], c=y, cmap=cmap, vmin=-0.5, vmax=n_classes - 0.5, s=16, edgecolors="white",
-               linewidths=0.5)
+    ax.scatter(X[:, 0], X[:, 1], c=y, cmap=cmap, vmin=-0.5, vmax=n_classes - 0.5, s=18, edgecolors="#222222",
+               linewidths=0.4)
     predicted, _ = classes_and_confidence(model_outputs(model, X))
     accuracy = float((predicted == y).mean()) if len(y) else 0.0
     ax.set_title(title or f"decision boundary (accuracy {accuracy:.0%} on these points)", fontsize=10)

@@ -55,6 +55,8 @@ from minitorch.tensor import Tensor
 from widgets import exercises, style
 
 PASSED, FAILED, NOT_DONE = "passed", "failed", "not done"
+# Table cells: left-aligned, top-aligned (JupyterLab's default right-aligns table cells)
+_CELL = "text-align:left;vertical-align:top;padding:2px 8px"
 
 DEFAULT_SHAPES = {
     1: [(4,), (2, 3), ()],
@@ -128,16 +130,14 @@ class CheckResult:
                 f"{e(self.error)}</pre>"
             )
         if self.rows:
-            head = "".join(f'<th style="text-align:left;padding:2px 8px">{e(c)}</th>' for c in self.columns)
-            parts.append(f'<table style="border-collapse:collapse;font-size:0.9em"><tr>{head}'
-                         '<th style="text-align:left;padding:2px 8px">result</th>'
-                         '<th style="text-align:left;padding:2px 8px">hint</th></tr>')
+            head = "".join(f'<th style="{_CELL}">{e(c)}</th>' for c in [*self.columns, "result", "hint"])
+            parts.append(f'<table style="border-collapse:collapse;font-size:0.9em"><tr>{head}</tr>')
             for row in self.rows:
-                cells = "".join(f'<td style="padding:2px 8px;font-family:monospace">{e(str(row.cells.get(c, "")))}</td>'
-                                for c in self.columns)
-                verdict = (f'<td style="color:{style.PASS_COLOUR};padding:2px 8px">pass</td>' if row.ok
-                           else f'<td style="color:{style.FAIL_COLOUR};font-weight:bold;padding:2px 8px">FAIL</td>')
-                parts.append(f"<tr>{cells}{verdict}<td style=\"padding:2px 8px\">{e(row.hint)}</td></tr>")
+                cells = "".join(f'<td style="{_CELL};font-family:monospace;white-space:nowrap">'
+                                f'{e(str(row.cells.get(c, "")))}</td>' for c in self.columns)
+                verdict = (f'<td style="{_CELL};color:{style.PASS_COLOUR}">pass</td>' if row.ok
+                           else f'<td style="{_CELL};color:{style.FAIL_COLOUR};font-weight:bold">FAIL</td>')
+                parts.append(f'<tr>{cells}{verdict}<td style="{_CELL}">{e(row.hint)}</td></tr>')
             parts.append("</table>")
         if self.note:
             parts.append(f'<div style="margin-top:4px;font-style:italic">{e(self.note)}</div>')

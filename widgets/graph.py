@@ -30,6 +30,8 @@ from minitorch.tensor import Tensor
 from widgets import recorder, style
 
 DEFAULT_MAX_NODES = 80
+# Fits the width of a JupyterLab notebook (inches; graphviz shrinks only bigger graphs).
+DEFAULT_SIZE = "10,30"
 
 
 class GraphNode:
@@ -224,6 +226,7 @@ def draw_graph(
     names=None,
     show_constants=True,
     legend=True,
+    size=DEFAULT_SIZE,
 ):
     """The graph behind ``root`` as a ``graphviz.Digraph`` (shows as SVG in a notebook).
 
@@ -231,10 +234,11 @@ def draw_graph(
     per sub-module) or a ``{name: tensor}`` dict. ``names``: more ``{name: tensor}`` labels,
     intermediate results too (``names={"h": h}``). ``show_grad``: gradient norms after
     ``backward()``. ``show_data``: values of small tensors. ``max_nodes``: a bigger graph
-    is summarised with a note instead of drawn in full.
+    is summarised with a note instead of drawn in full. ``size``: the largest picture, in
+    inches ("width,height"; None: natural size); ``rankdir="TB"`` draws top to bottom.
     """
     graph, modules = build_graph(root, params, names, max_nodes, show_constants)
-    return render(graph, RecordedGradients() if show_grad else None, show_data, rankdir, modules, legend)
+    return render(graph, RecordedGradients() if show_grad else None, show_data, rankdir, modules, legend, size=size)
 
 
 def build_graph(root, params=None, names=None, max_nodes=DEFAULT_MAX_NODES, show_constants=True):
@@ -247,7 +251,8 @@ def build_graph(root, params=None, names=None, max_nodes=DEFAULT_MAX_NODES, show
 
 
 # ---------------------------------------------------------------------- rendering
-def render(graph, grads, show_data=False, rankdir="LR", modules=None, legend=True, states=None, title=None):
+def render(graph, grads, show_data=False, rankdir="LR", modules=None, legend=True, states=None, title=None,
+           size=DEFAULT_SIZE):
     """DOT for a ``ComputationGraph``.
 
     ``grads``: where gradients come from (None: draw none). ``states``: for the stepper,
@@ -259,6 +264,8 @@ def render(graph, grads, show_data=False, rankdir="LR", modules=None, legend=Tru
 
     dot = graphviz.Digraph("minitorch")
     dot.attr(rankdir=rankdir, fontname="Helvetica", fontsize="11", nodesep="0.25", ranksep="0.35")
+    if size:
+        dot.attr(size=size)  # graphviz only shrinks a picture bigger than this (inches)
     dot.attr("node", fontname="Helvetica", fontsize="10", margin="0.08,0.04", height="0.3")
     dot.attr("edge", arrowsize="0.6")
     states = states or {}

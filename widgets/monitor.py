@@ -142,7 +142,7 @@ class TrainingMonitor:
         for ax, (panel, names) in zip(axes, panels.items()):
             for i, name in enumerate(names):
                 self._plot_metric(ax, name, i)
-            ax.set_title(panel)
+            ax.set_title(names[0] if len(names) == 1 else panel)
             ax.set_xlabel("step")
             ax.grid(alpha=0.3)
             if len(names) > 1:

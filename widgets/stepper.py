@@ -169,7 +169,9 @@ class BackwardStepper:
 
     def _svg(self, k):
         if k not in self._svg_cache:
-            self._svg_cache[k] = self.show(k).pipe(format="svg").decode("utf-8")
+            svg = self.show(k).pipe(format="svg").decode("utf-8")
+            # Scale with the notebook's width instead of overflowing it.
+            self._svg_cache[k] = svg.replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
         return self._svg_cache[k]
 
     # -------------------------------------------------------------- the widget
