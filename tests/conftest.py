@@ -21,13 +21,17 @@ def rng():
 
 @pytest.fixture(autouse=True)
 def _clean_autograd_state():
-    """Reset the engine's process-wide switches after every test."""
+    """Put the engine's process-wide switches back as they were before every test.
+
+    Observers are restored, not cleared: ``widgets`` registers one when it is imported.
+    """
+    observers = list(engine._OBSERVERS)
     yield
     grad_mode._STATE[0] = True
     anomaly.ANOMALY[0] = False
     minitorch.autograd.set_debug(False)
     minitorch.autograd.restore_backward()
-    engine._OBSERVERS.clear()
+    engine._OBSERVERS[:] = observers
 
 
 # ---------------------------------------------------------------------- devices
