@@ -1,8 +1,8 @@
 """Small datasets for the lessons: handwritten digits and 2-D toy problems.
 
 - ``load_digits()``: scikit-learn's bundled 8x8 digits (1,797 images, no download),
-  scaled to [0, 1] and split 80/20 with a fixed stratified split (every class in the same
-  proportion in both parts).
+  split 80/20 with a fixed stratified split (every class in the same proportion in both
+  parts) and standardised per pixel with the training part's statistics.
 - ``make_spiral``, ``make_moons``, ``make_xor``: 2-D point clouds whose decision boundaries
   are easy to draw.
 
@@ -34,26 +34,35 @@ def stratified_split(y, test_fraction=0.2, seed=0):
     return rng.permutation(train), rng.permutation(test)
 
 
-def load_digits(images=False, test_fraction=0.2, seed=0):
+def load_digits(images=False, test_fraction=0.2, seed=0, scale="standard"):
     """The 8x8 digits as ``Split(X_train, y_train, X_test, y_test)`` tensors.
 
-    Pixels (0..16) are divided by 16. ``images=True`` shapes X as (N, 1, 8, 8) for a CNN,
-    otherwise (N, 64). The split is stratified and fixed by ``seed`` (1,438 / 359 images).
+    ``scale="standard"`` (the default) standardises each pixel with the mean and standard
+    deviation of the *training* images (so nothing about the test images leaks into
+    training); ``scale="unit"`` only divides the 0..16 values by 16. ``images=True`` shapes
+    X as (N, 1, 8, 8) for a CNN, otherwise (N, 64). The split is stratified and fixed by
+    ``seed`` (1,438 training / 359 test images).
     """
     try:
         from sklearn.datasets import load_digits as sklearn_digits
     except ImportError as exc:  # scikit-learn ships the data file; we need only that
         raise MiniTorchError("load_digits needs scikit-learn (pip install scikit-learn)") from exc
+    if scale not in ("standard", "unit"):
+        raise MiniTorchError(f"load_digits: scale must be 'standard' or 'unit', got {scale!r}")
     bunch = sklearn_digits()
-    X = (bunch.data / 16.0).astype(np.float32)
+    X = bunch.data / 16.0
     y = bunch.target.astype(np.int64)
-    if images:
-        X = X.reshape(-1, 1, 8, 8)
     train, test = stratified_split(y, test_fraction, seed)
+    X_train, X_test = X[train], X[test]
+    if scale == "standard":
+        mean, std = X_train.mean(axis=0), X_train.std(axis=0)
+        std[std == 0] = 1.0  # pixels that are always blank (the image border) stay 0
+        X_train, X_test = (X_train - mean) / std, (X_test - mean) / std
+    shape = (-1, 1, 8, 8) if images else (-1, 64)
     return Split(
-        from_numpy(np.ascontiguousarray(X[train])),
+        from_numpy(np.ascontiguousarray(X_train.reshape(shape), dtype=np.float32)),
         from_numpy(y[train].copy()),
-        from_numpy(np.ascontiguousarray(X[test])),
+        from_numpy(np.ascontiguousarray(X_test.reshape(shape), dtype=np.float32)),
         from_numpy(y[test].copy()),
     )
 

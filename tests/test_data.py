@@ -63,7 +63,12 @@ def test_load_digits_split_is_stratified_scaled_and_fixed():
     split = load_digits()
     assert split.X_train.shape == (1438, 64) and split.X_test.shape == (359, 64)
     assert split.X_train.dtype == minitorch.float32 and split.y_train.dtype == minitorch.int64
-    assert 0.0 <= split.X_train.data.min() and split.X_train.data.max() == 1.0
+    np.testing.assert_allclose(split.X_train.data.mean(axis=0), 0, atol=1e-5)
+    std = split.X_train.data.std(axis=0)
+    assert np.all((np.abs(std - 1) < 1e-4) | (std == 0))
+    unit = load_digits(scale="unit")
+    assert unit.X_train.data.min() == 0.0 and unit.X_train.data.max() == 1.0
+    np.testing.assert_array_equal(unit.y_train.data, split.y_train.data)
     train_counts = np.bincount(split.y_train.data) / len(split.y_train)
     test_counts = np.bincount(split.y_test.data) / len(split.y_test)
     np.testing.assert_allclose(train_counts, test_counts, atol=0.01)

@@ -191,24 +191,47 @@ def nll_loss(log_probs, target, reduction="mean"):
         raise MiniTorchError(
             f"nll_loss: input has shape {(n, c)} so target must have shape ({n},), got {tuple(target.shape)}"
         )
-    t = target.data
+    _check_target_range(target.data, c)
+    return NLLLoss.apply(log_probs, target.data, reduction)
+
+
+def _check_target_range(t, c):
+    """Class indices must lie in [0, C); NumPy would silently wrap a negative one."""
     # Checking the range reads two numbers back from a GPU (a sync every step), so on cuda
     # it runs only under minitorch.autograd.set_debug(True), as PyTorch checks on device.
     check = backend.device_of(t) == backend.CPU or is_debug_enabled()
-    if check and t.size and (int(t.min()) < 0 or int(t.max()) >= c):
+    # Seen as unsigned, a negative index becomes huge: one max() checks both ends.
+    unsigned = t.view(t.dtype.str.replace("i", "u")) if t.dtype.kind == "i" else t
+    if check and t.size and int(unsigned.max()) >= c:
         raise MiniTorchError(
             f"nll_loss: target values must be in [0, {c - 1}] for {c} classes, got {int(t.min())}..{int(t.max())}"
         )
-    return NLLLoss.apply(log_probs, t, reduction)
 
 
 def cross_entropy(logits, target, reduction="mean"):
-    """Softmax cross-entropy of integer class ``target``: nll_loss(log_softmax(logits, 1))."""
+    """Softmax cross-entropy of integer class ``target``: nll_loss(log_softmax(logits, 1)).
+
+    For the usual (N, C) logits it runs as ONE fused op (``cuda_ops.SoftmaxCrossEntropy``)
+    whose backward is the famous ``(softmax - onehot(target)) / N``: one graph node instead
+    of two, and no recomputed exponentials. Other shapes use the two-op composition.
+    """
     _check_reduction("cross_entropy", reduction)
     if _fused_cross_entropy_applies(logits, target):
         # On a GPU: one fused op whose backward is a single CUDA kernel (minitorch.cuda_ops).
         from minitorch.cuda_ops import softmax_cross_entropy
 
+        return softmax_cross_entropy(logits, target, reduction)
+    if (
+        isinstance(target, Tensor)
+        and logits.ndim == 2
+        and logits.data.dtype.kind == "f"
+        and target.shape == (logits.shape[0],)
+        and target.data.dtype.kind in "iu"
+        and backend.device_of(logits.data) == backend.device_of(target.data)
+    ):
+        from minitorch.cuda_ops import softmax_cross_entropy
+
+        _check_target_range(target.data, logits.shape[1])
         return softmax_cross_entropy(logits, target, reduction)
     dim = 0 if logits.ndim == 1 else 1
     return nll_loss(log_softmax(logits, dim), target, reduction)

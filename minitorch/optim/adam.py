@@ -40,8 +40,8 @@ class Adam(Optimizer):
                 g = p.grad.data
                 data = p.data
                 state = self.state.get(p)
+                xp = backend.module_of(data)
                 if state is None:  # moments live where the parameter lives (NumPy or CuPy)
-                    xp = backend.module_of(data)
                     state = {"step": 0, "exp_avg": xp.zeros_like(data), "exp_avg_sq": xp.zeros_like(data)}
                     self.state[p] = state
                 state["step"] += 1
@@ -57,7 +57,7 @@ class Adam(Optimizer):
                 v *= beta2
                 v += (1 - beta2) * (g * g)
                 step_size = lr / (1 - beta1**t)
-                denom = v ** 0.5
+                denom = xp.sqrt(v)
                 denom /= math.sqrt(1 - beta2**t)
                 denom += eps
                 update = m / denom

@@ -1,0 +1,133 @@
+"""Seconds per training epoch of the digits CNN in MiniTorch and in PyTorch.
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/train_cnn.py
+
+The network of ``python -m minitorch.examples.digits --model cnn``: conv 1->16 3x3 pad 1,
+ReLU, max-pool 2, conv 16->32 3x3 pad 1, ReLU, max-pool 2, flatten, linear 128->10;
+Adam lr 1e-2, batch 64, float32, the same initial weights in both. MiniTorch's conv is
+im2col (a strided view + one matmul); PyTorch's is a native kernel. Target: ratio <= 2.0.
+Epochs are interleaved and the median of the per-round ratios is reported.
+"""
+
+import argparse
+import gc
+import statistics
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _machine import describe  # noqa: E402
+from train_mlp import set_threads  # noqa: E402
+
+import minitorch  # noqa: E402
+from minitorch.data import DataLoader, TensorDataset  # noqa: E402
+from minitorch.examples.digits import make_cnn  # noqa: E402
+
+LR = 1e-2
+BATCH = 64
+
+
+class MiniTorchCNN:
+    name = "MiniTorch"
+
+    def __init__(self, X, y, state):
+        self.model = make_cnn()
+        self.model.load_state_dict(state)
+        self.opt = minitorch.optim.Adam(self.model.parameters(), lr=LR)
+        self.loader = DataLoader(TensorDataset(minitorch.from_numpy(X), minitorch.from_numpy(y)),
+                                 batch_size=BATCH, shuffle=True, seed=0)
+
+    def epoch(self):
+        F = minitorch.nn.functional
+        for xb, yb in self.loader:
+            loss = F.cross_entropy(self.model(xb), yb)
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+        return loss.item()
+
+
+class TorchCNN:
+    name = "PyTorch"
+
+    def __init__(self, X, y, state):
+        import torch
+
+        tnn = torch.nn
+        self.torch = torch
+        self.model = tnn.Sequential(
+            tnn.Conv2d(1, 16, 3, padding=1), tnn.ReLU(), tnn.MaxPool2d(2),
+            tnn.Conv2d(16, 32, 3, padding=1), tnn.ReLU(), tnn.MaxPool2d(2),
+            tnn.Flatten(), tnn.Linear(32 * 2 * 2, 10),
+        )
+        self.model.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in state.items()})
+        self.opt = torch.optim.Adam(self.model.parameters(), lr=LR)
+        self.X, self.y = torch.from_numpy(X), torch.from_numpy(y)
+        self.gen = torch.Generator().manual_seed(0)
+
+    def epoch(self):
+        torch = self.torch
+        order = torch.randperm(self.X.shape[0], generator=self.gen)
+        for start in range(0, len(order), BATCH):
+            idx = order[start : start + BATCH]
+            loss = torch.nn.functional.cross_entropy(self.model(self.X[idx]), self.y[idx])
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+        return loss.item()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--threads", type=int, default=None, help="BLAS/PyTorch threads (default: theirs)")
+    args = parser.parse_args(argv)
+    set_threads(args.threads)
+    print("## Machine\n")
+    print(describe())
+    if args.threads:
+        print(f"- threads limited to {args.threads} for NumPy's BLAS and PyTorch")
+    split = minitorch.datasets.load_digits(images=True)
+    X, y = split.X_train.data, split.y_train.data
+    minitorch.manual_seed(0)
+    state = {k: v.data.copy() for k, v in make_cnn().state_dict().items()}
+    runners = [MiniTorchCNN(X, y, state)]
+    try:
+        runners.append(TorchCNN(X, y, state))
+    except ImportError:
+        print("PyTorch is not installed: nothing to compare with")
+    times = {r.name: [] for r in runners}
+    losses = {}
+    for e in range(args.epochs + 1):
+        for r in runners:
+            gc.collect()
+            start = time.perf_counter()
+            losses[r.name] = r.epoch()
+            if e > 0:
+                times[r.name].append(time.perf_counter() - start)
+    mt = times["MiniTorch"]
+    print(f"\n### digits CNN: {X.shape[0]} images 1x8x8, batch {BATCH}, {args.epochs} interleaved epochs\n")
+    print("| implementation | median s/epoch | MiniTorch / this (median of per-round ratios) | last loss |")
+    print("| --- | ---: | ---: | ---: |")
+    for name, ts in times.items():
+        ratio = statistics.median(a / b for a, b in zip(mt, ts))
+        print(f"| {name} | {statistics.median(ts):.4f} | {ratio:.2f} | {losses[name]:.4f} |")
+    tracemalloc.start()
+    peaks = []
+    runner = MiniTorchCNN(X, y, state)
+    for _ in range(3):
+        tracemalloc.reset_peak()
+        runner.epoch()
+        peaks.append(tracemalloc.get_traced_memory()[1] / 2**20)
+    tracemalloc.stop()
+    print(f"\nMiniTorch peak traced memory per epoch (MiB): {', '.join(f'{p:.2f}' for p in peaks)}")
+
+
+if __name__ == "__main__":
+    main()
