@@ -128,3 +128,10 @@ def test_renders_svg():
     *_, loss = small_graph()
     svg = draw_graph(loss)._repr_image_svg_xml()
     assert svg.count('class="node"') == 12
+
+
+def test_text_form_is_stable_for_nbval():
+    *_, loss = small_graph()
+    dot = draw_graph(loss)
+    assert repr(dot) == "<computation graph: 12 nodes, 11 edges>"
+    assert dot._repr_mimebundle_(include=["image/svg+xml"])  # still a graphviz picture

@@ -21,6 +21,7 @@ gradients come from ``widgets.recorder``, which watches the engine's backward st
 import functools
 import inspect
 import math
+import re
 from collections import Counter, deque
 
 import graphviz
@@ -131,6 +132,8 @@ class ComputationGraph:
         if unexpanded:
             self.hidden = Counter(type(n).__name__ for n in unexpanded)
             more = self._new("more", "more")
+            top = ", ".join(f"{name} x{count}" for name, count in self.hidden.most_common(3))
+            more.name = f"{len(unexpanded)} more ops\n({top}{', ...' if len(self.hidden) > 3 else ''})"
             for bnode, out in self.out_ids.items():
                 if bnode not in self.op_ids:
                     self.edges.append(GraphEdge(more, out))
@@ -251,6 +254,15 @@ def build_graph(root, params=None, names=None, max_nodes=DEFAULT_MAX_NODES, show
 
 
 # ---------------------------------------------------------------------- rendering
+class GraphPicture(graphviz.Digraph):
+    """A ``graphviz.Digraph`` whose text form is stable (no memory address), for nbval."""
+
+    def __repr__(self):
+        nodes = len(re.findall(r"^\t+(?!node \[|edge \[|graph \[)\w+ \[", self.source, flags=re.M))
+        edges = self.source.count(" -> ")
+        return f"<computation graph: {nodes} nodes, {edges} edges>"
+
+
 def render(graph, grads, show_data=False, rankdir="LR", modules=None, legend=True, states=None, title=None,
            size=DEFAULT_SIZE):
     """DOT for a ``ComputationGraph``.
@@ -262,7 +274,7 @@ def render(graph, grads, show_data=False, rankdir="LR", modules=None, legend=Tru
     finite = [v for v in norms.values() if v is not None and math.isfinite(v) and v > 0]
     lo, hi = (min(finite), max(finite)) if finite else (None, None)
 
-    dot = graphviz.Digraph("minitorch")
+    dot = GraphPicture("minitorch")
     dot.attr(rankdir=rankdir, fontname="Helvetica", fontsize="11", nodesep="0.25", ranksep="0.35")
     if size:
         dot.attr(size=size)  # graphviz only shrinks a picture bigger than this (inches)
@@ -296,7 +308,8 @@ def render(graph, grads, show_data=False, rankdir="LR", modules=None, legend=Tru
     if graph.hidden:
         shown = graph.total_ops - sum(graph.hidden.values())
         notes.append(f"Large graph: showing the {shown} ops nearest the output; "
-                     f"{sum(graph.hidden.values())} more are summarised (max_nodes).")
+                     f"{sum(graph.hidden.values())} more are summarised (max_nodes); "
+                     "rankdir='TB' draws deep graphs top to bottom.")
     label = _legend_html(notes) if legend else ("<" + "<br/>".join(notes) + ">" if notes else None)
     if label:
         dot.attr(label=label, labelloc="b", labeljust="l")
@@ -347,7 +360,7 @@ def _node_attrs(node, norm, show_data, states):
                  "penwidth": "1.5" if yours else "1"}
         return _apply_state(attrs, states.get(bnode))
     if node.kind == "more":
-        return {"shape": "box", "style": "dashed", "label": "... more ops ...", "color": style.CONST_BORDER,
+        return {"shape": "box", "style": "dashed", "label": node.name, "color": style.CONST_BORDER,
                 "fontcolor": "#666666"}
     if node.kind == "const" and node.obj is None:
         return {"shape": "box", "style": "dashed,filled", "label": "no grad", "fontsize": "8",

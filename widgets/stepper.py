@@ -17,9 +17,8 @@ widget's output embeds the SVG, which depends on the graphviz version.
 """
 
 import ipywidgets as widgets
-import numpy as np
 
-from minitorch import autograd
+from minitorch import autograd, backend
 from minitorch.tensor import Tensor
 from widgets import recorder, style
 from widgets.graph import DEFAULT_MAX_NODES, build_graph, render
@@ -107,7 +106,8 @@ class StepGradients:
         for node, _, grad_inputs in self.steps[: self.k]:
             for nxt, g in zip(node.next_functions, grad_inputs):
                 if nxt is tensor and g is not None:
-                    g = np.broadcast_to(g, tensor.shape) if np.size(g) == 1 else g
+                    if g.shape != tuple(tensor.shape):  # a size-1 gradient, as the engine allows
+                        g = backend.module_of(g).broadcast_to(g, tuple(tensor.shape))
                     total = g if total is None else total + g
         return total
 
