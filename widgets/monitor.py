@@ -163,17 +163,23 @@ class TrainingMonitor:
         steps, values = np.asarray(steps), np.asarray(values, dtype=np.float64)
         # At most ~MAX_POINTS points per line: a picture of 50,000 points is slow and no clearer.
         every = max(1, len(values) // MAX_POINTS)
-        if len(values) > SMOOTH_AFTER and self.smooth and _is_noisy(values):
+        finite = values[np.isfinite(values)]
+        log_scale = name.endswith("loss") and finite.size > 1 and np.all(finite > 0) and _spans_decades(finite)
+        # Judge noise on the scale the curve is drawn on; smooth in that scale too.
+        shown = np.log10(np.where(values > 0, values, np.nan)) if log_scale else values
+        if len(values) > SMOOTH_AFTER and self.smooth and _is_noisy(shown):
+            smooth = _ema(np.nan_to_num(shown, nan=float(np.nanmin(shown))), self.smooth)
             ax.plot(steps[::every], values[::every], color=colour, alpha=0.25, linewidth=0.8)
-            ax.plot(steps[::every], _ema(values, self.smooth)[::every], color=colour, linewidth=1.8, label=name)
+            ax.plot(steps[::every], (10**smooth if log_scale else smooth)[::every], color=colour, linewidth=1.8,
+                    label=name)
         else:
             ax.plot(steps[::every], values[::every], color=colour, linewidth=1.5,
                     marker="." if len(values) < 30 else None, label=name)
         last = values[-1]
         if math.isfinite(last):
-            ax.annotate(f"{last:.4g}", (steps[-1], last), textcoords="offset points", xytext=(-4, 6),
+            ax.annotate(f"{last:.4g}", (steps[-1], last), textcoords="offset points", xytext=(-4, 8),
                         ha="right", fontsize=8, color=colour)
-        if name.endswith("loss") and np.all(values[np.isfinite(values)] > 0) and _spans_decades(values):
+        if log_scale:
             ax.set_yscale("log")
 
     def __repr__(self):
@@ -182,15 +188,16 @@ class TrainingMonitor:
 
 
 def _is_noisy(values):
-    """True when step-to-step jumps are large next to the overall trend (minibatch losses)."""
+    """True when step-to-step jumps are large next to the overall range (minibatch losses)."""
     finite = values[np.isfinite(values)]
+    if finite.size < 3:
+        return False
     spread = np.ptp(finite) if finite.size else 0.0
     return spread > 0 and float(np.median(np.abs(np.diff(finite)))) > 0.02 * spread
 
 
-def _spans_decades(values):
-    finite = values[np.isfinite(values)]
-    return finite.size > 1 and finite.max() / max(finite.min(), 1e-300) > 100
+def _spans_decades(finite):
+    return finite.max() / max(finite.min(), 1e-300) > 100
 
 
 class _PNG:
