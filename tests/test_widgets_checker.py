@@ -52,6 +52,8 @@ def test_unreduced_broadcast_fails_with_the_broadcast_hint():
         (lambda ctx, g: mul_backward(ctx, g)[0], "return one per input"),
         (lambda ctx, g: (None, None), "returned None for input 0"),
         (lambda ctx, g: tuple(x * 2 for x in mul_backward(ctx, g)), "differ from the true derivative"),
+        (lambda ctx, g: tuple(x.astype(np.float32) for x in mul_backward(ctx, g)), "keep the input's dtype"),
+        (lambda ctx, g: tuple(x * np.nan for x in mul_backward(ctx, g)), "contains NaN or Inf"),
     ],
 )
 def test_wrong_backwards_get_specific_hints(wrong, hint):

@@ -433,7 +433,8 @@ def _judge(got, numeric, ref, shape, out_shape, k, reference, ones_reference, gr
         else:
             hint = f"the gradient of an input must have that input's shape {style.fmt_shape(shape)}"
         return False, hint, None, None
-    got = got.astype(np.float64)
+    if got.dtype != numeric.dtype:  # inputs are float64; so must their gradients be
+        return False, f"your gradient is {got.dtype}, the input is {numeric.dtype}: keep the input's dtype", None, None
     if not np.all(np.isfinite(got)):
         return False, "your gradient contains NaN or Inf", float("nan"), float("nan")
     err_fd = float(np.max(np.abs(got - numeric), initial=0))
