@@ -55,11 +55,15 @@ lint:
 test-package:
 	$(PY) -m pytest tests
 
+# Solutions: stored outputs must match (sanitised). Learner copies: must run top to bottom.
+# Both suites always run, so one report shows every broken notebook.
 test-lessons:
 	@if ls lessons/solutions/*.ipynb >/dev/null 2>&1; then \
+	  status=0; \
 	  $(PY) -m pytest -p no:cacheprovider --nbval --nbval-current-env \
-	    --nbval-sanitize-with lessons/nbval_sanitize.cfg lessons/solutions && \
-	  $(PY) -m pytest -p no:cacheprovider --nbval-lax --nbval-current-env lessons/*.ipynb; \
+	    --nbval-sanitize-with lessons/nbval_sanitize.cfg lessons/solutions || status=1; \
+	  $(PY) -m pytest -p no:cacheprovider --nbval-lax --nbval-current-env lessons/*.ipynb || status=1; \
+	  exit $$status; \
 	else echo "no lessons yet"; fi
 
 lessons:
