@@ -9,7 +9,7 @@
     monitor.close()                                           # the final figure, a static PNG
 
 ``update`` only appends numbers. The figure is redrawn at most every ``every`` seconds,
-and only while the time spent drawing stays under ``budget`` (3 %) of the time since the
+and only while the time spent drawing stays under ``budget`` (4 %) of the time since the
 first update, so a fast loop is not slowed down (the first curve shows after a few
 seconds). The picture is a PNG in a display slot that is replaced in place; ``close()``
 leaves the final figure there, so it survives saving the notebook (nbval ignores PNGs).
@@ -50,7 +50,7 @@ def _ema(values, alpha):
 class TrainingMonitor:
     """Loss/metric curves that update from inside a training loop; see the module docstring."""
 
-    def __init__(self, model=None, grad_flow=False, every=0.5, budget=0.03, smooth=0.9, title=None,
+    def __init__(self, model=None, grad_flow=False, every=0.5, budget=0.04, smooth=0.9, title=None,
                  display=True, width=None, height=3.2):
         self.model = model
         self.grad_flow = grad_flow and model is not None
@@ -79,7 +79,7 @@ class TrainingMonitor:
         """
         start = time.perf_counter()
         png = plotting.figure_png(self.figure(fast=True))
-        self._draw_cost = 2 * (time.perf_counter() - start)  # a figure full of data draws slower
+        self._draw_cost = 1.5 * (time.perf_counter() - start)  # a figure full of data draws slower
         return png
 
     # ------------------------------------------------------------------ logging
