@@ -177,8 +177,10 @@ class TrainingMonitor:
                     marker="." if len(values) < 30 else None, label=name)
         last = values[-1]
         if math.isfinite(last):
-            ax.annotate(f"{last:.4g}", (steps[-1], last), textcoords="offset points", xytext=(-4, 8),
-                        ha="right", fontsize=8, color=colour)
+            # Label the latest value; below the curve when it sits at the top (the title is there).
+            near_top = finite.size > 1 and last >= finite.min() + 0.9 * np.ptp(finite)
+            ax.annotate(f"{last:.4g}", (steps[-1], last), textcoords="offset points",
+                        xytext=(-4, -12 if near_top else 8), ha="right", fontsize=8, color=colour)
         if log_scale:
             ax.set_yscale("log")
 
