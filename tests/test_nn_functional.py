@@ -117,6 +117,14 @@ def test_cross_entropy_errors_are_clear():
         F.cross_entropy(x, minitorch.tensor([0, 1, 2, 1]), reduction="avg")
 
 
+def test_max_pool2d_tie_sends_gradient_to_the_first_maximum_like_torch():
+    x = minitorch.ones(1, 1, 4, 4, requires_grad=True)
+    F.max_pool2d(x, 2).sum().backward()
+    expected = np.zeros((4, 4))
+    expected[::2, ::2] = 1
+    np.testing.assert_array_equal(x.grad.data[0, 0], expected)
+
+
 def test_conv_and_pool_shape_errors():
     with pytest.raises(MiniTorchError, match="channels"):
         F.conv2d(minitorch.randn(1, 2, 5, 5), minitorch.randn(4, 3, 3, 3))

@@ -414,8 +414,10 @@ class Conv2d(Function):
         xp = ctx.xp
         (sh, sw), (ph, pw) = stride, padding
         o, c, kh, kw = weight.shape
-        if ph or pw:
-            x = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+        if ph or pw:  # zero padding (a plain copy into a zero frame; faster than xp.pad)
+            padded = xp.zeros(x.shape[:2] + (x.shape[2] + 2 * ph, x.shape[3] + 2 * pw), dtype=x.dtype)
+            padded[:, :, ph : ph + x.shape[2], pw : pw + x.shape[3]] = x
+            x = padded
         win = windows(x, kh, kw, sh, sw)  # (N, C, Ho, Wo, kh, kw), a view
         n, _, ho, wo = win.shape[:4]
         cols = win.transpose(0, 2, 3, 1, 4, 5).reshape(n * ho * wo, c * kh * kw)  # the copy
@@ -474,30 +476,38 @@ def conv2d(x, weight, bias=None, stride=1, padding=0):
 class MaxPool2d(Function):
     """The maximum of each (kh, kw) window.
 
-    Forward remembers which element of each window won (``argmax``); backward sends each
-    output's gradient to that element only (and adds where windows overlap).
+    Forward remembers which element of each window won (``argmax``; the first one on a
+    tie, as PyTorch). Backward sends each output's gradient to that element only: a
+    one-hot mask times the gradient, put back onto the image (adding where windows overlap).
     """
 
     @staticmethod
     def forward(ctx, x, kernel, stride):
-        xp = ctx.xp
         (kh, kw), (sh, sw) = kernel, stride
         win = windows(x, kh, kw, sh, sw)
         n, c, ho, wo = win.shape[:4]
         flat = win.reshape(n, c, ho, wo, kh * kw)  # a copy: windows are not contiguous
-        idx = flat.argmax(axis=-1)[..., None]
         ctx.meta = (x.shape, kh, kw, sh, sw)
-        ctx.save_for_backward(idx)
-        return xp.take_along_axis(flat, idx, axis=-1)[..., 0]
+        ctx.save_for_backward(flat.argmax(axis=-1))
+        return flat.max(axis=-1)
 
     @staticmethod
     def backward(ctx, grad):
         (idx,) = ctx.saved_tensors
         shape, kh, kw, sh, sw = ctx.meta
         xp = ctx.xp
-        grad_win = xp.zeros(grad.shape + (kh * kw,), dtype=grad.dtype)
-        xp.put_along_axis(grad_win, idx, grad[..., None], axis=-1)
-        grad_win = grad_win.reshape(grad.shape + (kh, kw))
+        # one_hot[..., k] is True where window element k was the maximum.
+        one_hot = idx[..., None] == xp.arange(kh * kw)
+        grad_win = (one_hot * grad[..., None]).reshape(grad.shape + (kh, kw))
+        n, c, ho, wo = grad.shape
+        if (sh, sw) == (kh, kw):
+            # Windows tile the image without overlap: interleave them back in one reshape.
+            tiled = grad_win.transpose(0, 1, 2, 4, 3, 5).reshape(n, c, ho * kh, wo * kw)
+            if tiled.shape == tuple(shape):
+                return tiled, None, None
+            out = xp.zeros(shape, dtype=grad.dtype)  # rows/columns no window covered get 0
+            out[:, :, : ho * kh, : wo * kw] = tiled
+            return out, None, None
         return col2im(grad_win, shape, sh, sw), None, None
 
 
