@@ -10,6 +10,7 @@ accuracy and the seconds it took.
 """
 
 import argparse
+import contextlib
 import sys
 import time
 
@@ -89,6 +90,19 @@ def train(model_name="mlp", epochs=20, lr=1e-2, batch_size=64, seed=0, device="c
     return {"model": model, "history": history, "test_acc": history[-1]["test_acc"] if history else None}
 
 
+def blas_threads(n):
+    """Limit NumPy's BLAS to ``n`` threads while training (a no-op for n=0 or without threadpoolctl).
+
+    These matrices (64 x 128) are far too small for threads to help; on a busy machine,
+    BLAS threads spin waiting for each other and an epoch can take 50x longer.
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=n, user_api="blas") if n else contextlib.nullcontext()
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description="Train an MLP or a small CNN on scikit-learn's 8x8 digits.")
     parser.add_argument("--model", choices=sorted(MODELS), default="mlp")
@@ -98,6 +112,9 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     parser.add_argument("--no-progress", action="store_true", help="hide the tqdm progress bar")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="BLAS threads for NumPy (default 1; 0 keeps the library's default)"
+    )
     args = parser.parse_args(argv)
     if args.device == "cuda" and not minitorch.cuda.is_available():
         parser.exit(2, f"error: --device cuda but no usable GPU: {minitorch.cuda.unavailable_reason()}\n")
@@ -107,7 +124,8 @@ def main(argv=None):
         f"Adam lr {args.lr} + cosine schedule, batch {args.batch_size}, seed {args.seed}, device {args.device}"
     )
     start = time.perf_counter()
-    result = train(args.model, args.epochs, args.lr, args.batch_size, args.seed, args.device, not args.no_progress)
+    with blas_threads(args.threads):
+        result = train(args.model, args.epochs, args.lr, args.batch_size, args.seed, args.device, not args.no_progress)
     history = result["history"]
     mean_epoch = sum(h["seconds"] for h in history) / max(len(history), 1)
     print(
