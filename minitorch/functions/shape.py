@@ -277,8 +277,12 @@ def expand_as(a, other):
 
 def unsqueeze(a, dim):
     """Insert a dimension of size 1 at ``dim``."""
-    ndim = a.ndim + 1
-    axis = _check_dim("unsqueeze", dim, ndim)
+    if not -a.ndim - 1 <= dim <= a.ndim:
+        raise IndexError(
+            f"unsqueeze: dimension {dim} is out of range for a {a.ndim}-d tensor of shape "
+            f"{tuple(a.shape)} (expected {-a.ndim - 1} to {a.ndim})"
+        )
+    axis = dim % (a.ndim + 1)
     shape = list(a.shape)
     shape.insert(axis, 1)
     return Reshape.apply(a, tuple(shape))
