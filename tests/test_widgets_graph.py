@@ -135,3 +135,16 @@ def test_text_form_is_stable_for_nbval():
     dot = draw_graph(loss)
     assert repr(dot) == "<computation graph: 12 nodes, 11 edges>"
     assert dot._repr_mimebundle_(include=["image/svg+xml"])  # still a graphviz picture
+
+
+def test_records_are_capped_when_graphs_are_kept_alive(monkeypatch):
+    monkeypatch.setattr(recorder, "MAX_BYTES", 10_000)
+    kept = []
+    x = minitorch.randn(100, requires_grad=True)  # 400-byte gradients
+    for _ in range(50):
+        loss = (x * 2.0).sum()
+        loss.backward()
+        kept.append(loss)  # the classic mistake: keeping every graph alive
+    recorded = [recorder.record_of(loss.grad_fn) is not None for loss in kept]
+    assert recorded[-1] and not recorded[0]
+    assert recorder._HELD[0] <= 10_000

@@ -4,21 +4,44 @@ The engine calls every observer as ``observer(node, grad_output, grad_inputs)`` 
 each backward step. ``widgets`` registers one observer on import. It only keeps
 *references* to the gradient arrays (no copies, no arithmetic), as an attribute of the
 node itself: when the graph is dropped (the next training step reassigns ``loss``), the
-record goes with it, at no cost. Norms are computed only when something is drawn.
+record goes with it. Norms are computed only when something is drawn.
+
+A graph that is kept alive (``losses.append(loss)`` instead of ``loss.item()``) would keep
+its gradients too, so the records are capped: past ``MAX_BYTES`` of recorded gradients
+(or ``MAX_RECORDS`` nodes), the oldest records are dropped (those graphs then draw without gradient norms).
 """
 
+import collections
 import itertools
+import weakref
 
 from minitorch import autograd
 
+MAX_BYTES = 256 * 2**20
+MAX_RECORDS = 50_000  # also bounds the bookkeeping itself (about 150 bytes a record)
 _COUNTER = itertools.count()  # orders the steps of every backward, across runs
 _ENABLED = [True]
 _ATTR = "_widgets_record"  # (sequence number, grad_output, grad_inputs) on each node
+_RECENT = collections.deque()  # (weak reference to a recorded node, bytes it holds), oldest first
+_HELD = [0]  # bytes of gradients referenced by the records in _RECENT
 
 
 def _observe(node, grad_output, grad_inputs):
-    if _ENABLED[0]:
-        node.__dict__[_ATTR] = (next(_COUNTER), grad_output, grad_inputs)
+    if not _ENABLED[0]:
+        return
+    node.__dict__[_ATTR] = (next(_COUNTER), grad_output, grad_inputs)
+    size = getattr(grad_output, "nbytes", 0)
+    for g in grad_inputs:
+        if g is not None:
+            size += getattr(g, "nbytes", 0)
+    _RECENT.append((weakref.ref(node), size))
+    _HELD[0] += size
+    while (_HELD[0] > MAX_BYTES or len(_RECENT) > MAX_RECORDS) and len(_RECENT) > 1:
+        ref, old_size = _RECENT.popleft()
+        _HELD[0] -= old_size
+        old = ref()
+        if old is not None:  # still alive: someone kept its graph; let go of its gradients
+            old.__dict__.pop(_ATTR, None)
 
 
 def install():
