@@ -43,6 +43,8 @@ The HTML contains no timings or addresses, so notebooks compare cleanly under nb
 
 import html
 import inspect
+import os
+import sys
 import traceback
 
 import numpy as np
@@ -149,7 +151,10 @@ class CheckResult:
 def describe_exception(exc):
     """``TypeError: message`` plus the line of the learner's code it came from."""
     text = f"{type(exc).__name__}: {exc}"
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "/widgets/" not in f.filename]
+    frames = traceback.extract_tb(exc.__traceback__)
+    # The learner's line: the last frame outside minitorch, widgets and NumPy (else the last one).
+    own = [f for f in frames if not f.filename.startswith(_LIBRARY_DIRS)]
+    frames = own or frames
     if frames:
         last = frames[-1]
         where = f"line {last.lineno} in {last.name}"
@@ -181,6 +186,11 @@ def _short(value, limit=60):
 
 def _case_label(shapes):
     return " & ".join(style.fmt_shape(s) for s in shapes)
+
+
+_LIBRARY_DIRS = tuple(
+    os.path.dirname(module.__file__) + os.sep for module in (minitorch, np, sys.modules["widgets"])
+)
 
 
 class _NotDone(Exception):

@@ -64,7 +64,7 @@ class ComputationGraph:
     ``max_nodes`` keeps only the ops nearest the root; the rest become one summary node.
     """
 
-    def __init__(self, root, names=None, modules=None, max_nodes=DEFAULT_MAX_NODES, show_constants=True):
+    def __init__(self, root, names=None, max_nodes=DEFAULT_MAX_NODES, show_constants=True):
         self.root = root
         self.nodes = []  # GraphNode, in walk order
         self.edges = []  # GraphEdge
@@ -74,7 +74,6 @@ class ComputationGraph:
         self.hidden = Counter()  # op name -> how many were left out (max_nodes)
         self.total_ops = 0
         self._names = {id(t): n for n, t in (names or {}).items() if isinstance(t, Tensor)}
-        self._modules = modules or {}
         self._counts = Counter()
         self._build(max_nodes, show_constants)
 
@@ -248,7 +247,7 @@ def build_graph(root, params=None, names=None, max_nodes=DEFAULT_MAX_NODES, show
     """The ``ComputationGraph`` behind ``root`` with names applied, and the module kinds for clusters."""
     all_names, modules = names_from(params)
     all_names.update(names or {})
-    graph = ComputationGraph(root, all_names, modules, max_nodes, show_constants)
+    graph = ComputationGraph(root, all_names, max_nodes, show_constants)
     graph.name_intermediates(names)
     return graph, modules
 
