@@ -11,10 +11,13 @@ Buffers an op saved for backward are released as soon as its backward ran, unles
 ``retain_graph=True``.
 """
 
+import math
+
 from minitorch import backend
 from minitorch.autograd import grad_mode
 from minitorch.autograd.anomaly import ANOMALY, check_gradient
 from minitorch.autograd.function import BackwardNode, describe_operand
+from minitorch.errors import MiniTorchError
 from minitorch.tensor import Tensor
 
 # Debug switch (``set_debug(True)``): check the count, shape and dtype of every gradient.
@@ -103,11 +106,13 @@ def run_backward(root, gradient, retain_graph=False):
                 if not retain_graph:
                     node._saved = ()
                     node._freed = True
-            for nxt, g in zip(next_functions, grad_inputs):
+            for index, (nxt, g) in enumerate(zip(next_functions, grad_inputs)):
                 if nxt is None:
                     continue
                 if isinstance(nxt, Tensor):  # a leaf: gather, accumulate once at the end
                     if g is not None:
+                        if getattr(g, "shape", ()) != nxt.data.shape:
+                            g = _fit_leaf_grad(node, index, g, nxt)
                         previous = leaf_grads.get(nxt)
                         leaf_grads[nxt] = g if previous is None else previous + g
                     continue
@@ -130,9 +135,8 @@ def _accumulate_leaves(leaf_grads):
             g = xp.asarray(g)
         if g.dtype != leaf.data.dtype:
             g = g.astype(leaf.data.dtype)
-        if g.shape != leaf.data.shape:
-            # Only a size-1 mismatch can get here (e.g. a scalar grad for a (1,) leaf).
-            g = xp.broadcast_to(g, leaf.data.shape) if g.size == 1 else g.reshape(leaf.data.shape)
+        if g.shape != leaf.data.shape:  # only from ``backward(gradient=...)`` on a leaf itself
+            g = g.reshape(leaf.data.shape)
         if leaf._hooks:
             g = _run_tensor_hooks(leaf._hooks, g)
         if leaf.grad is None:
@@ -142,6 +146,22 @@ def _accumulate_leaves(leaf_grads):
             leaf.grad = Tensor._make(g.copy(), None, False)
         else:
             leaf.grad.data = leaf.grad.data + g
+
+
+def _fit_leaf_grad(node, index, g, leaf):
+    """A gradient whose shape differs from its leaf's: fine if only size-1 dims differ.
+
+    Anything else is a wrong backward; say which op returned it rather than letting NumPy
+    fail (or silently reshape) later.
+    """
+    g_shape, shape = tuple(getattr(g, "shape", ())), tuple(leaf.data.shape)
+    if math.prod(g_shape) == math.prod(shape) and [s for s in g_shape if s != 1] == [s for s in shape if s != 1]:
+        return backend.module_of(leaf.data).asarray(g).reshape(shape)
+    op = node.function.__name__
+    hint = " (did you reduce the broadcast dimensions?)" if math.prod(g_shape) > math.prod(shape) else ""
+    raise MiniTorchError(
+        f"{op}.backward returned grad of shape {g_shape} for input {index}, a leaf of shape {shape}{hint}"
+    )
 
 
 def _run_tensor_hooks(hooks, grad):
@@ -173,7 +193,7 @@ def check_backward_result(node, grad_inputs):
         if g_shape != shape:
             raise RuntimeError(
                 f"{op}.backward returned grad of shape {g_shape} for input {i} of shape {shape}"
-                + (" (did you reduce the broadcast dimensions?)" if len(g_shape) >= len(shape) else "")
+                + (" (did you reduce the broadcast dimensions?)" if math.prod(g_shape) > math.prod(shape) else "")
             )
         g_dtype = getattr(g, "dtype", None)
         if g_dtype is not None and g_dtype != dtype:
