@@ -400,51 +400,68 @@ def col2im(grad_windows, shape, sh, sw):
     return out
 
 
+def windows_last(x, kh, kw, sh, sw):
+    """Like ``windows`` for a channels-last array (N, H, W, C): a (N, Ho, Wo, kh, kw, C) view.
+
+    With channels last, one window row (kw pixels x C channels) is contiguous in memory, so
+    copying the windows into a matrix moves long runs instead of 3 numbers at a time.
+    """
+    n, h, w, c = x.shape
+    ho, wo = (h - kh) // sh + 1, (w - kw) // sw + 1
+    s_n, s_h, s_w, s_c = x.strides
+    as_strided = backend.module_of(x).lib.stride_tricks.as_strided
+    return as_strided(x, (n, ho, wo, kh, kw, c), (s_n, s_h * sh, s_w * sw, s_h, s_w, s_c))
+
+
 class Conv2d(Function):
     """2-D cross-correlation (what deep learning calls convolution), by im2col.
 
-    Forward: pad, take the strided view of all windows, copy it into a matrix ``cols`` with
-    one row per output pixel (N*Ho*Wo, C*kh*kw), and multiply by the weight reshaped to
-    (O, C*kh*kw). Backward: grad_W = g.T @ cols, grad_cols = g @ W, and col2im adds the
-    window gradients back onto the image.
+    Forward: copy the input channels-last into a zero-padded frame, take the strided view
+    of all windows, copy it into a matrix ``cols`` with one row per output pixel
+    (N*Ho*Wo, kh*kw*C), and multiply by the weight reshaped to (O, kh*kw*C): the whole
+    convolution is one matrix product. Backward: grad_W = g.T @ cols, grad_cols = g @ W,
+    and col2im adds each window's gradient back onto the image.
     """
 
     @staticmethod
     def forward(ctx, x, weight, bias, stride, padding):
         xp = ctx.xp
         (sh, sw), (ph, pw) = stride, padding
-        o, c, kh, kw = weight.shape
-        if ph or pw:  # zero padding (a plain copy into a zero frame; faster than xp.pad)
-            padded = xp.zeros(x.shape[:2] + (x.shape[2] + 2 * ph, x.shape[3] + 2 * pw), dtype=x.dtype)
-            padded[:, :, ph : ph + x.shape[2], pw : pw + x.shape[3]] = x
-            x = padded
-        win = windows(x, kh, kw, sh, sw)  # (N, C, Ho, Wo, kh, kw), a view
-        n, _, ho, wo = win.shape[:4]
-        cols = win.transpose(0, 2, 3, 1, 4, 5).reshape(n * ho * wo, c * kh * kw)  # the copy
-        w2 = weight.reshape(o, c * kh * kw)
+        n, c, h, w = x.shape
+        o, _, kh, kw = weight.shape
+        framed = xp.zeros((n, h + 2 * ph, w + 2 * pw, c), dtype=x.dtype)  # channels last, padded
+        framed[:, ph : ph + h, pw : pw + w, :] = x.transpose(0, 2, 3, 1)
+        win = windows_last(framed, kh, kw, sh, sw)  # (N, Ho, Wo, kh, kw, C), a view
+        ho, wo = win.shape[1:3]
+        cols = win.reshape(n * ho * wo, kh * kw * c)  # the im2col copy
+        w2 = weight.transpose(0, 2, 3, 1).reshape(o, kh * kw * c)  # rows in (kh, kw, C) order too
         out = cols @ w2.T  # (N*Ho*Wo, O)
         if bias is not None:
             out += bias
         ctx.save_for_backward(cols, w2)
-        ctx.meta = (x.shape, n, c, ho, wo, kh, kw, sh, sw, ph, pw, weight.shape)
-        return out.reshape(n, ho, wo, o).transpose(0, 3, 1, 2)
+        ctx.meta = (framed.shape, n, c, h, w, ho, wo, kh, kw, sh, sw, ph, pw, o)
+        return out.reshape(n, ho, wo, o).transpose(0, 3, 1, 2)  # NCHW view of the result
 
     @staticmethod
     def backward(ctx, grad):
         cols, w2 = ctx.saved_tensors
-        padded_shape, n, c, ho, wo, kh, kw, sh, sw, ph, pw, w_shape = ctx.meta
+        framed_shape, n, c, h, w, ho, wo, kh, kw, sh, sw, ph, pw, o = ctx.meta
+        xp = ctx.xp
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        g2 = grad.transpose(0, 2, 3, 1).reshape(n * ho * wo, w_shape[0])
+        g2 = grad.transpose(0, 2, 3, 1).reshape(n * ho * wo, o)
         grad_x = grad_w = grad_b = None
         if need_w:
-            grad_w = (g2.T @ cols).reshape(w_shape)
+            grad_w = xp.ascontiguousarray((g2.T @ cols).reshape(o, kh, kw, c).transpose(0, 3, 1, 2))
         if need_b:
             grad_b = g2.sum(axis=0)
         if need_x:
-            grad_cols = (g2 @ w2).reshape(n, ho, wo, c, kh, kw).transpose(0, 3, 1, 2, 4, 5)
-            grad_x = col2im(grad_cols, padded_shape, sh, sw)
-            if ph or pw:
-                grad_x = grad_x[:, :, ph : padded_shape[2] - ph, pw : padded_shape[3] - pw]
+            grad_cols = (g2 @ w2).reshape(n, ho, wo, kh, kw, c)
+            # col2im: each kernel offset (a, b) adds one strided slab; 9 steps for 3x3.
+            framed = xp.zeros(framed_shape, dtype=grad.dtype)
+            for a in range(kh):
+                for b in range(kw):
+                    framed[:, a : a + sh * ho : sh, b : b + sw * wo : sw, :] += grad_cols[:, :, :, a, b, :]
+            grad_x = xp.ascontiguousarray(framed[:, ph : ph + h, pw : pw + w, :].transpose(0, 3, 1, 2))
         return grad_x, grad_w, grad_b, None, None
 
 
