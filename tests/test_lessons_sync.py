@@ -50,6 +50,7 @@ def test_markers_balanced_and_exercises_present(solution):
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=_ids(SOLUTIONS))
 def test_learner_copy_has_no_solution_and_no_outputs(solution):
     copy = tool.learner_copy(nbformat.read(solution, as_version=4))
+    assert "widgets" not in copy.metadata  # no widget state from the solution's run
     for cell in copy.cells:
         if cell.cell_type == "code":
             assert not MARKER.search(cell.source)

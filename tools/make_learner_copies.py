@@ -10,8 +10,9 @@ nbgrader's markers::
         ### END SOLUTION
 
 The learner copy replaces each region (markers included) with ``# YOUR CODE HERE`` and
-``raise NotImplementedError()`` at the BEGIN line's indentation, and has its outputs and
-execution counts cleared. Cell ids are kept, so a copy is the same on every run.
+``raise NotImplementedError()`` at the BEGIN line's indentation, and has its outputs,
+execution counts and saved widget state cleared. Cell ids are kept, so a copy is the same
+on every run.
 
     python -m tools.make_learner_copies           # write lessons/*.ipynb
     python -m tools.make_learner_copies --check   # exit 1 if a committed copy is stale
@@ -40,6 +41,7 @@ def strip_solutions(source):
 def learner_copy(solution):
     """The learner notebook (a new NotebookNode) for a solution notebook."""
     nb = nbformat.from_dict(solution)  # a deep copy: the solution is left untouched
+    nb.metadata.pop("widgets", None)  # widget views of the solution's run (random model ids)
     for cell in nb.cells:
         for key in RUN_METADATA:
             cell.metadata.pop(key, None)
