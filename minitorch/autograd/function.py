@@ -37,8 +37,11 @@ from minitorch.tensor import Tensor
 
 _GRAD = grad_mode._STATE
 
-# Every Function subclass by name, so widgets and lessons can find the built-in ops.
+# The built-in ops by name, so widgets and lessons can find them. A learner's own
+# ``class Mul(Function)`` is not registered, so it never hides the built-in ``Mul``.
 REGISTRY = {}
+# Ops whose backward is currently a learner's (see override_backward).
+_OVERRIDDEN = set()
 
 
 class BackwardNode:
@@ -102,7 +105,8 @@ class _FunctionMeta(type):
         if bases:
             cls.reference_backward = namespace.get("backward", getattr(cls, "backward", None))
             cls.backward_overridden = False
-            REGISTRY[name] = cls
+            if cls.__module__.startswith("minitorch."):
+                REGISTRY[name] = cls
 
 
 class Function(metaclass=_FunctionMeta):
@@ -182,15 +186,22 @@ def override_backward(function, backward):
     function = _resolve(function)
     function.backward = staticmethod(backward)
     function.backward_overridden = True
+    _OVERRIDDEN.add(function)
+
+
+def overridden_functions():
+    """The ops whose backward is currently a learner's, as a list."""
+    return list(_OVERRIDDEN)
 
 
 def restore_backward(function=None):
     """Put back the reference backward of ``function``, or of every op when None."""
-    targets = REGISTRY.values() if function is None else [_resolve(function)]
+    targets = list(_OVERRIDDEN) if function is None else [_resolve(function)]
     for fn in targets:
         if fn.backward_overridden:
             fn.backward = staticmethod(fn.reference_backward)
             fn.backward_overridden = False
+        _OVERRIDDEN.discard(fn)
 
 
 def _resolve(function):
