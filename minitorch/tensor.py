@@ -282,7 +282,8 @@ class Tensor:
                     f"backward(): gradient is on {backend.device_of(grad)} but the tensor is on "
                     f"{self.device}; move the gradient with .to('{self.device}')"
                 )
-            grad = backend.module_of(self.data).asarray(grad, dtype=self.data.dtype)
+            # A copy: the caller's array must never end up shared with some leaf's .grad.
+            grad = backend.module_of(self.data).array(grad, dtype=self.data.dtype, copy=True)
             if grad.shape != self.data.shape:
                 raise MiniTorchError(
                     f"backward(): gradient has shape {tuple(grad.shape)} but the tensor has "

@@ -287,7 +287,12 @@ def test_device_mismatch_message_names_op_and_both_devices():
 
 def test_device_mismatch_raised_by_an_op(monkeypatch):
     # Pretend one tensor's array lives on a GPU: Function.apply must refuse to mix them.
+    # (A subclass, since apply recognises a plain numpy.ndarray as CPU without asking.)
+    class PretendGpuArray(np.ndarray):
+        pass
+
     on_gpu = minitorch.ones(2)
+    on_gpu.data = on_gpu.data.view(PretendGpuArray)
     real_device_of = backend.device_of
     monkeypatch.setattr(backend, "device_of", lambda a: "cuda" if a is on_gpu.data else real_device_of(a))
     with pytest.raises(MiniTorchError) as excinfo:

@@ -129,6 +129,7 @@ def run_backward(root, gradient, retain_graph=False):
 
 def _accumulate_leaves(leaf_grads):
     """Add each leaf's gradient into its ``.grad``, after its hooks have had their say."""
+    handed_out = set()  # ids of arrays already stored as some leaf's .grad in this pass
     for leaf, g in leaf_grads.items():
         xp = backend.module_of(leaf.data)
         if type(g) is not xp.ndarray:
@@ -137,13 +138,18 @@ def _accumulate_leaves(leaf_grads):
             g = g.astype(leaf.data.dtype)
         if g.shape != leaf.data.shape:  # only from ``backward(gradient=...)`` on a leaf itself
             g = g.reshape(leaf.data.shape)
-        if leaf._hooks:
+        hooked = bool(leaf._hooks)
+        if hooked:
             g = _run_tensor_hooks(leaf._hooks, g)
         if leaf.grad is None:
-            # A copy this leaf owns: g may be a read-only broadcast view (from sum or
-            # expand), the caller's ``gradient=`` array, or the very array another leaf
-            # got (``a + b``), while ``.grad.zero_()`` and optimizers write into ``.grad``.
-            leaf.grad = Tensor._make(g.copy(), None, False)
+            # ``.grad.zero_()`` and optimizers write into ``.grad``, so it must own its
+            # memory. Copy unless g is a fresh array nobody else holds: it may be a read-only
+            # broadcast view (from sum or expand), a hook's array, or the very array another
+            # leaf got (``a + b``).
+            if hooked or g.base is not None or not g.flags.writeable or id(g) in handed_out:
+                g = g.copy()
+            handed_out.add(id(g))
+            leaf.grad = Tensor._make(g, None, False)
         else:
             leaf.grad.data = leaf.grad.data + g
 

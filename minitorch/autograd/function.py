@@ -130,16 +130,17 @@ class Function(metaclass=_FunctionMeta):
         needs = []
         any_needs = False
         record = _GRAD[0]
-        device = None
+        on_gpu = on_cpu = False
         for arg in args:
             if isinstance(arg, Tensor):
                 data = arg.data
                 arrays.append(data)
-                arg_device = backend.device_of(data)
-                if device is None:
-                    device = arg_device
-                elif arg_device != device:
-                    _raise_device_mismatch(cls, args)
+                if type(data) is np.ndarray:  # the common case, checked without a call
+                    on_cpu = True
+                elif backend.device_of(data) == backend.CUDA:
+                    on_gpu = True
+                else:
+                    on_cpu = True
                 if record and arg.requires_grad:
                     any_needs = True
                     needs.append(True)
@@ -149,12 +150,14 @@ class Function(metaclass=_FunctionMeta):
                 arrays.append(arg)
             needs.append(False)
             next_functions.append(None)
+        if on_gpu and on_cpu:
+            _raise_device_mismatch(cls, args)
 
         ctx = cls._node_cls()
         ctx._saved = ()
         ctx._freed = False
         ctx._pre_hooks = None
-        xp = ctx.xp = np if device is None or device == "cpu" else backend.array_module(device)
+        xp = ctx.xp = backend.array_module(backend.CUDA) if on_gpu else np
         try:
             out = cls.forward(ctx, *arrays)
         except MiniTorchError:
