@@ -131,9 +131,8 @@ def _accumulate_leaves(leaf_grads):
     """Add each leaf's gradient into its ``.grad``, after its hooks have had their say."""
     handed_out = set()  # ids of arrays already stored as some leaf's .grad in this pass
     for leaf, g in leaf_grads.items():
-        xp = backend.module_of(leaf.data)
-        if type(g) is not xp.ndarray:
-            g = xp.asarray(g)
+        if type(g) is not type(leaf.data):  # a NumPy scalar from a reduction, say
+            g = backend.module_of(leaf.data).asarray(g)
         if g.dtype != leaf.data.dtype:
             g = g.astype(leaf.data.dtype)
         if g.shape != leaf.data.shape:  # only from ``backward(gradient=...)`` on a leaf itself
@@ -143,10 +142,10 @@ def _accumulate_leaves(leaf_grads):
             g = _run_tensor_hooks(leaf._hooks, g)
         if leaf.grad is None:
             # ``.grad.zero_()`` and optimizers write into ``.grad``, so it must own its
-            # memory. Copy unless g is a fresh array nobody else holds: it may be a read-only
-            # broadcast view (from sum or expand), a hook's array, or the very array another
-            # leaf got (``a + b``).
-            if hooked or g.base is not None or not g.flags.writeable or id(g) in handed_out:
+            # memory. Copy unless g is a fresh array nobody else holds: it may be a view
+            # (a read-only broadcast from sum or expand, say), a hook's array, or the very
+            # array another leaf got (``a + b``).
+            if hooked or g.base is not None or id(g) in handed_out:
                 g = g.copy()
             handed_out.add(id(g))
             leaf.grad = Tensor._make(g, None, False)
