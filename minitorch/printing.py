@@ -14,7 +14,7 @@ def format_values(data):
         whole = finite.size == 0 or bool(np.all(finite == np.round(finite)))
         big = finite.size and float(np.abs(finite).max()) >= 1e8
         tiny = finite.size and 0 < float(np.abs(finite[finite != 0]).min(initial=np.inf)) < 1e-4
-        if not whole and (big or tiny):
+        if big or (tiny and not whole):  # a wide range of magnitudes: scientific notation
             options.update(precision=4, floatmode="fixed", formatter={"float_kind": lambda v: f"{v:.4e}"})
         elif not whole:
             options.update(precision=4, floatmode="fixed", suppress_small=True)
