@@ -40,8 +40,11 @@ system-deps:
 	  fi; \
 	fi
 
+# JupyterLab refuses to start as root unless told; containers often run as root.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: setup
-	$(VENV)/bin/jupyter lab --port $(LAB_PORT) lessons/00_welcome.ipynb
+	$(VENV)/bin/jupyter lab --port $(LAB_PORT) $(ALLOW_ROOT) lessons/00_welcome.ipynb
 
 example: setup
 	$(PY) -m minitorch.examples.digits --model mlp --epochs 20
