@@ -507,6 +507,8 @@ class Tensor:
         return self._binary(_ops.matmul, other, reverse=True)
 
     def __neg__(self):
+        if self.data.dtype.kind == "b":
+            raise MiniTorchError("neg: negation (-) of a bool tensor is not supported; use ~ (logical not) instead")
         return _ops.Neg.apply(self)
 
     def __pos__(self):

@@ -436,3 +436,13 @@ def test_gradcheck_error_names_input_and_values():
     message = message_of(excinfo)
     assert "input 0" in message and "(3,)" in message
     assert "numerical" in message and "analytic" in message
+
+
+def test_matmul_of_mixed_dtypes_is_refused_as_in_pytorch():
+    with pytest.raises(MiniTorchError, match=r"matmul: both operands must have the same dtype.*float32.*float64"):
+        minitorch.ones(2, 3) @ minitorch.ones(3, dtype=minitorch.float64)
+
+
+def test_negating_a_bool_tensor_suggests_logical_not():
+    with pytest.raises(MiniTorchError, match=r"neg.*bool.*~"):
+        -(minitorch.ones(2) > 0)

@@ -8,7 +8,7 @@ summed back with ``unbroadcast``.
 from minitorch.autograd.function import Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.broadcast import broadcast_shape, unbroadcast
-from minitorch.tensor import Tensor, promote
+from minitorch.tensor import Tensor
 
 
 class MatMul(Function):
@@ -65,5 +65,10 @@ def matmul(a, b):
             f"matmul: expected two Tensors, got {type(a).__name__} and {type(b).__name__}"
         )
     check_matmul_shapes(a.shape, b.shape)
-    a, b = promote(a, b)
+    if a.data.dtype != b.data.dtype:
+        # PyTorch refuses too: a silent float64 upcast would double the cost of every layer.
+        raise MiniTorchError(
+            f"matmul: both operands must have the same dtype, got {a.dtype} {tuple(a.shape)} @ "
+            f"{b.dtype} {tuple(b.shape)}; convert one first (.float(), .double())"
+        )
     return MatMul.apply(a, b)
