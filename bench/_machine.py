@@ -53,5 +53,29 @@ def describe():
     return "\n".join(lines)
 
 
+def set_threads(n):
+    """Use ``n`` threads in NumPy's BLAS and in PyTorch alike (None: leave the defaults)."""
+    if n is None:
+        return
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(n)
+    try:
+        import torch
+
+        torch.set_num_threads(n)
+    except ImportError:
+        pass
+
+
+def start_report(threads):
+    """Apply the thread setting, then print the "## Machine" block every benchmark opens with."""
+    set_threads(threads)
+    print("## Machine\n")
+    print(describe())
+    if threads:
+        print(f"- threads limited to {threads} for NumPy's BLAS and PyTorch")
+
+
 if __name__ == "__main__":
     print(describe())

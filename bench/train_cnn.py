@@ -22,8 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _machine import describe  # noqa: E402
-from train_mlp import set_threads  # noqa: E402
+from _machine import start_report  # noqa: E402
 
 import minitorch  # noqa: E402
 from minitorch.data import DataLoader, TensorDataset  # noqa: E402
@@ -88,11 +87,7 @@ def main(argv=None):
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--threads", type=int, default=None, help="BLAS/PyTorch threads (default: theirs)")
     args = parser.parse_args(argv)
-    set_threads(args.threads)
-    print("## Machine\n")
-    print(describe())
-    if args.threads:
-        print(f"- threads limited to {args.threads} for NumPy's BLAS and PyTorch")
+    start_report(args.threads)
     split = minitorch.datasets.load_digits(images=True)
     X, y = split.X_train.data, split.y_train.data
     minitorch.manual_seed(0)

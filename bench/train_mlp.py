@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _machine import describe  # noqa: E402
+from _machine import start_report  # noqa: E402
 
 import minitorch  # noqa: E402
 from minitorch import nn  # noqa: E402
@@ -230,21 +230,6 @@ def run_case(label, X, y, sizes, batch_size, epochs, mem_epochs):
     return ratio
 
 
-def set_threads(n):
-    """Use ``n`` threads in NumPy's BLAS and in PyTorch alike (None: leave the defaults)."""
-    if n is None:
-        return
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(n)
-    try:
-        import torch
-
-        torch.set_num_threads(n)
-    except ImportError:
-        pass
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--case", choices=["a", "b", "both"], default="both")
@@ -252,11 +237,7 @@ def main(argv=None):
     parser.add_argument("--epochs-b", type=int, default=3)
     parser.add_argument("--threads", type=int, default=None, help="BLAS/PyTorch threads (default: theirs)")
     args = parser.parse_args(argv)
-    set_threads(args.threads)
-    print("## Machine\n")
-    print(describe())
-    if args.threads:
-        print(f"- threads limited to {args.threads} for NumPy's BLAS and PyTorch")
+    start_report(args.threads)
     results = {}
     if args.case in ("a", "both"):
         X, y = digits_data()

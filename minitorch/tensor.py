@@ -36,7 +36,10 @@ class Tensor:
 
     def __init__(self, data, dtype=None, device=None, requires_grad=False):
         """Same as ``minitorch.tensor(data, dtype, device, requires_grad)``."""
-        array = _to_array(data, dtype, device)
+        self._init_leaf(_to_array(data, dtype, device), requires_grad)
+
+    def _init_leaf(self, array, requires_grad):
+        """Set the fields of a new leaf tensor around a backend ``array`` (Parameter uses it too)."""
         self.data = array
         self.grad = None
         self.grad_fn = None

@@ -43,13 +43,7 @@ class Parameter(Tensor):
             array = data
         else:
             array = Tensor(data).data
-        self.data = array
-        self.grad = None
-        self.grad_fn = None
-        self._hooks = None
-        self.requires_grad = False
-        if requires_grad:
-            self.requires_grad_(True)
+        self._init_leaf(array, requires_grad)
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
