@@ -35,9 +35,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import minitorch  # noqa: E402
-from minitorch import cuda_kernels  # noqa: E402
+from minitorch.cuda import kernels as cuda_kernels  # noqa: E402
+from minitorch.examples.per_op_copies import per_op_copies  # noqa: E402
 from minitorch.nn import functional as F  # noqa: E402
-from minitorch.staging import per_op_copies  # noqa: E402
 
 TARGET_SPEEDUP = 20.0  # GPU resident vs MiniTorch CPU: at least this many times faster
 TARGET_VS_TORCH = 1.5  # GPU resident vs PyTorch CUDA: at most this many times slower
@@ -98,8 +98,8 @@ def time_minitorch(x_np, y_np, batch, epochs, device, hidden, warmup=True):
 
 def time_per_op_copies(x_np, y_np, batch, epochs, hidden):
     """MiniTorch with host-resident data and per-op uploads/downloads (one epoch timed)."""
-    cupy = minitorch.backend.cupy_module()
-    with per_op_copies(cupy):  # minitorch.staging: the article's design, reproduced
+    cupy = minitorch.cuda.cupy_module()
+    with per_op_copies(cupy):  # minitorch.examples.per_op_copies: the article's design, reproduced
         seconds, loss = time_minitorch(x_np, y_np, batch, epochs, "cpu", hidden, warmup=False)
     minitorch.cuda.synchronize()
     return seconds, loss

@@ -6,8 +6,10 @@
     loss.backward()
     x.grad            # tensor([2., 4., 6.])
 
-Modules: ``tensor`` (the Tensor), ``autograd`` (Function, engine, gradcheck),
-``functions`` (every op, forward and backward side by side), ``nn``, ``optim``, ``data``.
+Layers, bottom up (docs/ARCHITECTURE.md draws them): ``backends`` and ``cuda`` (the
+device seam), ``tensor`` (the Tensor), ``autograd`` (Function, engine, graph walk,
+gradcheck), ``functions`` (every op, forward and backward side by side), then ``nn``,
+``optim`` and ``data`` on top.
 """
 
 import numpy as _np
@@ -16,11 +18,14 @@ import numpy as _np
 # printing NumPy warnings into every notebook. ``autograd.detect_anomaly()`` finds them.
 _np.seterr(divide="ignore", invalid="ignore", over="ignore")
 
-# tensor first: it imports the ops, which import autograd, which needs Tensor defined.
-from minitorch.tensor import Tensor  # noqa: E402, I001
-from minitorch import autograd, cuda  # noqa: E402
+# The device seam first (the GPU backend registers itself), then the Tensor: it loads the
+# ops, which load autograd, once Tensor is defined.
+from minitorch import backends, cuda  # noqa: E402, I001
+from minitorch.tensor import Tensor  # noqa: E402
+from minitorch import autograd  # noqa: E402
 from minitorch.autograd import enable_grad, no_grad, set_grad_enabled  # noqa: E402
 from minitorch.dtypes import bool_, float32, float64, int64  # noqa: E402
+from minitorch.random import manual_seed  # noqa: E402
 from minitorch.factories import (  # noqa: E402
     arange,
     empty,
@@ -29,7 +34,6 @@ from minitorch.factories import (  # noqa: E402
     full,
     full_like,
     linspace,
-    manual_seed,
     ones,
     ones_like,
     rand,

@@ -80,6 +80,10 @@ def dtype_of_array(array):
     return fallback
 
 
+# What counts as a Python number next to a tensor (NumPy scalars included, as in PyTorch).
+SCALAR_TYPES = (int, float, bool, np.number, np.bool_)
+
+
 def scalar_category(value):
     """Promotion category of a Python scalar: 0 bool, 1 int, 2 float."""
     if isinstance(value, (bool, np.bool_)):

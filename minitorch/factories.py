@@ -3,24 +3,11 @@ random seed. Shapes may be given as separate numbers or as one tuple, as in PyTo
 
 import numpy as np
 
-from minitorch import backend
+from minitorch import backends
 from minitorch.dtypes import DEFAULT_FLOAT, bool_, float32, get_dtype, int64
 from minitorch.errors import MiniTorchError
+from minitorch.random import default_generator
 from minitorch.tensor import Tensor
-
-# One generator for all random factories; ``manual_seed`` replaces it.
-_RNG = [np.random.default_rng()]
-
-
-def manual_seed(seed):
-    """Make ``rand``, ``randn``, ``randint``, weight init and dropout repeatable."""
-    _RNG[0] = np.random.default_rng(seed)
-    return _RNG[0]
-
-
-def default_generator():
-    """The NumPy Generator behind the random factories."""
-    return _RNG[0]
 
 
 def tensor(data, dtype=None, device="cpu", requires_grad=False):
@@ -51,17 +38,17 @@ def _finish(array, dtype, device, requires_grad):
     """Place a freshly made NumPy array on ``device`` as a Tensor."""
     if dtype is not None:
         array = array.astype(get_dtype(dtype).np_dtype, copy=False)
-    device = backend.normalize_device(device)
-    if device != backend.CPU:
-        array = backend.to_device(array, device)
+    device = backends.normalize_device(device)
+    if device != "cpu":
+        array = backends.to_device(array, device)
     t = Tensor._make(array, None, False)
     return t.requires_grad_(True) if requires_grad else t
 
 
 def _filled(size, value, dtype, device, requires_grad):
     dtype = get_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
-    device = backend.normalize_device(device)
-    xp = backend.array_module(device)
+    device = backends.normalize_device(device)
+    xp = backends.array_module(device)
     array = xp.full(_size(size), value, dtype=dtype.np_dtype)
     t = Tensor._make(array, None, False)
     return t.requires_grad_(True) if requires_grad else t
@@ -117,14 +104,14 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
 def rand(*size, dtype=None, device="cpu", requires_grad=False):
     """Uniform random numbers in [0, 1)."""
     dtype = get_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
-    array = _RNG[0].random(_size(size), dtype=np.float64).astype(dtype.np_dtype)
+    array = default_generator().random(_size(size), dtype=np.float64).astype(dtype.np_dtype)
     return _finish(array, None, device, requires_grad)
 
 
 def randn(*size, dtype=None, device="cpu", requires_grad=False):
     """Standard normal random numbers (mean 0, std 1)."""
     dtype = get_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
-    array = _RNG[0].standard_normal(_size(size)).astype(dtype.np_dtype)
+    array = default_generator().standard_normal(_size(size)).astype(dtype.np_dtype)
     return _finish(array, None, device, requires_grad)
 
 
@@ -136,13 +123,13 @@ def randint(low, high=None, size=None, dtype=None, device="cpu"):
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
-    array = _RNG[0].integers(low, high, size=_size((size,)))
+    array = default_generator().integers(low, high, size=_size((size,)))
     return _finish(array, dtype if dtype is not None else int64, device, False)
 
 
 def randperm(n, device="cpu"):
     """A random permutation of 0..n-1 (int64)."""
-    return _finish(_RNG[0].permutation(n).astype(np.int64), None, device, False)
+    return _finish(default_generator().permutation(n).astype(np.int64), None, device, False)
 
 
 def arange(start, end=None, step=1, dtype=None, device="cpu", requires_grad=False):
@@ -157,7 +144,7 @@ def arange(start, end=None, step=1, dtype=None, device="cpu", requires_grad=Fals
     dtype = get_dtype(dtype)
     # Built where it will live (no host round trip on a GPU). Count in float64 then cast,
     # so float32 ranges have the same length as PyTorch's.
-    xp = backend.array_module(backend.normalize_device(device))
+    xp = backends.array_module(backends.normalize_device(device))
     array = xp.arange(start, end, step, dtype=np.float64 if dtype.is_floating_point else np.int64)
     return _finish(array.astype(dtype.np_dtype), None, device, requires_grad)
 
@@ -165,7 +152,7 @@ def arange(start, end=None, step=1, dtype=None, device="cpu", requires_grad=Fals
 def linspace(start, end, steps, dtype=None, device="cpu", requires_grad=False):
     """``steps`` evenly spaced values from start to end, both included."""
     dtype = get_dtype(dtype) if dtype is not None else float32
-    xp = backend.array_module(backend.normalize_device(device))
+    xp = backends.array_module(backends.normalize_device(device))
     array = xp.linspace(start, end, int(steps)).astype(dtype.np_dtype)
     return _finish(array, None, device, requires_grad)
 
@@ -173,5 +160,5 @@ def linspace(start, end, steps, dtype=None, device="cpu", requires_grad=False):
 def eye(n, m=None, dtype=None, device="cpu", requires_grad=False):
     """An identity matrix (ones on the diagonal)."""
     dtype = get_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
-    xp = backend.array_module(backend.normalize_device(device))
+    xp = backends.array_module(backends.normalize_device(device))
     return _finish(xp.eye(n, m, dtype=dtype.np_dtype), None, device, requires_grad)

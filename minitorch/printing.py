@@ -2,12 +2,12 @@
 
 import numpy as np
 
-from minitorch import backend
+from minitorch import backends
 
 
 def format_values(data):
     """The values as text: 4 decimals for floats (``1.`` when all are whole numbers)."""
-    data = backend.to_device(data, backend.CPU)
+    data = backends.to_device(data, "cpu")
     options = {"separator": ", ", "prefix": "tensor(", "threshold": 1000, "edgeitems": 3}
     if data.dtype.kind == "f" and data.size:
         finite = data[np.isfinite(data)]
@@ -27,8 +27,8 @@ def tensor_repr(t):
     kind = t.data.dtype
     if kind == np.float64 or (t.data.size == 0 and kind != np.float32):
         extras.append(f"dtype={t.dtype}")
-    if t.device != backend.CPU:
-        extras.append("device='cuda:0'")
+    if t.device != "cpu":
+        extras.append(f"device='{t.device}:0'")
     if t.grad_fn is not None:
         extras.append(f"grad_fn=<{type(t.grad_fn).__name__}>")
     elif t.requires_grad:

@@ -13,7 +13,7 @@ import zipfile
 
 import numpy as np
 
-from minitorch import backend
+from minitorch import backends
 from minitorch.errors import MiniTorchError
 from minitorch.tensor import Tensor
 
@@ -23,10 +23,10 @@ FORMAT_VERSION = 1
 
 def _encode(value, arrays):
     """A JSON-able description of ``value``; arrays go into ``arrays`` and are referenced by name."""
-    if isinstance(value, Tensor) or backend.is_backend_array(value):
+    if isinstance(value, Tensor) or backends.is_backend_array(value):
         array = value.data if isinstance(value, Tensor) else value
         name = f"a{len(arrays)}"
-        arrays[name] = np.asarray(backend.to_device(array, backend.CPU), order="C")  # keeps 0-d as 0-d
+        arrays[name] = np.asarray(backends.to_device(array, "cpu"), order="C")  # keeps 0-d as 0-d
         return {"__array__": name, "tensor": isinstance(value, Tensor)}
     if isinstance(value, dict):
         items = []
@@ -113,14 +113,14 @@ def load(f, map_location=None):
             raise MiniTorchError(f"load: {name} is damaged and cannot be read ({type(exc).__name__}: {exc})") from exc
     obj = _decode(tree["root"], arrays)
     if map_location is not None:
-        device = backend.normalize_device(map_location)
+        device = backends.normalize_device(map_location)
         obj = _to_device(obj, device)
     return obj
 
 
 def _to_device(obj, device):
     if isinstance(obj, Tensor):
-        return Tensor._make(backend.to_device(obj.data, device), None, False)
+        return Tensor._make(backends.to_device(obj.data, device), None, False)
     if isinstance(obj, dict):
         return {k: _to_device(v, device) for k, v in obj.items()}
     if isinstance(obj, list):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import minitorch
-from minitorch.autograd import anomaly, engine, grad_mode
+from minitorch.switches import SWITCHES
 
 
 @pytest.fixture
@@ -25,13 +25,14 @@ def _clean_autograd_state():
 
     Observers are restored, not cleared: ``widgets`` registers one when it is imported.
     """
-    observers = list(engine._OBSERVERS)
+    observers = minitorch.autograd.backward_observers()
     yield
-    grad_mode._STATE[0] = True
-    anomaly.ANOMALY[0] = False
-    minitorch.autograd.set_debug(False)
+    SWITCHES.reset()
     minitorch.autograd.restore_backward()
-    engine._OBSERVERS[:] = observers
+    for observer in minitorch.autograd.backward_observers():
+        minitorch.autograd.remove_backward_observer(observer)
+    for observer in observers:
+        minitorch.autograd.add_backward_observer(observer)
 
 
 # ---------------------------------------------------------------------- devices

@@ -51,7 +51,7 @@ import numpy as np
 
 import minitorch
 from minitorch import autograd
-from minitorch.autograd.function import Function, overridden_functions
+from minitorch.autograd import Function, overridden_functions
 from minitorch.autograd.gradcheck import numerical_jacobian
 from minitorch.tensor import Tensor
 from widgets import exercises, style

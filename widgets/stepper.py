@@ -18,7 +18,7 @@ widget's output embeds the SVG, which depends on the graphviz version.
 
 import ipywidgets as widgets
 
-from minitorch import autograd, backend
+from minitorch import autograd, backends
 from minitorch.tensor import Tensor
 from widgets import recorder, style
 from widgets.graph import DEFAULT_MAX_NODES, build_graph, render
@@ -107,7 +107,7 @@ class StepGradients:
             for nxt, g in zip(node.next_functions, grad_inputs):
                 if nxt is tensor and g is not None:
                     if g.shape != tuple(tensor.shape):  # a size-1 gradient, as the engine allows
-                        g = backend.module_of(g).broadcast_to(g, tuple(tensor.shape))
+                        g = backends.module_of(g).broadcast_to(g, tuple(tensor.shape))
                     total = g if total is None else total + g
         return total
 

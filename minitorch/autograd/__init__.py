@@ -1,31 +1,30 @@
 """Automatic differentiation: the Function mechanism, the backward engine and its tools.
 
-- ``Function``: write an op as ``forward(ctx, ...)`` / ``backward(ctx, grad)`` on arrays.
-- ``backward`` (``engine.py``): reverse topological walk of the recorded graph.
+- ``Function`` (``function.py``): write an op as ``forward(ctx, ...)`` / ``backward(ctx, grad)``
+  on arrays; ``apply`` records the graph.
+- ``graph``: the one walk over the recorded graph (engine order, nodes, leaves).
+- ``engine.py``: ``run_backward``, the walk that computes gradients.
 - ``no_grad``, ``enable_grad``, ``set_grad_enabled``: turn recording off and on.
 - ``gradcheck``: analytic vs finite-difference gradients.
 - ``detect_anomaly``: name the op whose backward produced NaN/Inf.
 - ``set_debug``: check every gradient's count, shape and dtype.
-- ``override_backward`` / ``restore_backward``: plug a learner's backward into a built-in op.
+- ``REGISTRY``, ``override_backward`` / ``restore_backward`` (``registry.py``): the built-in
+  ops by name, and plugging a learner's backward into one.
 """
 
+from minitorch.autograd import graph
 from minitorch.autograd.anomaly import detect_anomaly, is_anomaly_enabled
 from minitorch.autograd.engine import (
     add_backward_observer,
+    backward_observers,
     is_debug_enabled,
     remove_backward_observer,
     set_debug,
-    topological_order,
 )
-from minitorch.autograd.function import (
-    REGISTRY,
-    BackwardNode,
-    Function,
-    override_backward,
-    restore_backward,
-)
+from minitorch.autograd.function import BackwardNode, Function
 from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from minitorch.autograd.gradcheck import GradcheckError, gradcheck
+from minitorch.autograd.registry import REGISTRY, overridden_functions, override_backward, restore_backward
 
 
 class debug_mode:
@@ -47,18 +46,20 @@ __all__ = [
     "Function",
     "GradcheckError",
     "add_backward_observer",
+    "backward_observers",
     "debug_mode",
     "detect_anomaly",
     "enable_grad",
     "gradcheck",
+    "graph",
     "is_anomaly_enabled",
     "is_debug_enabled",
     "is_grad_enabled",
     "no_grad",
+    "overridden_functions",
     "override_backward",
     "remove_backward_observer",
     "restore_backward",
     "set_debug",
     "set_grad_enabled",
-    "topological_order",
 ]

@@ -5,7 +5,7 @@ the engine checks each gradient a backward returns. The first non-finite one rai
 error that names the op and shows the forward line that created it.
 """
 
-ANOMALY = [False]  # read on the hot path, hence a list
+from minitorch.switches import SWITCHES
 
 
 class detect_anomaly:
@@ -15,18 +15,18 @@ class detect_anomaly:
         self.check_nan = check_nan
 
     def __enter__(self):
-        self.prev = ANOMALY[0]
-        ANOMALY[0] = self.check_nan
+        self.prev = SWITCHES.anomaly
+        SWITCHES.anomaly = self.check_nan
         return self
 
     def __exit__(self, *exc):
-        ANOMALY[0] = self.prev
+        SWITCHES.anomaly = self.prev
         return False
 
 
 def is_anomaly_enabled():
     """True inside ``detect_anomaly()``."""
-    return ANOMALY[0]
+    return SWITCHES.anomaly
 
 
 def check_gradient(node, index, grad, xp):

@@ -1,11 +1,11 @@
 """The backward pass: walk the recorded graph from the output back to the leaves.
 
-1. Count, for every node reachable from the root, how many consumers send it a gradient
-   (an iterative depth-first walk: no recursion, so a 100,000-op chain is fine).
+1. Order the nodes so that each one comes after every node that consumes its output
+   (``graph.backward_order``: Kahn's algorithm, iterative, so a 100,000-op chain is fine).
 2. Start at the root with ``d root / d root = 1`` (or the given ``gradient``).
-3. Take a node whose consumers have all reported, add up what they sent, call its op's
-   ``backward`` and pass each returned gradient on to the matching input. A leaf adds its
-   gradient into ``.grad``. This is Kahn's algorithm: a reverse topological order.
+3. For each node in that order, its gradient is complete: call its op's ``backward`` and
+   add each returned gradient to the matching input's. A leaf's gradients are gathered
+   and added into its ``.grad`` at the end, after its hooks.
 
 Buffers an op saved for backward are released as soon as its backward ran, unless
 ``retain_graph=True``.
@@ -13,15 +13,13 @@ Buffers an op saved for backward are released as soon as its backward ran, unles
 
 import math
 
-from minitorch import backend
-from minitorch.autograd import grad_mode
-from minitorch.autograd.anomaly import ANOMALY, check_gradient
-from minitorch.autograd.function import BackwardNode, describe_operand
+from minitorch import backends
+from minitorch.autograd.anomaly import check_gradient
+from minitorch.autograd.graph import backward_order
 from minitorch.errors import MiniTorchError
+from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
-# Debug switch (``set_debug(True)``): check the count, shape and dtype of every gradient.
-_DEBUG = [False]
 # Functions called as ``observer(node, grad_output, grad_inputs)`` after every backward
 # step, in the engine's order. The widgets' backward stepper listens here.
 _OBSERVERS = []
@@ -29,12 +27,12 @@ _OBSERVERS = []
 
 def set_debug(enabled=True):
     """Check every backward: one gradient per input, each with its input's shape and dtype."""
-    _DEBUG[0] = bool(enabled)
+    SWITCHES.debug = bool(enabled)
 
 
 def is_debug_enabled():
     """True when the shape-checking debug switch is on."""
-    return _DEBUG[0]
+    return SWITCHES.debug
 
 
 def add_backward_observer(observer):
@@ -48,21 +46,9 @@ def remove_backward_observer(observer):
         _OBSERVERS.remove(observer)
 
 
-def topological_order(root):
-    """Nodes reachable from ``root`` with the number of consumers of each, found iteratively."""
-    consumers = {root: 0}
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        for nxt in node.next_functions:
-            if nxt is None or type(nxt) is Tensor or isinstance(nxt, Tensor):
-                continue
-            if nxt in consumers:
-                consumers[nxt] += 1
-            else:
-                consumers[nxt] = 1
-                stack.append(nxt)
-    return consumers
+def backward_observers():
+    """The observers currently called after each backward step, as a tuple."""
+    return tuple(_OBSERVERS)
 
 
 def run_backward(root, gradient, retain_graph=False):
@@ -71,59 +57,50 @@ def run_backward(root, gradient, retain_graph=False):
     if root_node is None:
         _accumulate_leaves({root: gradient})
         return
-    pending = topological_order(root_node)
-    grads = {root_node: gradient}
-    leaf_grads = {}
-    ready = [root_node]
-    debug, anomaly, observers = _DEBUG[0], ANOMALY[0], _OBSERVERS
+    grads = {root_node: gradient}  # gradient arriving at each node, summed over its consumers
+    leaf_grads = {}  # the same for leaf tensors, added into .grad at the end
+    debug, anomaly, observers = SWITCHES.debug, SWITCHES.anomaly, _OBSERVERS
     # Backward itself records no graph (no higher-order gradients in MiniTorch).
-    previous_mode = grad_mode._STATE[0]
-    grad_mode._STATE[0] = False
+    previous_mode = SWITCHES.grad_enabled
+    SWITCHES.grad_enabled = False
     try:
-        while ready:
-            node = ready.pop()
+        for node in backward_order(root_node):
             grad_output = grads.pop(node, None)
+            if grad_output is None:  # no path from the root carried a gradient here
+                continue
             next_functions = node.next_functions
-            if grad_output is None:
-                grad_inputs = (None,) * len(next_functions)
-            else:
-                if node._pre_hooks is not None:
-                    grad_output = _run_tensor_hooks(node._pre_hooks, grad_output)
-                grad_inputs = node.function.backward(node, grad_output)
-                if type(grad_inputs) is not tuple:
-                    grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
-                if debug:
-                    check_backward_result(node, grad_inputs)
-                elif len(grad_inputs) != len(next_functions):
-                    _raise_count_mismatch(node, grad_inputs)
-                if anomaly:
-                    for i, g in enumerate(grad_inputs):
-                        if next_functions[i] is not None:
-                            check_gradient(node, i, g, node.xp)
-                if observers:
-                    for observer in list(observers):
-                        observer(node, grad_output, grad_inputs)
-                if not retain_graph:
-                    node._saved = ()
-                    node._freed = True
+            if node._pre_hooks is not None:
+                grad_output = _run_tensor_hooks(node._pre_hooks, grad_output)
+            grad_inputs = node.function.backward(node, grad_output)
+            if type(grad_inputs) is not tuple:
+                grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
+            if debug:
+                check_backward_result(node, grad_inputs)
+            elif len(grad_inputs) != len(next_functions):
+                _raise_count_mismatch(node, grad_inputs)
+            if anomaly:
+                for i, g in enumerate(grad_inputs):
+                    if next_functions[i] is not None:
+                        check_gradient(node, i, g, node.xp)
+            if observers:
+                for observer in list(observers):
+                    observer(node, grad_output, grad_inputs)
+            if not retain_graph:
+                node._saved = ()
+                node._freed = True
             for index, (nxt, g) in enumerate(zip(next_functions, grad_inputs)):
-                if nxt is None:
+                if nxt is None or g is None:
                     continue
                 if isinstance(nxt, Tensor):  # a leaf: gather, accumulate once at the end
-                    if g is not None:
-                        if getattr(g, "shape", ()) != nxt.data.shape:
-                            g = _fit_leaf_grad(node, index, g, nxt)
-                        previous = leaf_grads.get(nxt)
-                        leaf_grads[nxt] = g if previous is None else previous + g
-                    continue
-                if g is not None:
+                    if getattr(g, "shape", ()) != nxt.data.shape:
+                        g = _fit_leaf_grad(node, index, g, nxt)
+                    previous = leaf_grads.get(nxt)
+                    leaf_grads[nxt] = g if previous is None else previous + g
+                else:
                     previous = grads.get(nxt)
                     grads[nxt] = g if previous is None else previous + g
-                pending[nxt] -= 1
-                if pending[nxt] == 0:
-                    ready.append(nxt)
     finally:
-        grad_mode._STATE[0] = previous_mode
+        SWITCHES.grad_enabled = previous_mode
     _accumulate_leaves(leaf_grads)
 
 
@@ -132,7 +109,7 @@ def _accumulate_leaves(leaf_grads):
     handed_out = set()  # ids of arrays already stored as some leaf's .grad in this pass
     for leaf, g in leaf_grads.items():
         if type(g) is not type(leaf.data):  # a NumPy scalar from a reduction, say
-            g = backend.module_of(leaf.data).asarray(g)
+            g = backends.module_of(leaf.data).asarray(g)
         if g.dtype != leaf.data.dtype:
             g = g.astype(leaf.data.dtype)
         if g.shape != leaf.data.shape:  # only from ``backward(gradient=...)`` on a leaf itself
@@ -161,7 +138,7 @@ def _fit_leaf_grad(node, index, g, leaf):
     """
     g_shape, shape = tuple(getattr(g, "shape", ())), tuple(leaf.data.shape)
     if math.prod(g_shape) == math.prod(shape) and [s for s in g_shape if s != 1] == [s for s in shape if s != 1]:
-        return backend.module_of(leaf.data).asarray(g).reshape(shape)
+        return backends.module_of(leaf.data).asarray(g).reshape(shape)
     op = node.function.__name__
     hint = " (did you reduce the broadcast dimensions?)" if math.prod(g_shape) > math.prod(shape) else ""
     raise MiniTorchError(
@@ -215,11 +192,10 @@ def _raise_count_mismatch(node, grad_inputs):
 
 
 __all__ = [
-    "BackwardNode",
     "add_backward_observer",
-    "describe_operand",
+    "backward_observers",
+    "is_debug_enabled",
     "remove_backward_observer",
     "run_backward",
     "set_debug",
-    "topological_order",
 ]

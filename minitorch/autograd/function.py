@@ -19,29 +19,24 @@ so is any op a learner writes::
 ``apply`` unwraps the tensors, runs ``forward`` on their arrays and, when some input
 requires grad, records a backward node: an instance of ``MulBackward``, which is also
 the ``ctx`` that forward saw. The node remembers where each input's gradient must go
-(``next_functions``) and is what ``y.grad_fn`` returns.
+(``next_functions``) and is what ``y.grad_fn`` returns. ``ctx.xp`` is the array library
+of the inputs' device (``numpy`` or ``cupy``), so one forward serves every device.
 
-A lesson can plug a learner's backward into a built-in op with
-``override_backward(Mul, fn)`` and put the reference back with ``restore_backward``.
+Built-in ops register themselves by name (``registry.py``), where a lesson can plug a
+learner's backward into one with ``override_backward(Mul, fn)``.
 """
 
 import traceback
 
 import numpy as np
 
-from minitorch import backend
-from minitorch.autograd import grad_mode
-from minitorch.autograd.anomaly import ANOMALY
-from minitorch.errors import MiniTorchError
+from minitorch import backends
+from minitorch.autograd.registry import register
+from minitorch.errors import MiniTorchError, device_mismatch_message
+from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
-_GRAD = grad_mode._STATE
-
-# The built-in ops by name, so widgets and lessons can find them. A learner's own
-# ``class Mul(Function)`` is not registered, so it never hides the built-in ``Mul``.
-REGISTRY = {}
-# Ops whose backward is currently a learner's (see override_backward).
-_OVERRIDDEN = set()
+_CPU = backends.CPU
 
 
 class BackwardNode:
@@ -50,7 +45,9 @@ class BackwardNode:
     ``next_functions`` holds, per input of forward, where that input's gradient goes: the
     input's own ``BackwardNode`` when it was computed by an op, the input Tensor itself
     when it is a leaf that requires grad (the gradient accumulates into its ``.grad``), or
-    None when no gradient is needed.
+    None when no gradient is needed. ``needs_input_grad`` and ``is_tensor_input`` say, per
+    input, whether it needs a gradient and whether it was a Tensor at all (a setting such
+    as an axis or a shape is not).
     """
 
     # Slots for what the engine reads on every node; ``__dict__`` keeps ``ctx.anything =``
@@ -58,6 +55,7 @@ class BackwardNode:
     __slots__ = (
         "next_functions",
         "needs_input_grad",
+        "is_tensor_input",
         "_saved",
         "_freed",
         "xp",
@@ -106,7 +104,7 @@ class _FunctionMeta(type):
             cls.reference_backward = namespace.get("backward", getattr(cls, "backward", None))
             cls.backward_overridden = False
             if cls.__module__.startswith("minitorch."):
-                REGISTRY[name] = cls
+                register(cls)  # a built-in op: found by name (duplicates are refused)
 
 
 class Function(metaclass=_FunctionMeta):
@@ -128,19 +126,20 @@ class Function(metaclass=_FunctionMeta):
         arrays = []
         next_functions = []
         needs = []
+        is_tensor = []
         any_needs = False
-        record = _GRAD[0]
-        on_gpu = on_cpu = False
+        record = SWITCHES.grad_enabled
+        backend = None  # the backend of the tensor inputs; they must all agree
         for arg in args:
             if isinstance(arg, Tensor):
                 data = arg.data
                 arrays.append(data)
-                if type(data) is np.ndarray:  # the common case, checked without a call
-                    on_cpu = True
-                elif backend.device_of(data) == backend.CUDA:
-                    on_gpu = True
-                else:
-                    on_cpu = True
+                is_tensor.append(True)
+                owner = _CPU if type(data) is np.ndarray else backends.of(data)  # CPU checked without a call
+                if backend is None:
+                    backend = owner
+                elif owner is not backend:
+                    _raise_device_mismatch(cls, args)
                 if record and arg.requires_grad:
                     any_needs = True
                     needs.append(True)
@@ -148,16 +147,15 @@ class Function(metaclass=_FunctionMeta):
                     continue
             else:
                 arrays.append(arg)
+                is_tensor.append(False)
             needs.append(False)
             next_functions.append(None)
-        if on_gpu and on_cpu:
-            _raise_device_mismatch(cls, args)
 
         ctx = cls._node_cls()
         ctx._saved = ()
         ctx._freed = False
         ctx._pre_hooks = None
-        xp = ctx.xp = backend.array_module(backend.CUDA) if on_gpu else np
+        xp = ctx.xp = np if backend is None else backend.xp
         try:
             out = cls.forward(ctx, *arrays)
         except MiniTorchError:
@@ -167,54 +165,18 @@ class Function(metaclass=_FunctionMeta):
         # NumPy returns scalars, not 0-d arrays, from reductions and ufuncs on 0-d input.
         if type(out) is not xp.ndarray:
             # (ToDevice returns an array of the *other* library: keep it where it is.)
-            out = backend.module_of(out).asarray(out)
+            out = backends.module_of(out).asarray(out)
         # An integer or bool result (x.long(), x.bool()) is a constant, as in PyTorch: only
         # floating-point tensors can require grad.
         if not any_needs or out.dtype.kind != "f":
             return Tensor._make(out, None, False)
         ctx.next_functions = tuple(next_functions)
         ctx.needs_input_grad = tuple(needs)
+        ctx.is_tensor_input = tuple(is_tensor)
         ctx.out_shape = out.shape
         ctx.out_dtype = out.dtype
-        ctx.created_at = traceback.format_stack()[:-1] if ANOMALY[0] else None
+        ctx.created_at = traceback.format_stack()[:-1] if SWITCHES.anomaly else None
         return Tensor._make(out, ctx, True)
-
-
-def override_backward(function, backward):
-    """Use ``backward(ctx, grad_output)`` for ``function`` (a Function class or its name).
-
-    Nodes of that op created from now on are marked as computed by a learner's code in
-    ``draw_graph``; ``restore_backward`` puts the reference implementation back.
-    """
-    function = _resolve(function)
-    function.backward = staticmethod(backward)
-    function.backward_overridden = True
-    _OVERRIDDEN.add(function)
-
-
-def overridden_functions():
-    """The ops whose backward is currently a learner's, as a list."""
-    return list(_OVERRIDDEN)
-
-
-def restore_backward(function=None):
-    """Put back the reference backward of ``function``, or of every op when None."""
-    targets = list(_OVERRIDDEN) if function is None else [_resolve(function)]
-    for fn in targets:
-        if fn.backward_overridden:
-            fn.backward = staticmethod(fn.reference_backward)
-            fn.backward_overridden = False
-        _OVERRIDDEN.discard(fn)
-
-
-def _resolve(function):
-    if isinstance(function, str):
-        if function not in REGISTRY:
-            raise KeyError(f"no op named {function!r}; known ops: {', '.join(sorted(REGISTRY))}")
-        return REGISTRY[function]
-    if isinstance(function, type) and issubclass(function, Function):
-        return function
-    raise TypeError(f"expected a Function subclass or its name, got {function!r}")
 
 
 def describe_operand(value):
@@ -223,25 +185,13 @@ def describe_operand(value):
     shape = getattr(data, "shape", None)
     if shape is None:
         return f"{type(value).__name__} {value!r}"
-    where = " on cuda" if backend.device_of(data) == backend.CUDA else ""
+    device = backends.device_of(data)
+    where = "" if device == "cpu" else f" on {device}"
     return f"{tuple(shape)} {data.dtype}{where}"
 
 
-def device_mismatch_message(op, devices):
-    """The error text for tensors on different devices: names the op and every device.
-
-    ``devices`` is a list of ``(input index, device)`` for the tensor inputs.
-    """
-    listed = ", ".join(f"input {i} on {d}" for i, d in devices)
-    found = sorted({d for _, d in devices})
-    return (
-        f"{op}: expected all tensors to be on the same device, but found at least two devices, "
-        f"{' and '.join(found)} ({listed}). Move them first, e.g. x.to('cuda') or x.cpu()"
-    )
-
-
 def _raise_device_mismatch(cls, args):
-    devices = [(i, backend.device_of(a.data)) for i, a in enumerate(args) if isinstance(a, Tensor)]
+    devices = [(i, backends.of(a.data).name) for i, a in enumerate(args) if isinstance(a, Tensor)]
     raise MiniTorchError(device_mismatch_message(cls.__name__, devices))
 
 

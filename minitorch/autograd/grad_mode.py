@@ -2,28 +2,26 @@
 
 import functools
 
-# One flag for the whole process. A list so that other modules can read it without a
-# function call on the hot path (``_STATE[0]``).
-_STATE = [True]
+from minitorch.switches import SWITCHES
 
 
 def is_grad_enabled():
     """True when operations record the graph for backward."""
-    return _STATE[0]
+    return SWITCHES.grad_enabled
 
 
 class set_grad_enabled:
     """Turn graph recording on or off; as a call or as a context manager."""
 
     def __init__(self, mode):
-        self.prev = _STATE[0]
-        _STATE[0] = bool(mode)
+        self.prev = SWITCHES.grad_enabled
+        SWITCHES.grad_enabled = bool(mode)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        _STATE[0] = self.prev
+        SWITCHES.grad_enabled = self.prev
         return False
 
 
@@ -33,12 +31,12 @@ class _GradModeContext:
     mode = True
 
     def __enter__(self):
-        self.prev = _STATE[0]
-        _STATE[0] = self.mode
+        self.prev = SWITCHES.grad_enabled
+        SWITCHES.grad_enabled = self.mode
         return self
 
     def __exit__(self, *exc):
-        _STATE[0] = self.prev
+        SWITCHES.grad_enabled = self.prev
         return False
 
     def __call__(self, fn):

@@ -10,8 +10,8 @@ import warnings
 
 import numpy as np
 
-from minitorch import backend
-from minitorch.autograd import grad_mode
+from minitorch import backends
+from minitorch.autograd.grad_mode import no_grad
 from minitorch.tensor import Tensor
 
 
@@ -30,14 +30,14 @@ def numerical_jacobian(fn, inputs, index, eps):
     x = inputs[index]
     data = x.data  # written in place element by element (reshape(-1) would copy a transposed x)
     columns = []
-    with grad_mode.no_grad():
+    with no_grad():
         for i in range(data.size):
             position = np.unravel_index(i, data.shape)
             original = data[position].item()
             data[position] = original + eps
-            plus = [backend.to_device(o.data, "cpu").astype(np.float64).ravel() for o in _outputs(fn, inputs)]
+            plus = [backends.to_device(o.data, "cpu").astype(np.float64).ravel() for o in _outputs(fn, inputs)]
             data[position] = original - eps
-            minus = [backend.to_device(o.data, "cpu").astype(np.float64).ravel() for o in _outputs(fn, inputs)]
+            minus = [backends.to_device(o.data, "cpu").astype(np.float64).ravel() for o in _outputs(fn, inputs)]
             data[position] = original
             columns.append(np.concatenate([(p - m) / (2 * eps) for p, m in zip(plus, minus)]))
     return np.stack(columns) if columns else np.zeros((0, 0))
@@ -58,10 +58,10 @@ def analytic_jacobian(fn, inputs, index):
                         t.grad = None
                 seed = np.zeros(o.data.size, dtype=o.data.dtype)
                 seed[j] = 1
-                seed = backend.to_device(seed.reshape(o.data.shape), o.device)
+                seed = backends.to_device(seed.reshape(o.data.shape), o.device)
                 o.backward(Tensor._make(seed, None, False), retain_graph=True)
                 if x.grad is not None:
-                    rows[:, column] = backend.to_device(x.grad.data, "cpu").ravel()
+                    rows[:, column] = backends.to_device(x.grad.data, "cpu").ravel()
             column += 1
     for t in inputs:
         if isinstance(t, Tensor):

@@ -7,9 +7,9 @@ fancy index (``X[batch_indices]``) instead of a Python loop over samples.
 
 import numpy as np
 
-from minitorch import backend
+from minitorch import backends
 from minitorch.errors import MiniTorchError
-from minitorch.factories import default_generator
+from minitorch.random import default_generator
 from minitorch.tensor import Tensor
 
 
@@ -47,7 +47,7 @@ class TensorDataset(Dataset):
         """A whole batch at once: every tensor indexed by the integer array ``indices``."""
         out = []
         for t in self.tensors:
-            idx = backend.to_device(indices, t.device)
+            idx = backends.to_device(indices, t.device)
             out.append(Tensor._make(t.data[idx], None, False))
         return tuple(out)
 
@@ -58,7 +58,7 @@ def default_collate(samples):
     if isinstance(first, (tuple, list)):
         return tuple(default_collate([s[i] for s in samples]) for i in range(len(first)))
     if isinstance(first, Tensor):
-        xp = backend.module_of(first.data)
+        xp = backends.module_of(first.data)
         return Tensor._make(xp.stack([s.data for s in samples]), None, False)
     return Tensor(np.asarray(samples))
 

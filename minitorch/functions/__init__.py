@@ -1,9 +1,15 @@
 """The built-in differentiable ops, each a ``Function`` with forward and backward together.
 
 One module per family: ``arithmetic`` (+ - * / ** ...), ``unary`` (exp, log, relu ...),
-``reductions`` (sum, mean, max ...), ``shape`` (reshape, permute, cat ...), ``matmul`` and
-``indexing``. The lower-case functions here are the user-facing forms
-(``minitorch.exp(x)``); Tensor methods call the same functions.
+``reductions`` (sum, mean, max ...), ``shape`` (reshape, permute, cat ...), ``matmul``,
+``indexing``, and the ops networks are built of: ``softmax``, ``losses``, ``fused``
+(Linear, SoftmaxCrossEntropy, BiasReLU), ``conv`` (Conv2d, MaxPool2d), ``dropout`` and
+``normalization``. ``promotion`` holds the dtype rules every op applies (and the ``Cast``
+op), ``broadcast`` the shape rules. The lower-case functions are the user-facing forms
+(``minitorch.exp(x)``, ``F.conv2d``); Tensor methods call the same functions.
+
+Importing this package imports every op module, so every built-in op is in
+``autograd.REGISTRY`` as soon as ``minitorch`` is loaded.
 """
 
 from minitorch.functions.arithmetic import (
@@ -27,8 +33,14 @@ from minitorch.functions.arithmetic import (
     where,
 )
 from minitorch.functions.broadcast import broadcast_shape, unbroadcast
+from minitorch.functions.conv import Conv2d, MaxPool2d, conv2d, max_pool2d
+from minitorch.functions.dropout import Dropout, dropout
+from minitorch.functions.fused import BiasReLU, Linear, SoftmaxCrossEntropy, bias_relu, linear, softmax_cross_entropy
 from minitorch.functions.indexing import Index, getitem
+from minitorch.functions.losses import NLLLoss, cross_entropy, mse_loss, nll_loss
 from minitorch.functions.matmul import MatMul, matmul
+from minitorch.functions.normalization import BatchNorm, batch_norm
+from minitorch.functions.promotion import Cast, as_operand, cast, promote
 from minitorch.functions.reductions import (
     Amax,
     Amin,
@@ -51,7 +63,6 @@ from minitorch.functions.reductions import (
     var,
 )
 from minitorch.functions.shape import (
-    Cast,
     Cat,
     Clone,
     Expand,
@@ -73,6 +84,9 @@ from minitorch.functions.shape import (
     unsqueeze,
     view,
 )
+
+# The ops networks are built of (nn.functional gives them their PyTorch names).
+from minitorch.functions.softmax import LogSoftmax, Softmax, log_softmax, softmax
 from minitorch.functions.unary import (
     Abs,
     Clamp,

@@ -8,7 +8,8 @@ input, reduced to that input's shape with ``unbroadcast``. Inputs may be Python 
 from minitorch.autograd.function import Function
 from minitorch.dtypes import DEFAULT_FLOAT
 from minitorch.functions.broadcast import unbroadcast
-from minitorch.tensor import Tensor, _cast, promote
+from minitorch.functions.promotion import cast, promote
+from minitorch.tensor import Tensor
 
 
 def _shape(value):
@@ -259,5 +260,5 @@ def _is_float(value):
 
 def _to_default_float(value):
     if isinstance(value, Tensor):
-        return _cast(value, DEFAULT_FLOAT)
+        return cast(value, DEFAULT_FLOAT)
     return float(value)

@@ -7,7 +7,7 @@ gradients are added (``add.at``), never just assigned.
 
 import numpy as np
 
-from minitorch import backend
+from minitorch import backends
 from minitorch.autograd.function import Function
 from minitorch.errors import MiniTorchError
 from minitorch.tensor import Tensor
@@ -26,7 +26,7 @@ class Index(Function):
     def forward(ctx, a, index):
         ctx.basic = _is_basic(index)
         if not ctx.basic:
-            index = _index_on_device(index, backend.device_of(a))
+            index = _index_on_device(index, backends.device_of(a))
         ctx.in_shape, ctx.in_dtype, ctx.index = a.shape, a.dtype, index
         return a[index]
 
@@ -37,7 +37,7 @@ class Index(Function):
         if ctx.basic:
             full[ctx.index] = grad
         else:
-            backend.index_add(full, ctx.index, grad)
+            backends.of(full).index_add(full, ctx.index, grad)
         return full, None
 
 
@@ -50,13 +50,13 @@ def _index_on_device(index, device):
     items = index if isinstance(index, tuple) else (index,)
     moved = []
     for item in items:
-        if backend.is_backend_array(item) and backend.device_of(item) != device:
-            if device == backend.CPU:
+        if backends.is_backend_array(item) and backends.device_of(item) != device:
+            if device == "cpu":
                 raise MiniTorchError(
                     "index: indices are on cuda but the indexed tensor is on cpu; indices must "
                     "be on the cpu or on the same device as the tensor (use idx.cpu())"
                 )
-            item = backend.to_device(item, device)
+            item = backends.to_device(item, device)
         moved.append(item)
     return tuple(moved) if isinstance(index, tuple) else moved[0]
 
@@ -92,14 +92,14 @@ def _is_int(item):
 
 
 def _mixes_ints_and_arrays(index):
-    return any(_is_int(i) for i in index) and any(backend.is_backend_array(i) for i in index)
+    return any(_is_int(i) for i in index) and any(backends.is_backend_array(i) for i in index)
 
 
 def _split_ints_from_arrays(index):
     """``x[index]`` as ``x[ints_applied][arrays_left]``: ints, slices and None first."""
     ints_applied, arrays_left = [], []
     for item in index:
-        if backend.is_backend_array(item):
+        if backends.is_backend_array(item):
             # Keep the dims the array will index (a k-d bool mask covers k of them).
             ints_applied.extend([slice(None)] * (item.ndim if item.dtype == bool else 1))
             arrays_left.append(item)

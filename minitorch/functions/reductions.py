@@ -7,9 +7,11 @@ first put the reduced dimensions back as size 1 (``keepdim``), then broadcast.
 import builtins
 from collections import namedtuple
 
+from minitorch import backends
 from minitorch.autograd.function import Function
-from minitorch.errors import MiniTorchError
-from minitorch.tensor import Tensor, _check_dim
+from minitorch.errors import MiniTorchError, check_dim
+from minitorch.functions.promotion import cast
+from minitorch.tensor import Tensor
 
 MaxResult = namedtuple("MaxResult", ["values", "indices"])
 
@@ -19,7 +21,7 @@ def normalize_dims(op, dim, ndim):
     dims = (dim,) if isinstance(dim, int) else tuple(dim) if dim is not None else ()
     if not dims:  # None, and (as in PyTorch) an empty tuple, mean every dimension
         return tuple(range(ndim))
-    axes = tuple(sorted({_check_dim(op, d, ndim) for d in dims}))
+    axes = tuple(sorted({check_dim(op, d, ndim) for d in dims}))
     if len(axes) != len(dims):
         raise MiniTorchError(f"{op}: dim {dim} appears multiple times in the list of dims")
     # A 0-d tensor accepts dim 0 or -1 (as PyTorch does) but has no axis to reduce.
@@ -251,7 +253,7 @@ def min(a, dim=None, keepdim=False):
 
 
 def _along_dim(op, a, dim, keepdim, largest):
-    axis = _check_dim(op, dim, a.ndim)
+    axis = check_dim(op, dim, a.ndim)
     _check_not_empty(op, a, axis)
     if a.ndim == 0:
         return MaxResult(a, Tensor._make(a.data.astype("int64") * 0, None, False))
@@ -290,9 +292,7 @@ def logsumexp(a, dim, keepdim=False):
     """log(sum(exp(a), dim)) without overflow."""
     if a.data.dtype.kind != "f":
         from minitorch.dtypes import DEFAULT_FLOAT
-        from minitorch.tensor import _cast
-
-        a = _cast(a, DEFAULT_FLOAT)
+        a = cast(a, DEFAULT_FLOAT)
     return LogSumExp.apply(a, normalize_dims("logsumexp", dim, a.ndim), keepdim)
 
 
@@ -314,10 +314,8 @@ def _arg_extreme(op, a, dim, keepdim):
         if keepdim:
             index = index.reshape((1,) * data.ndim)
     else:
-        index = getattr(data, op)(axis=_check_dim(op, dim, data.ndim), keepdims=keepdim)
+        index = getattr(data, op)(axis=check_dim(op, dim, data.ndim), keepdims=keepdim)
     xp_array = type(data)
     if not isinstance(index, xp_array):
-        from minitorch import backend
-
-        index = backend.module_of(data).asarray(index)
+        index = backends.module_of(data).asarray(index)
     return Tensor._make(index.astype("int64", copy=False), None, False)

@@ -7,11 +7,12 @@ in PyTorch; their backward only moves the gradient back into the input's layout.
 
 import math
 
-from minitorch import backend
+from minitorch import backends
 from minitorch.autograd.function import Function
-from minitorch.errors import MiniTorchError
+from minitorch.errors import MiniTorchError, check_dim
 from minitorch.functions.broadcast import unbroadcast
-from minitorch.tensor import Tensor, _check_dim, promote
+from minitorch.functions.promotion import promote
+from minitorch.tensor import Tensor
 
 
 def infer_shape(op, in_shape, shape):
@@ -57,7 +58,7 @@ class View(Function):
     @staticmethod
     def forward(ctx, a, shape):
         ctx.in_shape = a.shape
-        out = backend.reshape_view(a, shape)
+        out = backends.of(a).reshape_view(a, shape)
         if out is None:
             strides = tuple(s // a.itemsize for s in a.strides)
             raise MiniTorchError(
@@ -160,39 +161,24 @@ class Clone(Function):
         return (grad,)
 
 
-class Cast(Function):
-    """Convert to another dtype; the gradient is converted back to the input's dtype."""
-
-    @staticmethod
-    def forward(ctx, a, np_dtype):
-        ctx.in_dtype = a.dtype
-        return a.astype(np_dtype)
-
-    @staticmethod
-    def backward(ctx, grad):
-        if ctx.in_dtype.kind != "f":
-            return None, None
-        return grad.astype(ctx.in_dtype), None
-
-
 class ToDevice(Function):
     """Copy to another device; the gradient is copied back to where the input lives."""
 
     @staticmethod
     def forward(ctx, a, device):
-        ctx.source = backend.device_of(a)
-        return backend.to_device(a, device)
+        ctx.source = backends.device_of(a)
+        return backends.to_device(a, device)
 
     @staticmethod
     def backward(ctx, grad):
-        return backend.to_device(grad, ctx.source), None
+        return backends.to_device(grad, ctx.source), None
 
     @classmethod
     def apply(cls, a, device):
         out = super().apply(a, device)
         # Function.apply picked the input's array module; the output lives on ``device``.
         if out.grad_fn is not None:
-            out.grad_fn.xp = backend.array_module(device)
+            out.grad_fn.xp = backends.array_module(device)
         return out
 
 
@@ -228,7 +214,7 @@ def permute(a, *dims):
         raise MiniTorchError(
             f"permute: got {len(dims)} dims {tuple(dims)} for a {ndim}-d tensor of shape {tuple(a.shape)}"
         )
-    normalized = tuple(_check_dim("permute", d, ndim) for d in dims)
+    normalized = tuple(check_dim("permute", d, ndim) for d in dims)
     if sorted(normalized) != list(range(ndim)):
         raise MiniTorchError(f"permute: dims {tuple(dims)} are not a permutation of 0..{ndim - 1}")
     return Permute.apply(a, normalized)
@@ -239,7 +225,7 @@ def transpose(a, dim0, dim1):
     ndim = a.ndim
     if ndim == 0:
         return a
-    return Transpose.apply(a, _check_dim("transpose", dim0, ndim), _check_dim("transpose", dim1, ndim))
+    return Transpose.apply(a, check_dim("transpose", dim0, ndim), check_dim("transpose", dim1, ndim))
 
 
 def expand(a, *sizes):
@@ -294,7 +280,7 @@ def squeeze(a, dim=None):
         axes = {i for i, s in enumerate(a.shape) if s == 1}
     else:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
-        axes = {_check_dim("squeeze", d, a.ndim) for d in dims} if a.ndim else set()
+        axes = {check_dim("squeeze", d, a.ndim) for d in dims} if a.ndim else set()
         axes = {i for i in axes if a.shape[i] == 1}
     if not axes:
         return Reshape.apply(a, a.shape) if a.requires_grad else Tensor._make(a.data, None, False)
@@ -306,8 +292,8 @@ def flatten(a, start_dim=0, end_dim=-1):
     """Merge dimensions ``start_dim..end_dim`` into one."""
     if a.ndim == 0:
         return reshape(a, 1)
-    start = _check_dim("flatten", start_dim, a.ndim)
-    end = _check_dim("flatten", end_dim, a.ndim)
+    start = check_dim("flatten", start_dim, a.ndim)
+    end = check_dim("flatten", end_dim, a.ndim)
     if start > end:
         raise MiniTorchError("flatten: start_dim cannot come after end_dim")
     shape = a.shape[:start] + (math.prod(a.shape[start : end + 1]),) + a.shape[end + 1 :]
@@ -333,7 +319,7 @@ def cat(tensors, dim=0):
     """Join tensors along dimension ``dim``; the other sizes must match."""
     tensors = _promote_all(tensors, "cat")
     ref = tensors[0]
-    axis = _check_dim("cat", dim, ref.ndim)
+    axis = check_dim("cat", dim, ref.ndim)
     for i, t in enumerate(tensors):
         if t.ndim != ref.ndim or any(
             t.shape[d] != ref.shape[d] for d in range(ref.ndim) if d != axis
@@ -355,5 +341,5 @@ def stack(tensors, dim=0):
                 f"stack: expects each tensor to be equal size, but got {tuple(ref.shape)} at entry 0 "
                 f"and {tuple(t.shape)} at entry {i}"
             )
-    axis = _check_dim("stack", dim, ref.ndim + 1)
+    axis = check_dim("stack", dim, ref.ndim + 1)
     return Stack.apply(axis, *tensors)

@@ -3,11 +3,12 @@ abs, clamp. Each backward multiplies the incoming gradient by the local derivati
 
 import numpy as np
 
-from minitorch import cuda_kernels
+from minitorch import backends
 from minitorch.autograd.function import Function
 from minitorch.dtypes import DEFAULT_FLOAT
 from minitorch.errors import MiniTorchError
-from minitorch.tensor import Tensor, _cast
+from minitorch.functions.promotion import cast
+from minitorch.tensor import Tensor
 
 
 class Exp(Function):
@@ -118,14 +119,16 @@ class Sigmoid(Function):
 class ReLU(Function):
     """max(a, 0).   d/da = 1 where a > 0, else 0 (0 at exactly 0, as PyTorch).
 
-    On a GPU both directions run a hand-written CUDA kernel (``minitorch.cuda_kernels``):
-    one pass over memory instead of a comparison, a temporary and a multiply.
+    On a GPU both directions run a hand-written CUDA kernel (``minitorch.cuda.kernels``,
+    found through the array's backend): one pass over memory instead of a comparison, a
+    temporary and a multiply.
     """
 
     @staticmethod
     def forward(ctx, a):
-        if cuda_kernels.should_use(a):
-            out = cuda_kernels.relu_forward(a)
+        kernels = backends.kernels_for(a)  # None on the CPU
+        if kernels is not None:
+            out = kernels.relu_forward(a)
         else:
             out = ctx.xp.maximum(a, 0)
         ctx.save_for_backward(out)
@@ -134,8 +137,9 @@ class ReLU(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        if cuda_kernels.should_use(grad) and grad.dtype == out.dtype:
-            return (cuda_kernels.relu_backward(out, grad),)
+        kernels = backends.kernels_for(grad)
+        if kernels is not None and grad.dtype == out.dtype:
+            return (kernels.relu_backward(out, grad),)
         return (grad * (out > 0),)
 
 
@@ -179,7 +183,7 @@ def _floating(a, op):
     if not isinstance(a, Tensor):
         raise TypeError(f"{op}(): expected a Tensor, got {type(a).__name__}")
     if a.data.dtype.kind != "f":
-        return _cast(a, DEFAULT_FLOAT)
+        return cast(a, DEFAULT_FLOAT)
     return a
 
 
@@ -242,5 +246,5 @@ def clamp(a, min=None, max=None):
         out = a if min is None else where(a < min, min, a)
         return out if max is None else where(out > max, max, out)
     if a.data.dtype.kind != "f" and any(isinstance(v, float) for v in (min, max)):
-        a = _cast(a, DEFAULT_FLOAT)
+        a = cast(a, DEFAULT_FLOAT)
     return Clamp.apply(a, min, max)

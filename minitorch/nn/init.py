@@ -8,15 +8,15 @@ Random numbers come from ``minitorch.factories.default_generator()``, so
 
 import math
 
-from minitorch import backend
+from minitorch import backends
 from minitorch.autograd.grad_mode import no_grad
-from minitorch.factories import default_generator
+from minitorch.random import default_generator
 
 
 def _fill(tensor, array):
     """Write a NumPy array into ``tensor`` in place, on its device and dtype."""
     with no_grad():
-        tensor.data[...] = backend.to_device(array.astype(tensor.data.dtype), tensor.device)
+        tensor.data[...] = backends.to_device(array.astype(tensor.data.dtype), tensor.device)
     return tensor
 
 

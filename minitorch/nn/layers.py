@@ -10,6 +10,7 @@ import numpy as np
 
 from minitorch import factories
 from minitorch.errors import MiniTorchError
+from minitorch.functions.conv import pair
 from minitorch.nn import functional as F
 from minitorch.nn import init
 from minitorch.nn.module import Module, Parameter
@@ -60,9 +61,9 @@ class Conv2d(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, bias=True):
         super().__init__()
         self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size = F._pair(kernel_size, "Conv2d: kernel_size")
-        self.stride = F._pair(stride, "Conv2d: stride")
-        self.padding = F._pair(padding, "Conv2d: padding")
+        self.kernel_size = pair(kernel_size, "Conv2d: kernel_size")
+        self.stride = pair(stride, "Conv2d: stride")
+        self.padding = pair(padding, "Conv2d: padding")
         self.weight = Parameter(_empty(out_channels, in_channels, *self.kernel_size))
         if bias:
             self.bias = Parameter(_empty(out_channels))

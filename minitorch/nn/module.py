@@ -22,7 +22,7 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
-from minitorch import backend
+from minitorch import backends
 from minitorch.dtypes import get_dtype
 from minitorch.errors import MiniTorchError
 from minitorch.tensor import Tensor
@@ -39,7 +39,7 @@ class Parameter(Tensor):
             data = np.empty(0, dtype=np.float32)
         if isinstance(data, Tensor):
             array = data.data
-        elif backend.is_backend_array(data):
+        elif backends.is_backend_array(data):
             array = data
         else:
             array = Tensor(data).data
@@ -252,8 +252,8 @@ class Module:
             else:
                 dtype = arg
         if device is not None:
-            target = backend.normalize_device(device)
-            self._apply_to_arrays(lambda a: backend.to_device(a, target))
+            target = backends.normalize_device(device)
+            self._apply_to_arrays(lambda a: backends.to_device(a, target))
         if dtype is not None:
             np_dtype = get_dtype(dtype).np_dtype
             if np_dtype.kind != "f":
@@ -329,8 +329,8 @@ class Module:
             )
         for key, array in arrays.items():
             target = own[key]
-            xp = backend.module_of(target.data)
-            converted = backend.to_device(backend.module_of(array).asarray(array), target.device)
+            xp = backends.module_of(target.data)
+            converted = backends.to_device(backends.module_of(array).asarray(array), target.device)
             target.data[...] = xp.asarray(converted).astype(target.data.dtype, copy=False)
         return IncompatibleKeys(missing, unexpected)
 

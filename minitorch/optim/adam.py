@@ -13,7 +13,7 @@ Both moments start at zero, so early on they underestimate; dividing by 1 - beta
 
 import math
 
-from minitorch import backend
+from minitorch import backends
 from minitorch.errors import MiniTorchError
 from minitorch.optim.optimizer import Optimizer
 
@@ -40,7 +40,7 @@ class Adam(Optimizer):
                 g = p.grad.data
                 data = p.data
                 state = self.state.get(p)
-                xp = backend.module_of(data)
+                xp = backends.module_of(data)
                 if state is None:  # moments live where the parameter lives (NumPy or CuPy)
                     state = {"step": 0, "exp_avg": xp.zeros_like(data), "exp_avg_sq": xp.zeros_like(data)}
                     self.state[p] = state

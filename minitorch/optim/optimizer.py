@@ -8,7 +8,7 @@ plain array arithmetic: no graph is recorded and the Parameter objects never cha
 
 import copy
 
-from minitorch import backend
+from minitorch import backends
 from minitorch.errors import MiniTorchError
 from minitorch.tensor import Tensor
 
@@ -81,7 +81,7 @@ class Optimizer:
             for p in group["params"]:
                 if p in self.state:
                     state[index[id(p)]] = {
-                        k: (Tensor._make(v.copy(), None, False) if backend.is_backend_array(v) else v)
+                        k: (Tensor._make(v.copy(), None, False) if backends.is_backend_array(v) else v)
                         for k, v in self.state[p].items()
                     }
         return {"state": state, "param_groups": groups}
@@ -112,8 +112,8 @@ class Optimizer:
             restored = {}
             for key, value in buffers.items():
                 array = value.data if isinstance(value, Tensor) else value
-                if backend.is_backend_array(array):
-                    array = backend.to_device(array, p.device).astype(
+                if backends.is_backend_array(array):
+                    array = backends.to_device(array, p.device).astype(
                         p.data.dtype if array.dtype.kind == "f" and key != "step" else array.dtype
                     )
                     array = array.copy()

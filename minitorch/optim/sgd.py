@@ -9,7 +9,7 @@ Per parameter, exactly PyTorch's update::
     p = p - lr * g
 """
 
-from minitorch import backend, cuda_kernels
+from minitorch import backends
 from minitorch.errors import MiniTorchError
 from minitorch.optim.optimizer import Optimizer
 
@@ -37,13 +37,14 @@ class SGD(Optimizer):
                 if p.grad is None:
                     continue
                 g = p.grad.data
-                if fused and cuda_kernels.should_use(p.data) and g.dtype == p.data.dtype:
-                    # On a GPU the whole update is one CUDA kernel (minitorch.cuda_kernels);
+                kernels = backends.kernels_for(p.data) if fused else None  # None on the CPU
+                if kernels is not None and g.dtype == p.data.dtype:
+                    # On a GPU the whole update is one CUDA kernel (minitorch.cuda.kernels);
                     # a zero buffer makes its first step buf = g, as below.
                     state = self.state.get(p)
                     if state is None:
-                        state = self.state[p] = {"momentum_buffer": backend.module_of(g).zeros_like(p.data)}
-                    cuda_kernels.sgd_momentum_step(p.data, state["momentum_buffer"], g, lr, momentum, weight_decay)
+                        state = self.state[p] = {"momentum_buffer": backends.module_of(g).zeros_like(p.data)}
+                    kernels.sgd_momentum_step(p.data, state["momentum_buffer"], g, lr, momentum, weight_decay)
                     continue
                 if weight_decay:
                     g = g + weight_decay * p.data

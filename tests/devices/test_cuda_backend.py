@@ -1,7 +1,7 @@
 """The GPU backend's logic, tested on any machine.
 
 ``is_available()`` and its reasons, the error messages, the memory API and the kernel
-dispatch are checked here against a fake CuPy (``tests/fake_cupy.py``), so they run
+dispatch are checked here against a fake CuPy (``tests/devices/fake_cupy.py``), so they run
 without a GPU. The same computations on a real GPU are in ``test_devices.py``.
 """
 
@@ -12,7 +12,8 @@ import pytest
 from fake_cupy import FakeCupy, FakeDeviceArray, FakeElementwiseKernel
 
 import minitorch
-from minitorch import backend, cuda_kernels
+from minitorch import backends
+from minitorch.cuda import kernels as cuda_kernels
 from minitorch.errors import MiniTorchError
 
 
@@ -22,13 +23,11 @@ def use_cupy(monkeypatch):
 
     def install(module):
         monkeypatch.setitem(sys.modules, "cupy", module)
-        backend.reset_probe()
-        cuda_kernels._CACHE.clear()
+        backends.reset_probes()
         return module
 
     yield install
-    backend.reset_probe()
-    cuda_kernels._CACHE.clear()
+    backends.reset_probes()
 
 
 @pytest.fixture
@@ -118,9 +117,9 @@ def test_unknown_device_strings(name):
 
 
 def test_device_names_normalise():
-    assert backend.normalize_device("CPU") == "cpu"
-    assert backend.normalize_device("cuda:0") == "cuda"
-    assert backend.normalize_device(None) == "cpu"
+    assert backends.normalize_device("CPU") == "cpu"
+    assert backends.normalize_device("cuda:0") == "cuda"
+    assert backends.normalize_device(None) == "cpu"
 
 
 def test_mixing_devices_names_op_and_both_devices(fake_gpu):
@@ -256,7 +255,7 @@ def test_fused_cross_entropy_on_cuda_matches_cpu(fake_gpu, rng):
 
 def test_fused_ops_gradcheck_on_cpu(rng):
     from minitorch.autograd import gradcheck
-    from minitorch.cuda_ops import bias_relu, softmax_cross_entropy
+    from minitorch.functions.fused import bias_relu, softmax_cross_entropy
 
     x = minitorch.tensor(rng.standard_normal((3, 4)), requires_grad=True)
     b = minitorch.tensor(rng.standard_normal(4), requires_grad=True)

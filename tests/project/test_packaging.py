@@ -19,7 +19,7 @@ from packaging.specifiers import SpecifierSet
 tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
 yaml = pytest.importorskip("yaml")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CONDA_TO_PIP = {"python-graphviz": "graphviz"}
 CONDA_ONLY = {"python", "pip", "graphviz"}  # conda's graphviz is the dot binary
 PIP_ONLY_EXTRAS = {"gpu", "bench"}

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 # tools/ is a repository script folder, not an installed package.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tools import make_learner_copies as tool  # noqa: E402
 
 SOLUTIONS = sorted(tool.SOLUTIONS.glob("*.ipynb"))

@@ -12,9 +12,8 @@ import numpy as np
 import pytest
 
 import minitorch
-from minitorch import autograd, backend
-from minitorch.autograd.function import device_mismatch_message
-from minitorch.errors import MiniTorchError
+from minitorch import autograd, backends
+from minitorch.errors import MiniTorchError, device_mismatch_message
 from minitorch.functions import MatMul
 
 
@@ -293,8 +292,9 @@ def test_device_mismatch_raised_by_an_op(monkeypatch):
 
     on_gpu = minitorch.ones(2)
     on_gpu.data = on_gpu.data.view(PretendGpuArray)
-    real_device_of = backend.device_of
-    monkeypatch.setattr(backend, "device_of", lambda a: "cuda" if a is on_gpu.data else real_device_of(a))
+    gpu = backends.get("cuda")
+    real_of = backends.of
+    monkeypatch.setattr(backends, "of", lambda a: gpu if a is on_gpu.data else real_of(a))
     with pytest.raises(MiniTorchError) as excinfo:
         minitorch.ones(2) * on_gpu
     message = message_of(excinfo)

@@ -382,8 +382,8 @@ def test_graph_structure():
     assert mul_node.next_functions == (x, w)
     assert y.grad_fn.out_shape == (1,)
     assert y.grad_fn.out_dtype == np.float64
-    order = autograd.topological_order(y.grad_fn)
-    assert order[y.grad_fn] == 0 and order[mul_node] == 1
+    counts = autograd.graph.consumer_counts(y.grad_fn)
+    assert counts[y.grad_fn] == 0 and counts[mul_node] == 1
 
 
 # ---------------------------------------------------------------------- teaching hooks

@@ -19,7 +19,7 @@ import contextlib
 
 import numpy as np
 
-from minitorch.autograd.function import REGISTRY
+from minitorch.autograd.registry import REGISTRY
 
 
 class Transfers:

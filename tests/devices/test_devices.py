@@ -1,7 +1,7 @@
 """The same ops, autograd, nn, optim and save/load on every device, compared with the CPU.
 
 Parametrised over "cpu", "cuda" (a real GPU: skipped with the reason when none is usable)
-and "fake-cuda" (``tests/fake_cupy.py``: the device bookkeeping without a GPU, so the
+and "fake-cuda" (``tests/devices/fake_cupy.py``: the device bookkeeping without a GPU, so the
 GPU code paths run on every machine). Each test computes on the device and checks
 values, gradients and where the results live against a CPU run of the same thing.
 """
@@ -13,7 +13,7 @@ import pytest
 from fake_cupy import FakeCupy
 
 import minitorch
-from minitorch import backend, cuda_kernels
+from minitorch import backends
 from minitorch.nn import functional as F
 
 
@@ -30,12 +30,10 @@ def device(request, monkeypatch):
         yield request.param
         return
     monkeypatch.setitem(sys.modules, "cupy", FakeCupy())
-    backend.reset_probe()
-    cuda_kernels._CACHE.clear()
+    backends.reset_probes()
     assert minitorch.cuda.is_available()
     yield "cuda"
-    backend.reset_probe()
-    cuda_kernels._CACHE.clear()
+    backends.reset_probes()
 
 
 def host(t):
@@ -166,8 +164,8 @@ def test_training_steps_match_cpu(device, optimizer, rng):
         assert all(p.device == where for p in model.parameters())
         for state in opt.state.values():
             for value in state.values():
-                if backend.is_backend_array(value):
-                    assert backend.device_of(value) == where  # optimizer state lives with p
+                if backends.is_backend_array(value):
+                    assert backends.device_of(value) == where  # optimizer state lives with p
         results[where] = (losses, [host(p) for p in model.parameters()])
     np.testing.assert_allclose(results[device][0], results["cpu"][0], rtol=1e-5)
     for a, b in zip(results["cpu"][1], results[device][1]):

@@ -1,9 +1,8 @@
-"""``minitorch.cuda``: is a GPU usable, which one, and how much of its memory we hold.
+"""The GPU's identity, synchronisation and memory, PyTorch style (re-exported as ``minitorch.cuda.*``).
 
-Everything here is safe to import and call on a machine without a GPU (or without CuPy):
-``is_available()`` is False and ``unavailable_reason()`` says why.
+Everything here is safe to call on a machine without a GPU (or without CuPy).
 
-Memory, PyTorch style. CuPy, like PyTorch, does not ask the driver for memory on every
+Memory. CuPy, like PyTorch, does not ask the driver for memory on every
 allocation: a *memory pool* keeps freed blocks and hands them out again, because
 ``cudaMalloc`` is slow and synchronising. So there are two numbers:
 
@@ -12,39 +11,42 @@ allocation: a *memory pool* keeps freed blocks and hands them out again, because
   (``total_bytes``); ``empty_cache()`` gives the cached, unused part back.
 
 ``max_memory_allocated()`` is the peak of ``memory_allocated()``. CuPy's pool does not
-record a peak, so MiniTorch installs a thin allocator in front of the pool, on first use
-of the GPU, that updates the peak after every allocation (one Python call per new array).
+record a peak, so MiniTorch installs a thin allocator in front of the pool, when the GPU
+probe succeeds, that updates the peak after every allocation (one Python call per new array).
 
 Without a usable GPU the memory functions return 0 and ``empty_cache()`` does nothing,
 as PyTorch's do before CUDA is initialised; ``synchronize()`` and ``get_device_name()``
 raise a clear error, as there is nothing to wait for or to name.
 """
 
-from minitorch import backend
-
-_PEAK = [0]  # highest memory_allocated() seen by the tracking allocator
-_TRACKING = [False]  # True once the tracking allocator is installed
+from minitorch import backends
 
 
-def is_available():
-    """True only when CuPy imports, a CUDA device exists and a tiny kernel runs. Never raises."""
-    try:
-        return backend.probe_gpu()[0]
-    except Exception:  # the probe catches everything itself; this is belt and braces
-        return False
+class _PeakTracker:
+    """The highest ``memory_allocated()`` seen, and whether the tracking allocator is in."""
+
+    __slots__ = ("peak", "installed")
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        self.peak = 0
+        self.installed = False
 
 
-def unavailable_reason():
-    """Why ``is_available()`` is False (or a short description of the device when True)."""
-    try:
-        return backend.probe_gpu()[1]
-    except Exception as exc:
-        return f"the GPU probe failed unexpectedly: {type(exc).__name__}: {exc}"
+_TRACKER = _PeakTracker()
+
+
+def _cupy():
+    """The cupy module when a usable GPU exists, else None."""
+    gpu = backends.get("cuda")
+    return gpu.xp if gpu.probe()[0] else None
 
 
 def device_count():
     """Number of usable CUDA devices (0 without a usable GPU)."""
-    cupy = backend.cupy_module()
+    cupy = _cupy()
     if cupy is None:
         return 0
     return int(cupy.cuda.runtime.getDeviceCount())
@@ -52,13 +54,13 @@ def device_count():
 
 def current_device():
     """Index of the GPU MiniTorch uses (always 0: MiniTorch drives one GPU)."""
-    backend.require_cuda("query the current device")
+    backends.require("cuda", "query the current device")
     return 0
 
 
 def get_device_name(device=0):
     """The GPU's name, e.g. ``'NVIDIA H200'``."""
-    cupy = backend.require_cuda("get the device name")
+    cupy = backends.require("cuda", "get the device name").xp
     name = cupy.cuda.runtime.getDeviceProperties(int(device))["name"]
     return name.decode() if isinstance(name, bytes) else str(name)
 
@@ -69,46 +71,48 @@ def synchronize():
     CuPy launches kernels asynchronously: Python carries on while the GPU computes. Time
     GPU code only between two ``synchronize()`` calls, or you time the launches.
     """
-    cupy = backend.require_cuda("synchronize")
+    cupy = backends.require("cuda", "synchronize").xp
     cupy.cuda.Device().synchronize()
     _update_peak(cupy)
 
 
 def _pool():
     """CuPy's default memory pool, with peak tracking installed (None without a GPU)."""
-    cupy = backend.cupy_module()
+    cupy = _cupy()
     if cupy is None:
         return None
-    pool = cupy.get_default_memory_pool()
-    if not _TRACKING[0]:
-        _install_peak_tracker(cupy, pool)
-    return pool
+    if not _TRACKER.installed:
+        start_tracking(cupy)
+    return cupy.get_default_memory_pool()
 
 
-def _install_peak_tracker(cupy, pool):
+def start_tracking(cupy):
     """Route CuPy's allocations through the pool plus a peak update, once per process."""
+    if _TRACKER.installed:
+        return
+    pool = cupy.get_default_memory_pool()
 
     def malloc_and_track(size):
         memory = pool.malloc(size)
         used = pool.used_bytes()
-        if used > _PEAK[0]:
-            _PEAK[0] = used
+        if used > _TRACKER.peak:
+            _TRACKER.peak = used
         return memory
 
     cupy.cuda.set_allocator(malloc_and_track)
-    _TRACKING[0] = True
+    _TRACKER.installed = True
     _update_peak(cupy)
+
+
+def forget():
+    """Drop the tracker's state (the GPU backend was reset)."""
+    _TRACKER.reset()
 
 
 def _update_peak(cupy):
     used = cupy.get_default_memory_pool().used_bytes()
-    if used > _PEAK[0]:
-        _PEAK[0] = used
-
-
-def init():
-    """Set up the GPU side (the peak-memory tracker); called on the first move to cuda."""
-    _pool()
+    if used > _TRACKER.peak:
+        _TRACKER.peak = used
 
 
 def memory_allocated():
@@ -122,14 +126,14 @@ def max_memory_allocated():
     pool = _pool()
     if pool is None:
         return 0
-    _PEAK[0] = max(_PEAK[0], int(pool.used_bytes()))
-    return _PEAK[0]
+    _TRACKER.peak = max(_TRACKER.peak, int(pool.used_bytes()))
+    return _TRACKER.peak
 
 
 def reset_peak_memory_stats():
     """Start measuring the peak again from the current ``memory_allocated()``."""
     pool = _pool()
-    _PEAK[0] = 0 if pool is None else int(pool.used_bytes())
+    _TRACKER.peak = 0 if pool is None else int(pool.used_bytes())
 
 
 def memory_reserved():
@@ -147,27 +151,12 @@ def empty_cache():
 
 def memory_summary():
     """One line: allocated, peak and reserved memory in MiB."""
-    if not is_available():
-        return f"no usable GPU: {unavailable_reason()}"
+    gpu = backends.get("cuda")
+    usable, reason = gpu.probe()
+    if not usable:
+        return f"no usable GPU: {reason}"
     mib = 1024 * 1024
     return (
         f"allocated {memory_allocated() / mib:.1f} MiB, peak {max_memory_allocated() / mib:.1f} MiB, "
         f"reserved {memory_reserved() / mib:.1f} MiB"
     )
-
-
-__all__ = [
-    "current_device",
-    "device_count",
-    "empty_cache",
-    "get_device_name",
-    "init",
-    "is_available",
-    "max_memory_allocated",
-    "memory_allocated",
-    "memory_reserved",
-    "memory_summary",
-    "reset_peak_memory_stats",
-    "synchronize",
-    "unavailable_reason",
-]

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import minitorch
-from minitorch import cuda_kernels
-from minitorch.cuda_ops import bias_relu, softmax_cross_entropy
+from minitorch.cuda import kernels as cuda_kernels
+from minitorch.functions.fused import bias_relu, softmax_cross_entropy
 from minitorch.nn import functional as F
 
 pytestmark = [
@@ -23,7 +23,7 @@ pytestmark = [
 
 @pytest.fixture
 def cupy():
-    return minitorch.backend.cupy_module()
+    return minitorch.cuda.cupy_module()
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

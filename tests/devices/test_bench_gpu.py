@@ -12,10 +12,10 @@ import pytest
 from fake_cupy import FakeCupy
 
 import minitorch
-from minitorch import autograd, backend, cuda_kernels
-from minitorch.staging import count_transfers, per_op_copies
+from minitorch import autograd, backends
+from minitorch.examples.per_op_copies import count_transfers, per_op_copies
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "gpu.py"
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "gpu.py"
 
 
 @pytest.fixture(scope="module")
@@ -29,11 +29,9 @@ def gpu_bench():
 @pytest.fixture
 def fake_gpu(monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy", FakeCupy())
-    backend.reset_probe()
-    cuda_kernels._CACHE.clear()
+    backends.reset_probes()
     yield
-    backend.reset_probe()
-    cuda_kernels._CACHE.clear()
+    backends.reset_probes()
 
 
 def test_runs_and_prints_a_table(gpu_bench, capsys):
@@ -57,7 +55,7 @@ def test_every_mode_trains_the_same_model(gpu_bench, fake_gpu):
 
 def test_per_op_copies_puts_the_ops_back(gpu_bench, fake_gpu):
     before = {name: (fn.forward, fn.backward) for name, fn in autograd.REGISTRY.items()}
-    with per_op_copies(backend.cupy_module()):
+    with per_op_copies(minitorch.cuda.cupy_module()):
         assert autograd.REGISTRY["Add"].forward is not before["Add"][0]
     assert {name: (fn.forward, fn.backward) for name, fn in autograd.REGISTRY.items()} == before
 

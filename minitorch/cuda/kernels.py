@@ -13,15 +13,17 @@ index when the body needs it.
 
 Each kernel here has a NumPy twin (``reference_*``): the GPU tests check one against the
 other. Kernels are built on first use (CuPy compiles them with NVRTC then, once per dtype),
-so importing this module never needs a GPU. ``use_custom_kernels(False)`` switches them
-off to compare with plain CuPy.
+so importing this module never needs a GPU. Ops find them through their backend
+(``backends.kernels_for(array)``: None on the CPU); ``use_custom_kernels(False)`` switches
+them off to compare with plain CuPy.
 """
 
 import contextlib
 
 import numpy as np
 
-from minitorch import backend
+from minitorch import backends
+from minitorch.switches import SWITCHES
 
 # Each kernel: (input parameters, output parameters, body for one element, name).
 RELU_FORWARD = ("T x", "T y", "y = x > (T)0 ? x : (T)0", "minitorch_relu_forward")
@@ -54,40 +56,39 @@ SGD_MOMENTUM_STEP = (
     "minitorch_sgd_momentum_step",
 )
 
-_ENABLED = [True]
-_CACHE = {}
+_CACHE = {}  # spec -> compiled ElementwiseKernel
 
 
 def custom_kernels_enabled():
     """True when GPU ops use the hand-written kernels (the default)."""
-    return _ENABLED[0]
+    return SWITCHES.custom_kernels
 
 
 @contextlib.contextmanager
 def use_custom_kernels(enabled=True):
     """``with use_custom_kernels(False):`` runs GPU ops on plain CuPy expressions instead."""
-    previous = _ENABLED[0]
-    _ENABLED[0] = bool(enabled)
+    previous = SWITCHES.custom_kernels
+    SWITCHES.custom_kernels = bool(enabled)
     try:
         yield
     finally:
-        _ENABLED[0] = previous
-
-
-def should_use(array):
-    """True when ``array`` lives on the GPU and the custom kernels are switched on."""
-    return _ENABLED[0] and backend.device_of(array) == backend.CUDA
+        SWITCHES.custom_kernels = previous
 
 
 def get_kernel(spec):
     """The ``cupy.ElementwiseKernel`` for ``spec``, created once (compiled on first call)."""
     kernel = _CACHE.get(spec)
     if kernel is None:
-        cupy = backend.require_cuda(f"build the CUDA kernel {spec[3]}")
+        cupy = backends.require("cuda", f"build the CUDA kernel {spec[3]}").xp
         in_params, out_params, body, name = spec
         kernel = cupy.ElementwiseKernel(in_params, out_params, body, name)
         _CACHE[spec] = kernel
     return kernel
+
+
+def clear_cache():
+    """Forget the compiled kernels (the GPU backend was reset: tests swap in a fake CuPy)."""
+    _CACHE.clear()
 
 
 # ---------------------------------------------------------------------- GPU entry points
@@ -109,8 +110,8 @@ def bias_relu_forward(x, b):
 def softmax_xent_backward(probs, target, scale):
     """(probs - onehot(target)) * scale for probs (N, C) and int64 target (N,), one kernel."""
     n, c = probs.shape
-    probs = backend.module_of(probs).ascontiguousarray(probs)  # ``i % C`` needs row-major
-    scale = probs.dtype.type(scale) if not backend.is_backend_array(scale) else scale.astype(probs.dtype)
+    probs = backends.module_of(probs).ascontiguousarray(probs)  # ``i % C`` needs row-major
+    scale = probs.dtype.type(scale) if not backends.is_backend_array(scale) else scale.astype(probs.dtype)
     target = target.astype("int64", copy=False).reshape(n, 1)
     return get_kernel(SOFTMAX_XENT_BACKWARD)(probs, target, scale, c)
 

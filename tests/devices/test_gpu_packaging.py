@@ -11,7 +11,7 @@ import pytest
 tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
 yaml = pytest.importorskip("yaml")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _names(deps):

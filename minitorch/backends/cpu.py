@@ -1,0 +1,46 @@
+"""The CPU backend: NumPy arrays in host memory. Always available."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitorch.backends.base import Backend
+from minitorch.random import default_generator
+
+
+class CpuBackend(Backend):
+    """NumPy on the host."""
+
+    name = "cpu"
+    label = "CPU"
+    is_host = True
+    xp = np
+    array_type = np.ndarray
+
+    def upload(self, host_array: Any) -> Any:
+        return host_array
+
+    def download(self, array: Any) -> Any:
+        return array
+
+    def reshape_view(self, array: Any, shape: tuple[int, ...]) -> Any:
+        try:
+            return array.reshape(shape, copy=False)
+        except ValueError:
+            return None
+        except TypeError:
+            # NumPy < 2.1 has no ``copy`` argument: only C-contiguous data is sure to view.
+            return array.reshape(shape) if array.flags.c_contiguous else None
+
+    def index_add(self, target: Any, index: Any, values: Any) -> Any:
+        np.add.at(target, index, values)  # unlike ``target[index] += v``, adds repeats up
+        return target
+
+    def uniform(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        # MiniTorch's own generator (minitorch.manual_seed), not NumPy's global one.
+        return default_generator().random(shape, dtype=np.float32 if dtype == np.float32 else np.float64)
+
+
+CPU = CpuBackend()

@@ -1,0 +1,59 @@
+"""``minitorch.cuda``: everything GPU, in one subpackage.
+
+- ``backend.py``: the ``"cuda"`` backend (CuPy), registered with ``minitorch.backends``;
+  its probe decides whether a GPU is usable and says why not.
+- ``runtime.py``: which GPU, ``synchronize``, and memory as PyTorch reports it.
+- ``kernels.py``: hand-written CUDA kernels (CuPy ``ElementwiseKernel``s) that the fused
+  ops use on a GPU.
+
+Everything here is safe to import and call on a machine without a GPU (or without CuPy):
+``is_available()`` is False and ``unavailable_reason()`` says why.
+"""
+
+from minitorch.cuda.backend import CUDA, cupy_module
+from minitorch.cuda.runtime import (
+    current_device,
+    device_count,
+    empty_cache,
+    get_device_name,
+    max_memory_allocated,
+    memory_allocated,
+    memory_reserved,
+    memory_summary,
+    reset_peak_memory_stats,
+    synchronize,
+)
+
+
+def is_available():
+    """True only when CuPy imports, a CUDA device exists and a tiny kernel runs. Never raises."""
+    try:
+        return CUDA.probe()[0]
+    except Exception:  # the probe catches everything itself; this is belt and braces
+        return False
+
+
+def unavailable_reason():
+    """Why ``is_available()`` is False (or a short description of the device when True)."""
+    try:
+        return CUDA.probe()[1]
+    except Exception as exc:
+        return f"the GPU probe failed unexpectedly: {type(exc).__name__}: {exc}"
+
+
+__all__ = [
+    "CUDA",
+    "cupy_module",
+    "current_device",
+    "device_count",
+    "empty_cache",
+    "get_device_name",
+    "is_available",
+    "max_memory_allocated",
+    "memory_allocated",
+    "memory_reserved",
+    "memory_summary",
+    "reset_peak_memory_stats",
+    "synchronize",
+    "unavailable_reason",
+]

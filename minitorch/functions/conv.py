@@ -1,0 +1,189 @@
+"""Convolution and max-pooling over images (N, C, H, W), by im2col.
+
+- ``Conv2d``: im2col (a strided *view* of every kernel window, copied into one matrix)
+  and one matrix product; col2im for the backward.
+- ``MaxPool2d``: the same windows, an ``argmax`` and a scatter of the gradient.
+
+Every op works on ``ctx.xp`` (NumPy or CuPy), so it runs on either device.
+"""
+
+from minitorch import backends
+from minitorch.autograd.function import Function
+from minitorch.errors import MiniTorchError
+
+
+def pair(value, name):
+    """``(value, value)`` for an int, the two ints of a pair, else an error naming ``name``."""
+    if isinstance(value, int):
+        return value, value
+    if isinstance(value, (tuple, list)) and len(value) == 2:
+        return int(value[0]), int(value[1])
+    raise MiniTorchError(f"{name} must be an int or a pair of ints, got {value!r}")
+
+
+def windows(x, kh, kw, sh, sw):
+    """A strided view (no copy) of every (kh, kw) window of ``x`` (N, C, H, W).
+
+    Shape (N, C, Ho, Wo, kh, kw): element [n, c, i, j, a, b] is x[n, c, i*sh + a, j*sw + b].
+    Moving one output position is a jump of sh rows; moving inside the window is one row.
+    """
+    n, c, h, w = x.shape
+    ho, wo = (h - kh) // sh + 1, (w - kw) // sw + 1
+    s_n, s_c, s_h, s_w = x.strides
+    as_strided = backends.module_of(x).lib.stride_tricks.as_strided
+    return as_strided(x, (n, c, ho, wo, kh, kw), (s_n, s_c, s_h * sh, s_w * sw, s_h, s_w))
+
+
+def col2im(grad_windows, shape, sh, sw):
+    """The adjoint of ``windows``: add each window's gradient back onto the (N, C, H, W) grid.
+
+    Overlapping windows share pixels, so their contributions add up. The loop runs over the
+    kh * kw offsets inside a window (9 for a 3x3 kernel), never over pixels or samples: each
+    step adds one strided slice of the whole batch at once.
+    """
+    xp = backends.module_of(grad_windows)
+    n, c, ho, wo, kh, kw = grad_windows.shape
+    out = xp.zeros(shape, dtype=grad_windows.dtype)
+    for a in range(kh):
+        for b in range(kw):
+            out[:, :, a : a + sh * ho : sh, b : b + sw * wo : sw] += grad_windows[:, :, :, :, a, b]
+    return out
+
+
+def windows_last(x, kh, kw, sh, sw):
+    """Like ``windows`` for a channels-last array (N, H, W, C): a (N, Ho, Wo, kh, kw, C) view.
+
+    With channels last, one window row (kw pixels x C channels) is contiguous in memory, so
+    copying the windows into a matrix moves long runs instead of 3 numbers at a time.
+    """
+    n, h, w, c = x.shape
+    ho, wo = (h - kh) // sh + 1, (w - kw) // sw + 1
+    s_n, s_h, s_w, s_c = x.strides
+    as_strided = backends.module_of(x).lib.stride_tricks.as_strided
+    return as_strided(x, (n, ho, wo, kh, kw, c), (s_n, s_h * sh, s_w * sw, s_h, s_w, s_c))
+
+
+class Conv2d(Function):
+    """2-D cross-correlation (what deep learning calls convolution), by im2col.
+
+    Forward: copy the input channels-last into a zero-padded frame, take the strided view
+    of all windows, copy it into a matrix ``cols`` with one row per output pixel
+    (N*Ho*Wo, kh*kw*C), and multiply by the weight reshaped to (O, kh*kw*C): the whole
+    convolution is one matrix product. Backward: grad_W = g.T @ cols, grad_cols = g @ W,
+    and col2im adds each window's gradient back onto the image.
+    """
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, stride, padding):
+        xp = ctx.xp
+        (sh, sw), (ph, pw) = stride, padding
+        n, c, h, w = x.shape
+        o, _, kh, kw = weight.shape
+        framed = xp.zeros((n, h + 2 * ph, w + 2 * pw, c), dtype=x.dtype)  # channels last, padded
+        framed[:, ph : ph + h, pw : pw + w, :] = x.transpose(0, 2, 3, 1)
+        win = windows_last(framed, kh, kw, sh, sw)  # (N, Ho, Wo, kh, kw, C), a view
+        ho, wo = win.shape[1:3]
+        cols = win.reshape(n * ho * wo, kh * kw * c)  # the im2col copy
+        w2 = weight.transpose(0, 2, 3, 1).reshape(o, kh * kw * c)  # rows in (kh, kw, C) order too
+        out = cols @ w2.T  # (N*Ho*Wo, O)
+        if bias is not None:
+            out += bias
+        ctx.save_for_backward(cols, w2)
+        ctx.meta = (framed.shape, n, c, h, w, ho, wo, kh, kw, sh, sw, ph, pw, o)
+        return out.reshape(n, ho, wo, o).transpose(0, 3, 1, 2)  # NCHW view of the result
+
+    @staticmethod
+    def backward(ctx, grad):
+        cols, w2 = ctx.saved_tensors
+        framed_shape, n, c, h, w, ho, wo, kh, kw, sh, sw, ph, pw, o = ctx.meta
+        xp = ctx.xp
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        g2 = grad.transpose(0, 2, 3, 1).reshape(n * ho * wo, o)
+        grad_x = grad_w = grad_b = None
+        if need_w:
+            grad_w = xp.ascontiguousarray((g2.T @ cols).reshape(o, kh, kw, c).transpose(0, 3, 1, 2))
+        if need_b:
+            grad_b = g2.sum(axis=0)
+        if need_x:
+            grad_cols = (g2 @ w2).reshape(n, ho, wo, kh, kw, c)
+            # col2im: each kernel offset (a, b) adds one strided slab; 9 steps for 3x3.
+            framed = xp.zeros(framed_shape, dtype=grad.dtype)
+            for a in range(kh):
+                for b in range(kw):
+                    framed[:, a : a + sh * ho : sh, b : b + sw * wo : sw, :] += grad_cols[:, :, :, a, b, :]
+            grad_x = xp.ascontiguousarray(framed[:, ph : ph + h, pw : pw + w, :].transpose(0, 3, 1, 2))
+        return grad_x, grad_w, grad_b, None, None
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0):
+    """2-D convolution of ``x`` (N, C, H, W) with ``weight`` (O, C, kh, kw), as PyTorch's."""
+    stride, padding = pair(stride, "conv2d: stride"), pair(padding, "conv2d: padding")
+    if x.ndim != 4 or weight.ndim != 4:
+        raise MiniTorchError(
+            f"conv2d: expected input (N, C, H, W) and weight (O, C, kh, kw), got shapes "
+            f"{tuple(x.shape)} and {tuple(weight.shape)}"
+        )
+    if x.shape[1] != weight.shape[1]:
+        raise MiniTorchError(
+            f"conv2d: input has {x.shape[1]} channels (shape {tuple(x.shape)}) but the weight "
+            f"{tuple(weight.shape)} expects {weight.shape[1]}"
+        )
+    h, w = x.shape[2] + 2 * padding[0], x.shape[3] + 2 * padding[1]
+    if h < weight.shape[2] or w < weight.shape[3]:
+        raise MiniTorchError(
+            f"conv2d: kernel {tuple(weight.shape[2:])} is larger than the padded input ({h}, {w})"
+        )
+    if stride[0] < 1 or stride[1] < 1 or padding[0] < 0 or padding[1] < 0:
+        raise MiniTorchError(f"conv2d: stride must be >= 1 and padding >= 0, got {stride} and {padding}")
+    if x.data.dtype != weight.data.dtype:
+        raise MiniTorchError(f"conv2d: input dtype {x.dtype} and weight dtype {weight.dtype} differ")
+    return Conv2d.apply(x, weight, bias, stride, padding)
+
+
+class MaxPool2d(Function):
+    """The maximum of each (kh, kw) window.
+
+    Forward remembers which element of each window won (``argmax``; the first one on a
+    tie, as PyTorch). Backward sends each output's gradient to that element only: a
+    one-hot mask times the gradient, put back onto the image (adding where windows overlap).
+    """
+
+    @staticmethod
+    def forward(ctx, x, kernel, stride):
+        (kh, kw), (sh, sw) = kernel, stride
+        win = windows(x, kh, kw, sh, sw)
+        n, c, ho, wo = win.shape[:4]
+        flat = win.reshape(n, c, ho, wo, kh * kw)  # a copy: windows are not contiguous
+        ctx.meta = (x.shape, kh, kw, sh, sw)
+        ctx.save_for_backward(flat.argmax(axis=-1))
+        return flat.max(axis=-1)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (idx,) = ctx.saved_tensors
+        shape, kh, kw, sh, sw = ctx.meta
+        xp = ctx.xp
+        # one_hot[..., k] is True where window element k was the maximum.
+        one_hot = idx[..., None] == xp.arange(kh * kw)
+        grad_win = (one_hot * grad[..., None]).reshape(grad.shape + (kh, kw))
+        n, c, ho, wo = grad.shape
+        if (sh, sw) == (kh, kw):
+            # Windows tile the image without overlap: interleave them back in one reshape.
+            tiled = grad_win.transpose(0, 1, 2, 4, 3, 5).reshape(n, c, ho * kh, wo * kw)
+            if tiled.shape == tuple(shape):
+                return tiled, None, None
+            out = xp.zeros(shape, dtype=grad.dtype)  # rows/columns no window covered get 0
+            out[:, :, : ho * kh, : wo * kw] = tiled
+            return out, None, None
+        return col2im(grad_win, shape, sh, sw), None, None
+
+
+def max_pool2d(x, kernel_size, stride=None):
+    """Maximum over each window of ``x`` (N, C, H, W); ``stride`` defaults to the kernel size."""
+    kernel = pair(kernel_size, "max_pool2d: kernel_size")
+    stride = kernel if stride is None else pair(stride, "max_pool2d: stride")
+    if x.ndim != 4:
+        raise MiniTorchError(f"max_pool2d: expected input (N, C, H, W), got shape {tuple(x.shape)}")
+    if x.shape[2] < kernel[0] or x.shape[3] < kernel[1]:
+        raise MiniTorchError(f"max_pool2d: kernel {kernel} is larger than the input {tuple(x.shape[2:])}")
+    return MaxPool2d.apply(x, kernel, stride)

@@ -1,0 +1,40 @@
+"""Dropout: zero random elements while training, and scale the rest to keep the mean."""
+
+from minitorch import backends
+from minitorch.autograd.function import Function
+from minitorch.errors import MiniTorchError
+
+
+class Dropout(Function):
+    """Zero each element with probability p and scale the rest by 1/(1-p).
+
+    The scaled mask is saved: backward multiplies the gradient by the same mask.
+    """
+
+    @staticmethod
+    def forward(ctx, x, mask):
+        ctx.save_for_backward(mask)
+        return x * mask
+
+    @staticmethod
+    def backward(ctx, grad):
+        (mask,) = ctx.saved_tensors
+        return grad * mask, None
+
+
+def _uniform_like(x):
+    """Uniform [0, 1) numbers shaped like the array ``x``, on its device."""
+    return backends.of(x).uniform(x.shape, x.dtype)
+
+
+def dropout(x, p=0.5, training=True):
+    """During training, zero elements with probability ``p`` and scale the rest by 1/(1-p)."""
+    if not 0 <= p <= 1:
+        raise MiniTorchError(f"dropout: probability p must be between 0 and 1, got {p}")
+    if not training or p == 0:
+        return x
+    if p == 1:
+        return x * 0.0
+    keep = _uniform_like(x.data) >= p
+    mask = keep.astype(x.data.dtype) * x.data.dtype.type(1 / (1 - p))
+    return Dropout.apply(x, mask)

@@ -1,0 +1,139 @@
+"""Fused ops: several small ops done as one node, with one hand-written backward.
+
+A fused op is faster (fewer graph nodes, fewer temporaries, on a GPU fewer kernel
+launches) and a lesson in itself: its backward is the chain rule done by hand.
+
+- ``Linear``: ``x @ W.T + b`` in one node.
+- ``SoftmaxCrossEntropy``: the loss of a classifier in one node. Forward computes the
+  stable log-softmax and picks the target entries; backward is the famous
+  ``(softmax - onehot(target)) / N``, on a GPU ONE kernel instead of the five or so that
+  LogSoftmax's and NLLLoss's backwards launch together.
+- ``BiasReLU``: ``relu(x + b)`` in one kernel each way on a GPU (lesson 10 builds it).
+
+Each runs on NumPy too; where the array's backend has hand-written kernels
+(``backends.kernels_for``), the GPU path uses them.
+"""
+
+from minitorch import backends
+from minitorch.autograd.function import Function
+from minitorch.errors import MiniTorchError
+
+
+class Linear(Function):
+    """y = x @ W.T + b with W of shape (out, in), as PyTorch stores it.
+
+    Backward: grad_x = g @ W, grad_W = g.T @ x (over all leading dims), grad_b = sum(g).
+    """
+
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        ctx.save_for_backward(x, weight)
+        ctx.has_bias = bias is not None
+        out = x @ weight.T
+        if bias is not None:
+            out += bias  # ``out`` is a fresh array: adding in place saves a temporary
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        need_x, need_w, need_b = ctx.needs_input_grad
+        grad_x = grad_w = grad_b = None
+        if need_x:
+            grad_x = grad @ weight
+        if need_w or need_b:
+            g2 = grad.reshape(-1, grad.shape[-1])
+            if need_w:
+                grad_w = g2.T @ x.reshape(-1, x.shape[-1])
+            if need_b:
+                grad_b = g2.sum(axis=0)
+        return grad_x, grad_w, grad_b
+
+
+def linear(x, weight, bias=None):
+    """``x @ weight.T + bias``: a fully connected layer with weight of shape (out, in)."""
+    if x.shape[-1:] != weight.shape[-1:] or weight.ndim != 2:
+        raise MiniTorchError(
+            f"linear: input of shape {tuple(x.shape)} needs a weight of shape (out, {x.shape[-1] if x.ndim else '?'}), "
+            f"got {tuple(weight.shape)}"
+        )
+    if bias is not None and tuple(bias.shape) != (weight.shape[0],):
+        raise MiniTorchError(f"linear: bias must have shape ({weight.shape[0]},), got {tuple(bias.shape)}")
+    if x.data.dtype != weight.data.dtype:
+        raise MiniTorchError(
+            f"linear: input dtype {x.dtype} and weight dtype {weight.dtype} differ; convert with "
+            "x.float() (or model.double())"
+        )
+    return Linear.apply(x, weight, bias)
+
+
+class SoftmaxCrossEntropy(Function):
+    """mean (or sum) over rows of ``logsumexp(x) - x[target]`` for logits (N, C)."""
+
+    @staticmethod
+    def forward(ctx, logits, target, reduction):
+        xp = ctx.xp
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        exp = xp.exp(shifted)
+        total = exp.sum(axis=1, keepdims=True)
+        rows = xp.arange(logits.shape[0])
+        losses = xp.log(total[:, 0]) - shifted[rows, target]  # -log softmax[target], per row
+        ctx.save_for_backward(exp / total, target)
+        ctx.reduction = reduction
+        if reduction == "mean":
+            return losses.sum() / logits.shape[0]  # as .mean(), without its Python wrapper
+        if reduction == "sum":
+            return losses.sum()
+        return losses
+
+    @staticmethod
+    def backward(ctx, grad):
+        probs, target = ctx.saved_tensors
+        n = probs.shape[0]
+        if ctx.reduction == "mean":
+            scale = grad / n
+        else:
+            scale = grad if ctx.reduction == "sum" else grad.reshape(n, 1)
+        kernels = backends.kernels_for(probs)  # None on the CPU
+        if kernels is not None and scale.ndim == 0:
+            return kernels.softmax_xent_backward(probs, target, scale), None, None
+        xp = ctx.xp
+        grad_logits = probs.copy()
+        grad_logits[xp.arange(n), target] -= 1
+        return (grad_logits * scale).astype(probs.dtype, copy=False), None, None
+
+
+class BiasReLU(Function):
+    """relu(x + b) with b broadcast over the last dimension of x."""
+
+    @staticmethod
+    def forward(ctx, x, b):
+        kernels = backends.kernels_for(x)  # None on the CPU
+        if kernels is not None:
+            out = kernels.bias_relu_forward(x, b)
+        else:
+            out = ctx.xp.maximum(x + b, 0)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        kernels = backends.kernels_for(grad)
+        if kernels is not None and grad.dtype == out.dtype:
+            grad_x = kernels.relu_backward(out, grad)
+        else:
+            grad_x = grad * (out > 0)
+        need_x, need_b = ctx.needs_input_grad
+        grad_b = grad_x.reshape(-1, grad_x.shape[-1]).sum(axis=0) if need_b else None
+        return (grad_x if need_x else None), grad_b
+
+
+def bias_relu(x, b):
+    """``relu(x + b)`` as one op (one CUDA kernel forward, one backward on a GPU)."""
+    return BiasReLU.apply(x, b)
+
+
+def softmax_cross_entropy(logits, target, reduction="mean"):
+    """Cross-entropy of (N, C) ``logits`` and int64 class ``target`` (N,) as one op."""
+    return SoftmaxCrossEntropy.apply(logits, target, reduction)

@@ -1,0 +1,85 @@
+"""Batch normalisation: normalise each channel by its batch (or running) statistics."""
+
+from minitorch import backends
+from minitorch.autograd.function import Function
+from minitorch.errors import MiniTorchError
+
+
+class BatchNorm(Function):
+    """y = (x - mean) * invstd * weight + bias, with per-channel ``mean``/``invstd`` given.
+
+    In training the statistics are those of the batch, so they depend on x too; the
+    backward then includes their derivative:
+    grad_x = invstd / M * (M * gh - sum(gh) - xhat * sum(gh * xhat)), gh = g * weight.
+    In evaluation they are running averages (constants): grad_x = g * weight * invstd.
+    """
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, mean, invstd, axes, batch_stats):
+        xhat = (x - mean) * invstd
+        out = xhat if weight is None else xhat * weight
+        if bias is not None:
+            out = out + bias
+        ctx.axes, ctx.batch_stats = axes, batch_stats
+        ctx.has_weight = weight is not None
+        ctx.save_for_backward(xhat, weight, invstd)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        xhat, weight, invstd = ctx.saved_tensors
+        axes = ctx.axes
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        # weight and bias arrive shaped (1, C, 1, ...), so their gradients keep those dims.
+        grad_w = (grad * xhat).sum(axis=axes, keepdims=True) if need_w else None
+        grad_b = grad.sum(axis=axes, keepdims=True) if need_b else None
+        grad_x = None
+        if need_x:
+            gh = grad if weight is None else grad * weight
+            if ctx.batch_stats:
+                m = grad.size // invstd.size
+                sum_gh = gh.sum(axis=axes, keepdims=True)
+                sum_ghx = (gh * xhat).sum(axis=axes, keepdims=True)
+                grad_x = (invstd / m) * (m * gh - sum_gh - xhat * sum_ghx)
+            else:
+                grad_x = gh * invstd
+        return grad_x, grad_w, grad_b, None, None, None, None
+
+
+def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """Normalise each channel (dim 1) of ``x`` (N, C) or (N, C, H, W), as ``torch.nn.functional.batch_norm``.
+
+    In training the batch statistics are used and the running ones (if given) are updated
+    in place: running = (1 - momentum) * running + momentum * batch, with the unbiased
+    batch variance. In evaluation the running statistics are used.
+    """
+    if x.ndim < 2:
+        raise MiniTorchError(f"batch_norm: expected at least (N, C), got shape {tuple(x.shape)}")
+    xp = backends.module_of(x.data)
+    c = x.shape[1]
+    axes = (0,) + tuple(range(2, x.ndim))
+    stat_shape = (1, c) + (1,) * (x.ndim - 2)
+    if training:
+        m = x.data.size // c
+        if m <= 1:
+            raise MiniTorchError(
+                f"batch_norm: expected more than 1 value per channel when training, got input of shape {tuple(x.shape)}"
+            )
+        mean = x.data.mean(axis=axes, keepdims=True)
+        var = ((x.data - mean) ** 2).mean(axis=axes, keepdims=True)
+        if running_mean is not None:
+            running_mean.data *= 1 - momentum
+            running_mean.data += momentum * mean.reshape(c)
+        if running_var is not None:
+            running_var.data *= 1 - momentum
+            running_var.data += momentum * var.reshape(c) * (m / (m - 1))
+    else:
+        if running_mean is None or running_var is None:
+            raise MiniTorchError("batch_norm: evaluation mode needs running_mean and running_var")
+        mean = running_mean.data.reshape(stat_shape)
+        var = running_var.data.reshape(stat_shape)
+    invstd = (1 / xp.sqrt(var + eps)).astype(x.data.dtype, copy=False)
+    mean = mean.astype(x.data.dtype, copy=False)
+    w = weight.reshape(stat_shape) if weight is not None else None
+    b = bias.reshape(stat_shape) if bias is not None else None
+    return BatchNorm.apply(x, w, b, mean, invstd, axes, training)

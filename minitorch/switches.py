@@ -1,0 +1,30 @@
+"""The process-wide switches, in one object: grad mode, debug checks, anomaly detection, kernels.
+
+Every other module reads them from ``SWITCHES`` (an attribute read is as cheap as it gets
+on the hot path) and changes them only through the public functions and context managers
+that own them (``no_grad``, ``set_debug``, ``detect_anomaly``, ``use_custom_kernels``).
+Tests call ``SWITCHES.reset()`` to start from the defaults.
+"""
+
+
+class Switches:
+    """Named process-wide settings with their defaults; ``reset()`` restores the defaults."""
+
+    __slots__ = ("grad_enabled", "debug", "anomaly", "custom_kernels")
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Back to the defaults: recording on, debug checks off, anomaly off, kernels on."""
+        self.grad_enabled = True  # operations record the graph (off inside no_grad)
+        self.debug = False  # check every backward's gradient count, shape and dtype
+        self.anomaly = False  # remember forward stacks; stop at the first NaN/Inf gradient
+        self.custom_kernels = True  # GPU ops use the hand-written kernels in minitorch.cuda
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)}" for name in self.__slots__)
+        return f"Switches({fields})"
+
+
+SWITCHES = Switches()

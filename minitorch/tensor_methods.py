@@ -1,0 +1,452 @@
+"""The Tensor methods that run ops: operators, op methods, conversions and ``backward``.
+
+``Tensor`` (``tensor.py``) inherits from ``TensorMethods``. Each method here is one line
+that hands the work to an op in ``minitorch/functions/``, so adding an op touches the op's
+file and, if it should be a method too, one line here.
+
+This is the one place where the Tensor reaches up to the ops and the engine, which
+themselves import ``Tensor``. That cycle is closed by ``_link_ops()`` below, which
+``tensor.py`` calls once ``Tensor`` exists.
+"""
+
+from typing import Any
+
+from minitorch import backends
+from minitorch.dtypes import DEFAULT_FLOAT, SCALAR_TYPES, DType, bool_, float64, get_dtype, int64
+from minitorch.errors import MiniTorchError
+
+# Bound by _link_ops() (see the module docstring); None until then.
+_ops: Any = None  # the minitorch.functions package
+run_backward: Any = None
+as_operand: Any = None
+cast: Any = None
+Tensor: Any = None
+
+
+class TensorMethods:
+    """Operators and op methods of ``Tensor`` (a mixin: it holds no state of its own)."""
+
+    __slots__ = ()
+
+    # ------------------------------------------------------------------ conversions (recorded ops)
+    def clone(self):
+        """A copy of the data that stays in the graph (gradients flow back to this tensor)."""
+        return _ops.Clone.apply(self)
+
+    def contiguous(self):
+        """This tensor if contiguous, else a contiguous (row-major) copy."""
+        if self.data.flags.c_contiguous:
+            return self
+        return self.clone()
+
+    def to(self, *args, dtype=None, device=None):
+        """Move to a device (``"cpu"``/``"cuda"``) and/or convert to a dtype; differentiable."""
+        for arg in args:
+            if isinstance(arg, str) or (hasattr(arg, "type") and not isinstance(arg, DType)):
+                device = arg
+            elif isinstance(arg, TensorMethods):
+                device, dtype = arg.device, arg.dtype
+            else:
+                dtype = arg
+        out = self
+        if device is not None:
+            target = backends.require(device, f"move a tensor to {device!r}").name
+            if target != out.device:
+                out = _ops.ToDevice.apply(out, target)
+        if dtype is not None:
+            out = cast(out, get_dtype(dtype))
+        return out
+
+    def cpu(self):
+        """A copy on the CPU (or self when already there)."""
+        return self.to("cpu")
+
+    def cuda(self):
+        """A copy on the GPU (or self when already there)."""
+        return self.to("cuda")
+
+    def float(self):
+        """Convert to float32."""
+        return cast(self, DEFAULT_FLOAT)
+
+    def double(self):
+        """Convert to float64."""
+        return cast(self, float64)
+
+    def long(self):
+        """Convert to int64."""
+        return cast(self, int64)
+
+    def bool(self):
+        """Convert to bool."""
+        return cast(self, bool_)
+
+    def type_as(self, other):
+        """Convert to the dtype of ``other``."""
+        return cast(self, other.dtype)
+
+
+    # ------------------------------------------------------------------ autograd
+    def backward(self, gradient=None, retain_graph=False):
+        """Compute d self / d leaf for every leaf that requires grad, into ``leaf.grad``."""
+        if not self.requires_grad:
+            raise MiniTorchError(
+                "backward(): this tensor does not require grad and has no grad_fn; did you "
+                "create the inputs with requires_grad=True, or compute it under no_grad()?"
+            )
+        if gradient is None:
+            if self.data.size != 1:
+                raise MiniTorchError(
+                    f"backward(): grad can be implicitly created only for scalar outputs, but "
+                    f"this tensor has shape {tuple(self.shape)}; reduce it first (e.g. "
+                    ".sum().backward()) or pass gradient= with that shape"
+                )
+            grad = backends.module_of(self.data).ones_like(self.data)
+        else:
+            grad = gradient.data if isinstance(gradient, TensorMethods) else gradient
+            if backends.is_backend_array(grad) and backends.device_of(grad) != self.device:
+                raise MiniTorchError(
+                    f"backward(): gradient is on {backends.device_of(grad)} but the tensor is on "
+                    f"{self.device}; move the gradient with .to('{self.device}')"
+                )
+            # A copy: the caller's array must never end up shared with some leaf's .grad.
+            grad = backends.module_of(self.data).array(grad, dtype=self.data.dtype, copy=True)
+            if grad.shape != self.data.shape:
+                raise MiniTorchError(
+                    f"backward(): gradient has shape {tuple(grad.shape)} but the tensor has "
+                    f"shape {tuple(self.shape)}; they must match"
+                )
+        run_backward(self, grad, retain_graph=retain_graph)
+
+    # ------------------------------------------------------------------ operators
+    def _binary(self, fn, other, reverse=False):
+        other = as_operand(other, self)
+        if other is None:
+            return NotImplemented
+        return fn(other, self) if reverse else fn(self, other)
+
+    def __add__(self, other):
+        return self._binary(_ops.add, other)
+
+    def __radd__(self, other):
+        return self._binary(_ops.add, other, reverse=True)
+
+    def __sub__(self, other):
+        return self._binary(_ops.sub, other)
+
+    def __rsub__(self, other):
+        return self._binary(_ops.sub, other, reverse=True)
+
+    def __mul__(self, other):
+        return self._binary(_ops.mul, other)
+
+    def __rmul__(self, other):
+        return self._binary(_ops.mul, other, reverse=True)
+
+    def __truediv__(self, other):
+        return self._binary(_ops.div, other)
+
+    def __rtruediv__(self, other):
+        return self._binary(_ops.div, other, reverse=True)
+
+    def __pow__(self, other):
+        return self._binary(_ops.pow, other)
+
+    def __rpow__(self, other):
+        return self._binary(_ops.pow, other, reverse=True)
+
+    def __matmul__(self, other):
+        return self._binary(_ops.matmul, other)
+
+    def __rmatmul__(self, other):
+        return self._binary(_ops.matmul, other, reverse=True)
+
+    def __neg__(self):
+        if self.data.dtype.kind == "b":
+            raise MiniTorchError("neg: negation (-) of a bool tensor is not supported; use ~ (logical not) instead")
+        return _ops.Neg.apply(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _ops.abs(self)
+
+    def __floordiv__(self, other):
+        return self._no_grad_binary("floor_divide", other)
+
+    def __mod__(self, other):
+        return self._no_grad_binary("remainder", other)
+
+    def _no_grad_binary(self, ufunc_name, other):
+        """``//`` and ``%``: computed on the data, outside the graph (not differentiable)."""
+        value = other.data if isinstance(other, TensorMethods) else other
+        out = getattr(backends.module_of(self.data), ufunc_name)(self.data, value)
+        return Tensor._make(backends.module_of(self.data).asarray(out), None, False)
+
+    def _compare(self, ufunc_name, other):
+        """Elementwise comparison: a bool tensor, never part of the graph."""
+        if isinstance(other, TensorMethods):
+            value = other.data
+        elif isinstance(other, SCALAR_TYPES) or backends.is_backend_array(other):
+            value = other
+        else:
+            return NotImplemented
+        xp = backends.module_of(self.data)
+        try:
+            out = getattr(xp, ufunc_name)(self.data, value)
+        except ValueError as exc:
+            _ops.broadcast_shape(self.shape, getattr(value, "shape", ()), op=ufunc_name)
+            raise exc
+        return Tensor._make(xp.asarray(out), None, False)
+
+    def __eq__(self, other):
+        return self._compare("equal", other)
+
+    def __ne__(self, other):
+        return self._compare("not_equal", other)
+
+    def __lt__(self, other):
+        return self._compare("less", other)
+
+    def __le__(self, other):
+        return self._compare("less_equal", other)
+
+    def __gt__(self, other):
+        return self._compare("greater", other)
+
+    def __ge__(self, other):
+        return self._compare("greater_equal", other)
+
+    def eq(self, other):
+        """Elementwise ``==`` (a bool tensor)."""
+        return self.__eq__(other)
+
+    def ne(self, other):
+        """Elementwise ``!=``."""
+        return self.__ne__(other)
+
+    def lt(self, other):
+        """Elementwise ``<``."""
+        return self.__lt__(other)
+
+    def le(self, other):
+        """Elementwise ``<=``."""
+        return self.__le__(other)
+
+    def gt(self, other):
+        """Elementwise ``>``."""
+        return self.__gt__(other)
+
+    def ge(self, other):
+        """Elementwise ``>=``."""
+        return self.__ge__(other)
+
+    def __invert__(self):
+        if self.data.dtype.kind != "b":
+            raise MiniTorchError(f"~ (logical not) needs a bool tensor, got {self.dtype}")
+        return Tensor._make(~self.data, None, False)
+
+    def __and__(self, other):
+        return Tensor._make(self.data & (other.data if isinstance(other, TensorMethods) else other), None, False)
+
+    def __or__(self, other):
+        return Tensor._make(self.data | (other.data if isinstance(other, TensorMethods) else other), None, False)
+
+    def __getitem__(self, index):
+        return _ops.getitem(self, index)
+
+    # ------------------------------------------------------------------ op methods
+    def add(self, other):
+        """``self + other``."""
+        return _ops.add(self, other)
+
+    def sub(self, other):
+        """``self - other``."""
+        return _ops.sub(self, other)
+
+    def mul(self, other):
+        """``self * other``."""
+        return _ops.mul(self, other)
+
+    def div(self, other):
+        """``self / other``."""
+        return _ops.div(self, other)
+
+    def neg(self):
+        """``-self``."""
+        return _ops.Neg.apply(self)
+
+    def pow(self, exponent):
+        """``self ** exponent``."""
+        return _ops.pow(self, exponent)
+
+    def matmul(self, other):
+        """``self @ other``."""
+        return _ops.matmul(self, other)
+
+    def exp(self):
+        """e ** self, elementwise."""
+        return _ops.exp(self)
+
+    def log(self):
+        """Natural logarithm, elementwise."""
+        return _ops.log(self)
+
+    def sqrt(self):
+        """Square root, elementwise."""
+        return _ops.sqrt(self)
+
+    def sin(self):
+        """Sine, elementwise."""
+        return _ops.sin(self)
+
+    def cos(self):
+        """Cosine, elementwise."""
+        return _ops.cos(self)
+
+    def tanh(self):
+        """Hyperbolic tangent, elementwise."""
+        return _ops.tanh(self)
+
+    def sigmoid(self):
+        """Logistic sigmoid, elementwise."""
+        return _ops.sigmoid(self)
+
+    def relu(self):
+        """max(self, 0), elementwise."""
+        return _ops.relu(self)
+
+    def abs(self):
+        """Absolute value, elementwise."""
+        return _ops.abs(self)
+
+    def clamp(self, min=None, max=None):
+        """Limit every element to [min, max]."""
+        return _ops.clamp(self, min, max)
+
+    clip = clamp
+
+    def maximum(self, other):
+        """Elementwise maximum with ``other``."""
+        return _ops.maximum(self, other)
+
+    def minimum(self, other):
+        """Elementwise minimum with ``other``."""
+        return _ops.minimum(self, other)
+
+    def sum(self, dim=None, keepdim=False, dtype=None):
+        """Sum of all elements or over ``dim``."""
+        return _ops.sum(self, dim, keepdim, dtype)
+
+    def mean(self, dim=None, keepdim=False):
+        """Mean of all elements or over ``dim``."""
+        return _ops.mean(self, dim, keepdim)
+
+    def amax(self, dim=None, keepdim=False):
+        """Largest value over ``dim``."""
+        return _ops.amax(self, dim, keepdim)
+
+    def amin(self, dim=None, keepdim=False):
+        """Smallest value over ``dim``."""
+        return _ops.amin(self, dim, keepdim)
+
+    def max(self, dim=None, keepdim=False):
+        """The largest element, or (values, indices) along ``dim``."""
+        return _ops.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        """The smallest element, or (values, indices) along ``dim``."""
+        return _ops.min(self, dim, keepdim)
+
+    def var(self, dim=None, unbiased=True, keepdim=False, correction=None):
+        """Variance over ``dim`` (unbiased by default)."""
+        return _ops.var(self, dim, unbiased, keepdim, correction)
+
+    def std(self, dim=None, unbiased=True, keepdim=False, correction=None):
+        """Standard deviation over ``dim``."""
+        return _ops.std(self, dim, unbiased, keepdim, correction)
+
+    def logsumexp(self, dim, keepdim=False):
+        """log(sum(exp(self), dim)), computed stably."""
+        return _ops.logsumexp(self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim=False):
+        """Index of the largest element."""
+        return _ops.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        """Index of the smallest element."""
+        return _ops.argmin(self, dim, keepdim)
+
+    def softmax(self, dim):
+        """exp(self) normalised to sum to 1 along ``dim``."""
+        return _ops.softmax(self, dim)
+
+    def log_softmax(self, dim):
+        """log(softmax(self, dim)), computed stably."""
+        return _ops.log_softmax(self, dim)
+
+    def reshape(self, *shape):
+        """Same elements, new shape (a view when possible)."""
+        return _ops.reshape(self, *shape)
+
+    def view(self, *shape):
+        """Same memory, new shape (contiguous layouts only)."""
+        return _ops.view(self, *shape)
+
+    def view_as(self, other):
+        """``self.view(other.shape)``."""
+        return _ops.view(self, other.shape)
+
+    def reshape_as(self, other):
+        """``self.reshape(other.shape)``."""
+        return _ops.reshape(self, other.shape)
+
+    def transpose(self, dim0, dim1):
+        """Swap two dimensions (a view)."""
+        return _ops.transpose(self, dim0, dim1)
+
+    def t(self):
+        """Transpose of a 2-D tensor."""
+        return _ops.transpose(self, 0, 1) if self.ndim == 2 else self
+
+    def permute(self, *dims):
+        """Reorder dimensions (a view)."""
+        return _ops.permute(self, *dims)
+
+    def unsqueeze(self, dim):
+        """Insert a size-1 dimension at ``dim``."""
+        return _ops.unsqueeze(self, dim)
+
+    def squeeze(self, dim=None):
+        """Remove size-1 dimensions."""
+        return _ops.squeeze(self, dim)
+
+    def expand(self, *sizes):
+        """Repeat size-1 dimensions without copying."""
+        return _ops.expand(self, *sizes)
+
+    def expand_as(self, other):
+        """``self.expand(other.shape)``."""
+        return _ops.expand_as(self, other)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        """Merge dimensions start_dim..end_dim into one."""
+        return _ops.flatten(self, start_dim, end_dim)
+
+    def where(self, condition, other):
+        """``where(condition, self, other)``."""
+        return _ops.where(condition, self, other)
+
+
+def _link_ops():
+    """Import what the methods above call; run by ``tensor.py`` right after ``Tensor`` exists.
+
+    The ops import ``Tensor`` themselves, so they cannot be imported before it is defined.
+    """
+    global _ops, run_backward, as_operand, cast, Tensor
+    from minitorch import functions as _ops
+    from minitorch.autograd.engine import run_backward
+    from minitorch.functions.promotion import as_operand, cast
+    from minitorch.tensor import Tensor
