@@ -465,3 +465,47 @@ def test_learner_class_named_like_a_builtin_does_not_hide_it():
     x = minitorch.tensor([2.0, 3.0], requires_grad=True)
     (x * x).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [4.0, 6.0])
+
+
+def test_a_second_builtin_op_with_a_taken_name_is_refused():
+    # Built-in ops (defined inside the minitorch package) are found by name, so two with
+    # one name would make the registry, the graph drawer and override_backward ambiguous.
+    namespace = {
+        "__module__": "minitorch.functions.duplicate",
+        "forward": staticmethod(lambda ctx, a: a),
+        "backward": staticmethod(lambda ctx, g: g),
+    }
+    with pytest.raises(TypeError, match=r"two built-in ops are named 'Mul'"):
+        type(Function)("Mul", (Function,), namespace)
+    assert autograd.REGISTRY["Mul"] is minitorch.functions.Mul
+
+
+def test_override_backward_by_name_works_for_every_builtin_op_from_the_start():
+    # No op has to be called first: the registry is complete once minitorch is imported.
+    for name in ("SoftmaxCrossEntropy", "Conv2d", "LogSoftmax", "Linear"):
+        autograd.override_backward(name, lambda ctx, g: g)
+        assert autograd.REGISTRY[name].backward_overridden
+    autograd.restore_backward()
+    assert not autograd.overridden_functions()
+
+
+def test_apply_records_which_inputs_were_tensors():
+    x = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    c = minitorch.tensor([3.0, 4.0])
+    assert (x * c).grad_fn.is_tensor_input == (True, True)
+    assert (x * 2.0).grad_fn.is_tensor_input == (True, False)
+    assert x.sum(0).grad_fn.is_tensor_input[0] is True
+    assert not any(x.sum(0).grad_fn.is_tensor_input[1:])
+
+
+def test_backward_order_is_the_engines_order():
+    seen = []
+    autograd.add_backward_observer(lambda node, g_out, g_in: seen.append(node))
+    x = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    a = x * 2
+    loss = (a.exp() + a.sin() * a).sum()
+    order = autograd.graph.backward_order(loss.grad_fn)
+    loss.backward()
+    assert seen == order
+    assert set(autograd.graph.nodes(loss.grad_fn)) == set(order)
+    assert autograd.graph.leaves(loss.grad_fn) == [x]
