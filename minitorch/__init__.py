@@ -60,6 +60,7 @@ from minitorch.functions import (  # noqa: E402
     expand,
     flatten,
     log,
+    log1p,
     logsumexp,
     matmul,
     max,

@@ -293,6 +293,10 @@ class TensorMethods:
         """Natural logarithm, elementwise."""
         return _ops.log(self)
 
+    def log1p(self):
+        """log(1 + self), elementwise, accurate for tiny values."""
+        return _ops.log1p(self)
+
     def sqrt(self):
         """Square root, elementwise."""
         return _ops.sqrt(self)

@@ -40,6 +40,20 @@ class Log(Function):
         return (grad / a,)
 
 
+class Log1p(Function):
+    """log(1 + a), accurate for tiny a (where 1 + a rounds to 1).   d/da = 1 / (1 + a)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return ctx.xp.log1p(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return (grad / (1 + a),)
+
+
 class Sqrt(Function):
     """sqrt(a).   d/da = 1 / (2 sqrt(a))."""
 
@@ -195,6 +209,11 @@ def exp(a):
 def log(a):
     """Natural logarithm of each element."""
     return Log.apply(_floating(a, "log"))
+
+
+def log1p(a):
+    """log(1 + a) of each element, without losing tiny a to rounding."""
+    return Log1p.apply(_floating(a, "log1p"))
 
 
 def sqrt(a):

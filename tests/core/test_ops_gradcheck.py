@@ -137,6 +137,7 @@ def test_smooth_unary(rng, fn):
     [
         pytest.param(minitorch.log, id="log"),
         pytest.param(minitorch.sqrt, id="sqrt"),
+        pytest.param(minitorch.log1p, id="log1p"),
         pytest.param(lambda x: x.log(), id="x.log"),
         pytest.param(lambda x: x.sqrt(), id="x.sqrt"),
     ],

@@ -176,6 +176,7 @@ UNARY = {
     "exp": lambda lib, x: x.exp(),
     "log": lambda lib, x: x.abs().log(),
     "sqrt": lambda lib, x: lib.sqrt(x.abs()),
+    "log1p": lambda lib, x: x.abs().log1p(),
     "sin": lambda lib, x: lib.sin(x),
     "cos": lambda lib, x: x.cos(),
     "tanh": lambda lib, x: x.tanh(),
@@ -623,7 +624,7 @@ def test_mixed_float32_float64_gradients_keep_each_leaf_dtype(name):
         assert_same_tensor(mine, theirs, f"grad of the {what}", rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["exp", "log", "sqrt", "sin", "tanh", "sigmoid", "abs", "relu", "neg"])
+@pytest.mark.parametrize("name", ["exp", "log", "log1p", "sqrt", "sin", "tanh", "sigmoid", "abs", "relu", "neg"])
 @pytest.mark.parametrize("dtype", ["int64", "bool"])
 def test_unary_result_dtype_on_integer_input(name, dtype):
     values = [1, 2, 3] if dtype == "int64" else [True, False, True]
