@@ -13,9 +13,11 @@
 """
 
 from widgets import plotting, recorder
+from widgets.backward_checker import check_backward
 from widgets.boundary import decision_boundary
-from widgets.checker import CheckResult, check_backward, check_function
+from widgets.check_result import CheckResult
 from widgets.exercises import Scoreboard, lesson_score
+from widgets.function_checker import check_function
 from widgets.graph import draw_graph
 from widgets.monitor import GradientFlow, TrainingMonitor, gradient_flow
 from widgets.stepper import BackwardStepper

@@ -1,0 +1,363 @@
+"""``check_backward``: a backward against float64 finite differences and the reference op.
+
+    from minitorch.functions import Mul, unbroadcast
+    from widgets import check_backward
+
+    def mul_backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        return unbroadcast(grad_output * b, a.shape), unbroadcast(grad_output * a, b.shape)
+
+    check_backward(Mul, mul_backward, shapes=[((3,), (3,)), ((3, 1), (1, 5))], install=True)
+
+* ``check_backward(Mul, fn)``: ``fn(ctx, grad_output)`` is checked as ``Mul``'s backward.
+  With ``install=True`` and a pass, ``Mul`` keeps using it for the rest of the notebook
+  (``draw_graph`` marks those nodes); otherwise the reference backward is (re)installed,
+  and the table says which one is in use.
+* ``check_backward(MyOp)``: a whole Function the learner wrote; compared with finite
+  differences, and with ``reference=`` (a built-in Function, found by name when omitted).
+* ``check_backward(lambda a, b: ..., shapes=...)``: any function of tensors; its gradients
+  (through the engine) against finite differences, and ``reference=`` when given.
+* ``shapes``: a list of cases; a case is one shape (one input) or a tuple of shapes.
+  Defaults to elementwise cases with broadcasting. ``args``: extra non-tensor arguments
+  passed after the tensors (``check_backward(Sum, fn, shapes=[(3, 4)], args=((1,), False))``).
+
+It never raises into the notebook: the learner's exception is shown in the table, and
+``raise NotImplementedError`` (the unsolved exercise) gives the status "not done". The
+result is a ``CheckResult`` (``widgets.check_result``); every check is recorded for
+``widgets.exercises.lesson_score()``.
+"""
+
+import inspect
+
+import numpy as np
+
+import minitorch
+from minitorch import autograd
+from minitorch.autograd import Function, overridden_functions
+from minitorch.autograd.gradcheck import numerical_jacobian
+from minitorch.tensor import Tensor
+from widgets import exercises, style
+from widgets.check_result import (
+    FAILED,
+    NOT_DONE,
+    NOT_DONE_MESSAGE,
+    PASSED,
+    CheckResult,
+    CheckRow,
+    describe_exception,
+    fmt_err,
+    to_numpy,
+)
+
+DEFAULT_SHAPES = {
+    1: [(4,), (2, 3), ()],
+    2: [((4,), (4,)), ((2, 3), (2, 3)), ((3, 1), (1, 4)), ((2, 3), (3,)), ((), (2, 2))],
+    3: [((3,), (3,), (3,)), ((2, 3), (2, 1), (3,))],
+}
+# Ops whose inputs must stay positive (log, sqrt of negatives; division by ~0).
+POSITIVE_OPS = {"Log", "Sqrt", "Div", "Pow"}
+COLUMNS = ["case", "input", "input shape", "your grad shape", "error vs finite diff", "error vs reference"]
+
+
+class _NotDone(Exception):
+    """The learner's code raised NotImplementedError: the exercise is not attempted yet."""
+
+
+class _Tolerance:
+    """``atol`` and ``rtol`` of ``np.allclose``, kept together."""
+
+    def __init__(self, atol, rtol):
+        self.atol = atol
+        self.rtol = rtol
+
+    def close(self, got, expected):
+        """True when ``got`` matches ``expected`` within the tolerance."""
+        return np.allclose(got, expected, atol=self.atol, rtol=self.rtol)
+
+
+class _Expected:
+    """What one input's gradient should be in one case, and what else helps name a mistake.
+
+    ``numeric``: finite differences. ``reference``: the reference gradient of every input
+    (None without a reference). ``ones_reference``: the same with ``grad_output`` all ones,
+    to recognise a backward that forgot to multiply by ``grad_output``.
+    """
+
+    def __init__(self, k, shape, numeric, reference, ones_reference):
+        self.k = k
+        self.shape = shape
+        self.numeric = numeric
+        self.reference = reference
+        self.ones_reference = ones_reference
+        self.ref = None if reference is None else reference[k].reshape(shape)
+
+
+# ---------------------------------------------------------------------- the op being checked
+class _reference_backwards:
+    """Run a block with every op on its reference backward, then put the overrides back."""
+
+    def __enter__(self):
+        self.saved = {cls: cls.backward for cls in overridden_functions()}
+        for cls in self.saved:
+            cls.backward = staticmethod(cls.reference_backward)
+        return self
+
+    def __exit__(self, *exc):
+        for cls, fn in self.saved.items():
+            cls.backward = staticmethod(fn)
+        return False
+
+
+def _as_tuple(grads):
+    if isinstance(grads, tuple):
+        return grads
+    if isinstance(grads, list):
+        return tuple(grads)
+    return (grads,)
+
+
+class _Target:
+    """What is checked, seen the same way in all three modes: forward, learner grads, reference grads."""
+
+    def __init__(self, op, backward, reference, args):
+        self.args = tuple(args)
+        self.is_function = isinstance(op, type) and issubclass(op, Function)
+        self.op = op
+        if self.is_function:
+            self.learner_backward = backward if backward is not None else op.backward
+            self.label = f"{op.__name__}.backward"
+            if reference is None:
+                if backward is not None or op.__module__.startswith("minitorch."):
+                    reference = op  # the built-in's reference_backward
+                else:  # a learner's own Function: compare with the built-in of the same name
+                    builtin = getattr(minitorch.functions, op.__name__, None)
+                    reference = builtin if isinstance(builtin, type) and builtin is not op else None
+        else:
+            self.learner_backward = None
+            self.label = getattr(op, "__name__", "function")
+            if self.label == "<lambda>":
+                self.label = "your function"
+        self.reference = reference
+
+    def n_tensor_inputs(self):
+        """How many tensors one case needs (for the default ``shapes``).
+
+        The inputs of forward (or of the function) without a default value, less the
+        settings given in ``args``, which are passed after the tensors.
+        """
+        fn = self.op.forward if self.is_function else self.op
+        try:
+            params = list(inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):
+            return 2 if self.is_function else 1
+        if self.is_function:
+            params = params[1:]  # drop ctx
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
+        required = [p for p in positional if p.default is p.empty and p.kind != p.VAR_POSITIONAL]
+        if not self.is_function:
+            return len(required) or 1
+        return max(min(len(required), len(positional) - len(self.args)), 1)
+
+    def forward(self, tensors):
+        """The op's output for these input tensors."""
+        if self.is_function:
+            return self.op.apply(*tensors, *self.args)
+        return self.op(*tensors, *self.args)
+
+    def learner_grads(self, tensors, grad_output):
+        """The learner's gradient per input (raw: may be None, the wrong shape, ...)."""
+        out = self.forward(tensors)
+        if self.is_function:
+            node = out.grad_fn
+            raw = _as_tuple(self.learner_backward(node, grad_output.copy()))
+            slots = [self._slot(node, t) for t in tensors]
+            if len(raw) != len(node.next_functions):
+                return raw, (
+                    f"backward returned {len(raw)} gradient(s) but forward has {len(node.next_functions)} "
+                    "input(s): return one per input (None for inputs that need no gradient)"
+                )
+            return tuple(raw[s] for s in slots), None
+        out.backward(Tensor._make(grad_output, None, False))
+        return tuple(None if t.grad is None else t.grad.data for t in tensors), None
+
+    @staticmethod
+    def _slot(node, tensor):
+        for i, nxt in enumerate(node.next_functions):
+            if nxt is tensor:
+                return i
+        raise RuntimeError("input not found in the graph")
+
+    def reference_grads(self, arrays, grad_output):
+        """The reference gradient per input, or None when there is no reference."""
+        ref = self.reference
+        if ref is None:
+            return None
+        tensors = [Tensor(a.copy(), requires_grad=True) for a in arrays]
+        if isinstance(ref, type) and issubclass(ref, Function):
+            out = ref.apply(*tensors, *self.args)
+            raw = _as_tuple(ref.reference_backward(out.grad_fn, grad_output.copy()))
+            return tuple(to_numpy(raw[self._slot(out.grad_fn, t)]) for t in tensors)
+        with _reference_backwards():
+            ref(*tensors, *self.args).backward(Tensor._make(grad_output, None, False))
+        return tuple(to_numpy(t.grad) for t in tensors)
+
+
+# ---------------------------------------------------------------------- the check
+def check_backward(op, backward=None, shapes=None, *, args=(), reference=None, domain=None, install=False,
+                   atol=1e-6, rtol=1e-5, seed=0, name=None):
+    """Check a backward against float64 finite differences and the reference; see the module docstring.
+
+    Returns a ``CheckResult``; shows a pass/fail table in a notebook; never raises.
+    """
+    target = _Target(op, backward, reference, args)
+    name = name or target.label
+    cases = _normalise_cases(shapes, target.n_tensor_inputs())
+    if domain is None:
+        domain = (0.5, 2.0) if getattr(op, "__name__", "") in POSITIVE_OPS else (-2.0, 2.0)
+    tol = _Tolerance(atol, rtol)
+    rng = np.random.default_rng(seed)
+    rows, error, not_done = [], "", False
+    for case_shapes in cases:
+        try:
+            rows.extend(_check_case(target, case_shapes, rng, domain, tol))
+        except (_NotDone, NotImplementedError):
+            not_done = True
+            break
+        except Exception as exc:  # the learner's code failed: show it, go on with the next case
+            text = describe_exception(exc)
+            error = error or text
+            rows.append(CheckRow(_case_label(case_shapes), False, text.splitlines()[0], {"input": "-"},
+                                 input=None, error_fd=None, error_ref=None))
+    status, message = _verdict(rows, len(cases), not_done, target.reference is not None)
+    note = _install(target, backward, status, install)
+    result = CheckResult(name, COLUMNS, rows, status, message, note, error)
+    exercises.record(result)
+    return result
+
+
+def _normalise_cases(shapes, n_operands):
+    """Every case as a tuple of shapes, one per input (the defaults when ``shapes`` is None)."""
+    if shapes is None:
+        shapes = DEFAULT_SHAPES.get(n_operands, DEFAULT_SHAPES[1])
+    cases = []
+    for case in shapes:
+        case = tuple(case)
+        if all(isinstance(s, (int, np.integer)) for s in case):  # one input given as one shape
+            case = (case,)
+        cases.append(tuple(tuple(int(v) for v in s) for s in case))
+    return cases
+
+
+def _case_label(shapes):
+    return " & ".join(style.fmt_shape(s) for s in shapes)
+
+
+def _verdict(rows, n_cases, not_done, has_reference):
+    """(status, message) for the whole check."""
+    if not_done:
+        return NOT_DONE, NOT_DONE_MESSAGE
+    if all(r.ok for r in rows):
+        checks = "finite differences" + (" and the reference backward" if has_reference else "")
+        return PASSED, f"All {len(rows)} checks passed on {n_cases} case(s): your gradients match {checks}."
+    bad = sum(1 for r in rows if not r.ok)
+    return FAILED, f"{bad} of {len(rows)} checks failed. The hints below say what to look at."
+
+
+def _install(target, backward, status, install):
+    """Keep the learner's backward (install=True and passed) or put the reference back; say which."""
+    if not (target.is_function and backward is not None):
+        return ""
+    op = target.op
+    if install and status == PASSED:
+        autograd.override_backward(op, backward)
+        return f"Installed: from here on {op.__name__} runs your backward (purple in draw_graph)."
+    if op.backward_overridden:
+        autograd.restore_backward(op)
+    if status == NOT_DONE:
+        return f"The reference {op.__name__}.backward is used from here on, so the rest of the notebook still works."
+    if install:
+        return f"Not installed: {op.__name__} keeps the reference backward until yours passes."
+    return f"{op.__name__} uses the reference backward (pass install=True to run the rest of the notebook on yours)."
+
+
+def _check_case(target, shapes, rng, domain, tol):
+    """Rows (one per input) for one case of input shapes."""
+    arrays = [np.asarray(rng.uniform(domain[0], domain[1], size=s)) for s in shapes]
+    tensors = [Tensor(a.copy(), requires_grad=True) for a in arrays]
+    with autograd.no_grad():
+        out_shape = tuple(target.forward([Tensor(a.copy()) for a in arrays]).shape)
+    grad_output = np.asarray(rng.standard_normal(out_shape))
+    try:
+        learner, count_problem = target.learner_grads(tensors, grad_output)
+    except NotImplementedError as exc:
+        raise _NotDone() from exc
+    reference = target.reference_grads(arrays, grad_output)
+    ones_reference = target.reference_grads(arrays, np.ones(out_shape)) if reference is not None else None
+    label = _case_label(shapes)
+    rows = []
+    for k, shape in enumerate(shapes):
+        fd_inputs = [Tensor(a.copy(), requires_grad=True) for a in arrays]
+        # finite differences measure the forward only; any backward is irrelevant here
+        jacobian = numerical_jacobian(lambda *ts: target.forward(list(ts)), fd_inputs, k, 1e-6)
+        numeric = (jacobian @ grad_output.reshape(-1)).reshape(shape)
+        expected = _Expected(k, shape, numeric, reference, ones_reference)
+        got = None if count_problem else to_numpy(learner[k])
+        ok, hint, err_fd, err_ref = _judge(got, expected, tol)
+        if count_problem:
+            ok, hint = False, count_problem
+        cells = {
+            "input": f"input {k}",
+            "input shape": style.fmt_shape(shape),
+            "your grad shape": "None" if got is None else style.fmt_shape(got.shape),
+            "error vs finite diff": fmt_err(err_fd),
+            "error vs reference": "-" if expected.ref is None else fmt_err(err_ref),
+        }
+        rows.append(CheckRow(label, ok, hint, cells, input=k, error_fd=err_fd, error_ref=err_ref))
+    return rows
+
+
+# ---------------------------------------------------------------------- judging one gradient
+def _judge(got, expected, tol):
+    """(ok, hint, error vs finite differences, error vs reference) for one input's gradient."""
+    if got is None:
+        return False, f"backward returned None for input {expected.k}, which needs a gradient", None, None
+    if tuple(got.shape) != tuple(expected.shape):
+        return False, _shape_hint(got, expected.shape), None, None
+    if got.dtype != expected.numeric.dtype:  # inputs are float64; so must their gradients be
+        hint = f"your gradient is {got.dtype}, the input is {expected.numeric.dtype}: keep the input's dtype"
+        return False, hint, None, None
+    if not np.all(np.isfinite(got)):
+        return False, "your gradient contains NaN or Inf", float("nan"), float("nan")
+    ref = expected.ref
+    err_fd = float(np.max(np.abs(got - expected.numeric), initial=0))
+    err_ref = None if ref is None else float(np.max(np.abs(got - ref), initial=0))
+    ok_fd = tol.close(got, expected.numeric)
+    ok_ref = ref is None or tol.close(got, ref)
+    if ok_fd and ok_ref:
+        return True, "", err_fd, err_ref
+    return False, _values_hint(got, expected, tol, ok_fd, ok_ref), err_fd, err_ref
+
+
+def _shape_hint(got, shape):
+    """Why a gradient of the wrong shape is wrong (most often: the broadcast was not reduced)."""
+    if got.size > int(np.prod(shape)) or got.ndim > len(shape):
+        return (f"your gradient has the output's broadcast shape {style.fmt_shape(got.shape)}: did you reduce "
+                f"the broadcast dimensions? (unbroadcast(grad, {style.fmt_shape(shape)}))")
+    return f"the gradient of an input must have that input's shape {style.fmt_shape(shape)}"
+
+
+def _values_hint(got, expected, tol, ok_fd, ok_ref):
+    """Name the likely mistake behind a gradient with the right shape but wrong values."""
+    k, reference, ones_reference = expected.k, expected.reference, expected.ones_reference
+    target = expected.ref if expected.ref is not None else expected.numeric
+    if tol.close(got, -target):
+        return "the sign is flipped"
+    if ones_reference is not None and tol.close(got, ones_reference[k].reshape(expected.shape)):
+        return "did you multiply by grad_output? (chain rule: upstream gradient times the local derivative)"
+    if reference is not None and any(
+        j != k and r is not None and r.shape == got.shape and tol.close(got, r) for j, r in enumerate(reference)
+    ):
+        return "this is another input's gradient: return them in the order of forward's inputs"
+    if ok_ref and not ok_fd:
+        return "matches the reference but not finite differences (is forward differentiable here?)"
+    return "the values differ from the true derivative: check the formula"

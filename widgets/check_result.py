@@ -1,0 +1,163 @@
+"""What a check found, and how it shows in a notebook: shared by ``check_backward`` and ``check_function``.
+
+A ``CheckResult`` has ``.passed``, ``.status`` ("passed" / "failed" / "not done"),
+``.rows`` (one ``CheckRow`` per line of the table), ``.message``, ``.note`` and ``.error``.
+Its HTML and text contain no timings or addresses, so notebooks compare cleanly under nbval.
+The helpers below turn values, errors and exceptions into the short text of a table cell.
+"""
+
+import html
+import os
+import sys
+import traceback
+
+import numpy as np
+
+import minitorch
+from minitorch.tensor import Tensor
+from widgets import style
+
+PASSED, FAILED, NOT_DONE = "passed", "failed", "not done"
+NOT_DONE_MESSAGE = "Not done yet: replace `raise NotImplementedError` with your code and run this cell again."
+# Table cells: left-aligned, top-aligned (JupyterLab's default right-aligns table cells)
+_CELL = "text-align:left;vertical-align:top;padding:2px 8px"
+
+
+class CheckRow:
+    """One line of the table: one input of one case (``check_backward``) or one case."""
+
+    def __init__(self, case, ok, hint="", cells=None, **values):
+        self.case = case
+        self.ok = ok
+        self.hint = hint
+        self.cells = dict(cells or {}, case=case)  # column name -> shown text
+        for key, value in values.items():  # raw values a test can assert on (input, error_fd, ...)
+            setattr(self, key, value)
+
+    def __repr__(self):
+        return f"CheckRow({self.case}, ok={self.ok}, hint={self.hint!r})"
+
+
+class CheckResult:
+    """What a check found: ``status``, ``rows``, ``message``; shows itself as a table."""
+
+    def __init__(self, name, columns, rows, status, message, note="", error=""):
+        self.name = name
+        self.columns = columns
+        self.rows = rows
+        self.status = status
+        self.message = message
+        self.note = note  # e.g. which backward is now in use
+        self.error = error  # a learner's exception, formatted for reading
+
+    @property
+    def passed(self):
+        """True when every row passed."""
+        return self.status == PASSED
+
+    def __bool__(self):
+        return self.passed
+
+    def __repr__(self):
+        lines = [f"{self.name}: {self.status.upper()} - {self.message}"]
+        for row in self.rows:
+            mark = "ok  " if row.ok else "FAIL"
+            what = row.case + (f", {row.cells['input']}" if row.cells.get("input", "-") != "-" else "")
+            lines.append(f"  [{mark}] {what}" + (f": {row.hint}" if row.hint and not row.ok else ""))
+        if self.error:
+            lines.append(self.error)
+        if self.note:
+            lines.append(self.note)
+        return "\n".join(lines)
+
+    def _repr_html_(self):
+        colour = {PASSED: style.PASS_COLOUR, FAILED: style.FAIL_COLOUR}.get(self.status, style.TODO_COLOUR)
+        icon = {PASSED: "&#10004;", FAILED: "&#10008;"}.get(self.status, "&#8230;")
+        e = html.escape
+        parts = [
+            f'<div class="minitorch-check minitorch-check-{self.status.replace(" ", "-")}" '
+            f'style="border-left:6px solid {colour};padding:6px 10px;margin:4px 0;font-family:sans-serif">',
+            f'<div style="font-size:1.1em;color:{colour};font-weight:bold">{icon} {e(self.name)}: '
+            f"{e(self.status)}</div>",
+            f'<div style="margin:4px 0">{e(self.message)}</div>',
+        ]
+        if self.error:
+            parts.append(
+                f'<pre style="background:#fff3f3;border:1px solid #f0c0c0;padding:6px;white-space:pre-wrap">'
+                f"{e(self.error)}</pre>"
+            )
+        if self.rows:
+            parts.append(self._table_html())
+        if self.note:
+            parts.append(f'<div style="margin-top:4px;font-style:italic">{e(self.note)}</div>')
+        parts.append("</div>")
+        return "".join(parts)
+
+    def _table_html(self):
+        """The rows as an HTML table: the columns, then the verdict and the hint."""
+        e = html.escape
+        head = "".join(f'<th style="{_CELL}">{e(c)}</th>' for c in [*self.columns, "result", "hint"])
+        parts = [f'<table style="border-collapse:collapse;font-size:0.9em"><tr>{head}</tr>']
+        for row in self.rows:
+            cells = "".join(f'<td style="{_CELL};font-family:monospace;white-space:nowrap">'
+                            f'{e(str(row.cells.get(c, "")))}</td>' for c in self.columns)
+            verdict = (f'<td style="{_CELL};color:{style.PASS_COLOUR}">pass</td>' if row.ok
+                       else f'<td style="{_CELL};color:{style.FAIL_COLOUR};font-weight:bold">FAIL</td>')
+            parts.append(f'<tr>{cells}{verdict}<td style="{_CELL}">{e(row.hint)}</td></tr>')
+        parts.append("</table>")
+        return "".join(parts)
+
+
+# ---------------------------------------------------------------------- formatting
+# Frames from these directories are library code, not the learner's.
+_LIBRARY_DIRS = tuple(
+    os.path.dirname(module.__file__) + os.sep for module in (minitorch, np, sys.modules["widgets"])
+)
+
+
+def describe_exception(exc):
+    """``TypeError: message`` plus the line of the learner's code it came from."""
+    text = f"{type(exc).__name__}: {exc}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    # The learner's line: the last frame outside minitorch, widgets and NumPy (else the last one).
+    own = [f for f in frames if not f.filename.startswith(_LIBRARY_DIRS)]
+    frames = own or frames
+    if frames:
+        last = frames[-1]
+        where = f"line {last.lineno} in {last.name}"
+        if last.line:
+            where += f":  {last.line.strip()}"
+        text += f"\n  ({where})"
+    return text
+
+
+def fmt_err(err):
+    """Worst error, 2 digits; rounding noise shows as '< 1e-08' (its exact value varies by machine)."""
+    if err is None:
+        return "-"
+    if not np.isfinite(err):
+        return "NaN/Inf"
+    return "< 1e-08" if err < 1e-8 else f"{err:.2g}"
+
+
+def short(value, limit=60):
+    """A value on one line, cut to ``limit`` characters."""
+    if isinstance(value, Tensor):
+        value = value.data
+    if isinstance(value, np.ndarray):
+        text = np.array2string(value, precision=4, separator=", ", threshold=12)
+    else:
+        text = repr(value)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def to_numpy(g):
+    """A gradient (array, Tensor, CuPy array or None) as a NumPy array, or None."""
+    if g is None:
+        return None
+    if isinstance(g, Tensor):
+        g = g.data
+    if hasattr(g, "get") and not isinstance(g, np.ndarray):
+        g = g.get()
+    return np.asarray(g)
