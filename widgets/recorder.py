@@ -19,26 +19,41 @@ from minitorch import autograd
 
 MAX_BYTES = 256 * 2**20
 MAX_RECORDS = 50_000  # also bounds the bookkeeping itself (about 150 bytes a record)
-_COUNTER = itertools.count()  # orders the steps of every backward, across runs
-_ENABLED = [True]
 _ATTR = "_widgets_record"  # (sequence number, grad_output, grad_inputs) on each node
-_RECENT = collections.deque()  # (weak reference to a recorded node, bytes it holds), oldest first
-_HELD = [0]  # bytes of gradients referenced by the records in _RECENT
+
+
+class RecorderState:
+    """What the recorder keeps between backward steps, for the whole process."""
+
+    def __init__(self):
+        # Orders the steps of every backward, across runs. Never restarted, not even by
+        # reset(): a record made later must always sort after one made earlier.
+        self.counter = itertools.count()
+        self.reset()
+
+    def reset(self):
+        """Recording on and the cap's bookkeeping emptied (records already on nodes stay there)."""
+        self.enabled = True
+        self.recent = collections.deque()  # (weak reference to a recorded node, bytes it holds), oldest first
+        self.held_bytes = 0  # bytes of gradients referenced by the records in ``recent``
+
+
+STATE = RecorderState()
 
 
 def _observe(node, grad_output, grad_inputs):
-    if not _ENABLED[0]:
+    if not STATE.enabled:
         return
-    node.__dict__[_ATTR] = (next(_COUNTER), grad_output, grad_inputs)
+    node.__dict__[_ATTR] = (next(STATE.counter), grad_output, grad_inputs)
     size = getattr(grad_output, "nbytes", 0)
     for g in grad_inputs:
         if g is not None:
             size += getattr(g, "nbytes", 0)
-    _RECENT.append((weakref.ref(node), size))
-    _HELD[0] += size
-    while (_HELD[0] > MAX_BYTES or len(_RECENT) > MAX_RECORDS) and len(_RECENT) > 1:
-        ref, old_size = _RECENT.popleft()
-        _HELD[0] -= old_size
+    STATE.recent.append((weakref.ref(node), size))
+    STATE.held_bytes += size
+    while (STATE.held_bytes > MAX_BYTES or len(STATE.recent) > MAX_RECORDS) and len(STATE.recent) > 1:
+        ref, old_size = STATE.recent.popleft()
+        STATE.held_bytes -= old_size
         old = ref()
         if old is not None:  # still alive: someone kept its graph; let go of its gradients
             old.__dict__.pop(_ATTR, None)
@@ -52,8 +67,8 @@ def install():
 
 def set_recording(enabled=True):
     """Turn gradient recording on or off (on once ``widgets`` is imported); returns the old setting."""
-    previous = _ENABLED[0]
-    _ENABLED[0] = bool(enabled)
+    previous = STATE.enabled
+    STATE.enabled = bool(enabled)
     return previous
 
 

@@ -147,4 +147,4 @@ def test_records_are_capped_when_graphs_are_kept_alive(monkeypatch):
         kept.append(loss)  # the classic mistake: keeping every graph alive
     recorded = [recorder.record_of(loss.grad_fn) is not None for loss in kept]
     assert recorded[-1] and not recorded[0]
-    assert recorder._HELD[0] <= 10_000
+    assert recorder.STATE.held_bytes <= 10_000
