@@ -19,7 +19,7 @@ widget's output embeds the SVG, which depends on the graphviz version.
 import ipywidgets as widgets
 
 from minitorch import autograd, backends
-from minitorch.tensor import Tensor
+from minitorch.autograd import graph as autograd_graph
 from widgets import recorder, style
 from widgets.graph import DEFAULT_MAX_NODES, build_graph, render
 
@@ -30,7 +30,7 @@ def _copy(array):
 
 def record_backward(loss):
     """``[(node, grad_output, grad_inputs), ...]`` in the engine's order, leaving ``.grad`` as it was."""
-    graph_leaves = _leaves(loss)
+    graph_leaves = autograd_graph.leaves(loss.grad_fn)
     # The engine accumulates with ``leaf.grad.data = leaf.grad.data + g``: keep the array too.
     saved = {id(t): (t.grad, None if t.grad is None else t.grad.data) for t in graph_leaves}
     steps = []
@@ -55,32 +55,13 @@ def record_backward(loss):
 def replay_recorded(loss):
     """The steps of the last backward through ``loss``'s graph, from ``widgets.recorder``."""
     records = []
-    for node in _nodes(loss):
+    for node in autograd_graph.nodes(loss.grad_fn):
         rec = recorder.record_of(node)
         if rec is None:
             return None
         records.append((rec[0], node, rec[1], rec[2]))
     records.sort(key=lambda r: r[0])
     return [(node, g_out, g_in) for _, node, g_out, g_in in records]
-
-
-def _nodes(loss):
-    seen, stack = {loss.grad_fn}, [loss.grad_fn]
-    while stack:
-        for nxt in stack.pop().next_functions:
-            if nxt is not None and not isinstance(nxt, Tensor) and nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return seen
-
-
-def _leaves(loss):
-    found = {}
-    for node in _nodes(loss):
-        for nxt in node.next_functions:
-            if isinstance(nxt, Tensor):
-                found[id(nxt)] = nxt
-    return list(found.values())
 
 
 class StepGradients:
