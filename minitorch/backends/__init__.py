@@ -29,6 +29,7 @@ from minitorch.backends.registry import (
     require,
     reset_probes,
     to_device,
+    unregister,
 )
 
 register(CPU)
@@ -51,4 +52,5 @@ __all__ = [
     "require",
     "reset_probes",
     "to_device",
+    "unregister",
 ]

@@ -34,6 +34,15 @@ def register(backend: Backend) -> Backend:
     return backend
 
 
+def unregister(name: str) -> Backend:
+    """Remove the backend registered as ``name`` and return it (the CPU cannot be removed)."""
+    if name == CPU.name:
+        raise ValueError("the CPU backend cannot be unregistered")
+    backend = _BY_NAME.pop(name)
+    deactivate(backend)
+    return backend
+
+
 def activate(backend: Backend) -> None:
     """Make ``of(array)`` recognise the backend's arrays (called once its probe succeeded)."""
     if backend.array_type is None:
