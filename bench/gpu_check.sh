@@ -7,7 +7,7 @@
 # cupy-cuda12x[ctk]), NumPy and pytest are already installed; it needs no network.
 #   1. installs this package without dependencies (falls back to PYTHONPATH),
 #   2. says whether MiniTorch sees a usable GPU, and why not if it doesn't,
-#   3. runs the GPU tests (tests/test_gpu.py, the cuda cases of tests/test_devices.py,
+#   3. runs the GPU tests (tests/devices/test_gpu.py, the cuda cases of tests/devices/test_devices.py,
 #      the backend and benchmark tests),
 #   4. runs bench/gpu.py (CPU vs GPU with per-op copies vs GPU resident vs PyTorch CUDA),
 #   5. prints a short summary. Exits non-zero when a test fails or no GPU is usable.
@@ -53,7 +53,7 @@ TESTS_RC=0
 if "$PYTHON" -c "import pytest" 2>/dev/null; then
     say "== tests"
     timeout 200 "$PYTHON" -m pytest -o addopts="" -q -p no:cacheprovider -rs \
-        tests/test_gpu.py tests/test_devices.py tests/test_cuda_backend.py tests/test_bench_gpu.py \
+        tests/devices/test_gpu.py tests/devices/test_devices.py tests/devices/test_cuda_backend.py tests/devices/test_bench_gpu.py tests/devices/test_backend_recipe.py \
         2>&1 | tee -a "$LOG" | tail -n 25
     TESTS_RC=${PIPESTATUS[0]}
     TEST_LINE=$(grep -E "[0-9]+ (passed|failed)" "$LOG" | tail -n 1)
