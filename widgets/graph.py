@@ -3,7 +3,9 @@
 Reading the picture (left to right is the forward pass, gradients flow right to left):
 
 - blue box: a leaf that requires grad (a parameter), grouped per Module when names are known;
-- grey dashed box: an input that needs no gradient (data, a constant, a Python number);
+- grey dashed box: a tensor input that needs no gradient (data, a constant tensor); plain
+  Python values (the ``2`` of ``x ** 2``, an axis, a ``None`` bias) get no box, as in
+  PyTorch's torchviz;
 - white rounded box: an op, named after its backward node (``MulBackward``); purple when
   its backward is your code (``override_backward``) or an op you wrote yourself;
 - yellow note: the tensor an op produced; green: the tensor backward starts from (the loss);
@@ -14,19 +16,19 @@ Reading the picture (left to right is the forward pass, gradients flow right to 
     loss.backward()
     draw_graph(loss, names={"x": x, "w": w, "b": b})        # or params=model
 
-The graph is read from ``root.grad_fn`` by following ``node.next_functions``; the
-gradients come from ``widgets.recorder``, which watches the engine's backward steps.
+The graph is read from ``root.grad_fn`` with ``minitorch.autograd.graph`` (the walk the
+engine itself uses); the gradients come from ``widgets.recorder``, which watches the
+engine's backward steps.
 """
 
-import functools
-import inspect
 import math
 import re
-from collections import Counter, deque
+from collections import Counter
 
 import graphviz
 import numpy as np
 
+from minitorch.autograd import graph as autograd_graph
 from minitorch.tensor import Tensor
 from widgets import recorder, style
 
@@ -101,31 +103,34 @@ class ComputationGraph:
         top.name = self._names.get(id(root)) or ("loss" if root.data.size == 1 else "output")
         if root_node is None:
             return
-        all_ops = _reachable(root_node)
+        all_ops = autograd_graph.nodes(root_node)  # breadth-first: nearest the output first
         self.total_ops = len(all_ops)
         self.out_ids[root_node] = top
-        queue = deque([root_node])
-        seen = {root_node}
-        while queue:
-            bnode = queue.popleft()
+        # An op is drawn (expanded) only if, when its output tensor was first reached, the
+        # picture still had room (max_nodes). Once it is full nothing new is expanded, so
+        # the drawn ops are the first ones of the breadth-first order.
+        expand = {root_node}
+        for bnode in all_ops:
+            if bnode not in expand:
+                break
             op = self._new("op", "op", bnode)
             self.op_ids[bnode] = op
             self.edges.append(GraphEdge(op, self.out_ids[bnode]))
             for slot, nxt in enumerate(bnode.next_functions):
                 if nxt is None:
-                    if show_constants and _is_operand(bnode.function, slot):
+                    # No gradient goes to this input. Draw it only if it was a Tensor: a Python
+                    # number and a setting (an axis, a shape) look alike to the graph.
+                    if show_constants and bnode.is_tensor_input[slot]:
                         self.edges.append(GraphEdge(self._new("c", "const"), op, bnode, slot))
                     continue
                 if isinstance(nxt, Tensor):
                     self.edges.append(GraphEdge(self._leaf(nxt), op, bnode, slot))
                     continue
-                if nxt not in self.out_ids:
+                if nxt not in self.out_ids:  # first time this op's output is reached
                     self.out_ids[nxt] = self._new("t", "tensor", nxt)
-                self.edges.append(GraphEdge(self.out_ids[nxt], op, bnode, slot))
-                if nxt not in seen:
-                    seen.add(nxt)
                     if len(self.nodes) < max_nodes:
-                        queue.append(nxt)
+                        expand.add(nxt)
+                self.edges.append(GraphEdge(self.out_ids[nxt], op, bnode, slot))
         # Ops reached but not expanded (over max_nodes) collapse into one summary node.
         unexpanded = [n for n in all_ops if n not in self.op_ids]
         if unexpanded:
@@ -144,43 +149,6 @@ class ComputationGraph:
                 node = self.out_ids[t.grad_fn]
                 if node.kind == "tensor" or node.name in (None, "loss", "output"):
                     node.name = name
-
-
-def _reachable(root_node):
-    """Every BackwardNode reachable from ``root_node`` (iterative: deep graphs are fine)."""
-    seen = {root_node}
-    stack = [root_node]
-    while stack:
-        for nxt in stack.pop().next_functions:
-            if nxt is not None and not isinstance(nxt, Tensor) and nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return seen
-
-
-# Forward parameters that are data operands (drawn as "no grad" boxes when they need no
-# gradient); others (axes, keepdim, shape, ...) are settings and are not drawn.
-_OPERAND_NAMES = {"input", "other", "condition", "cond", "weight", "bias", "target", "arrays"}
-
-
-@functools.cache
-def _operand_names(function):
-    params = list(inspect.signature(function.forward).parameters.values())[1:]  # drop ctx
-    return tuple((p.name, p.kind == p.VAR_POSITIONAL) for p in params)
-
-
-def _is_operand(function, slot):
-    """True when input ``slot`` of ``function.forward`` is a tensor operand, not a setting."""
-    try:
-        names = _operand_names(function)
-    except (TypeError, ValueError):
-        return True
-    if not names:
-        return True
-    name, varargs = names[min(slot, len(names) - 1)]
-    if slot >= len(names) and not varargs:
-        return True
-    return len(name) <= 2 or name in _OPERAND_NAMES
 
 
 def is_learners_op(bnode):
