@@ -5,7 +5,14 @@ prints as ``minitorch.float32`` (as ``torch.float32`` does) while the tensor's d
 a plain NumPy (or CuPy) array of ``numpy.float32``.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
 import numpy as np
+
+from minitorch.hints import Array, DTypeLike
 
 
 class DType:
@@ -13,7 +20,7 @@ class DType:
 
     __slots__ = ("name", "np_dtype", "is_floating_point", "category", "itemsize")
 
-    def __init__(self, name, np_dtype, category):
+    def __init__(self, name: str, np_dtype: Any, category: int) -> None:
         self.name = name
         self.np_dtype = np.dtype(np_dtype)
         # Categories order the kinds of number for promotion: bool < integer < floating.
@@ -21,10 +28,10 @@ class DType:
         self.is_floating_point = category == 2
         self.itemsize = self.np_dtype.itemsize
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"minitorch.{self.name}"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
         return (get_dtype, (self.name,))
 
 
@@ -44,7 +51,7 @@ _BY_NUMPY = {d.np_dtype: d for d in ALL_DTYPES}
 _NUMPY_FALLBACK = {"i": int64, "u": int64, "f": float32}
 
 
-def get_dtype(spec):
+def get_dtype(spec: DTypeLike) -> DType:
     """Turn ``minitorch.float32``, ``numpy.float32``, ``"float32"`` or ``float`` into a DType."""
     if type(spec) is DType:
         return spec
@@ -66,7 +73,7 @@ def get_dtype(spec):
     raise TypeError(f"unknown dtype {spec!r}: MiniTorch supports {names}")
 
 
-def dtype_of_array(array):
+def dtype_of_array(array: Array) -> DType:
     """The DType of a backend array; unsupported NumPy kinds map to the nearest one."""
     dt = _BY_NUMPY.get(array.dtype)
     if dt is not None:
@@ -84,7 +91,7 @@ def dtype_of_array(array):
 SCALAR_TYPES = (int, float, bool, np.number, np.bool_)
 
 
-def scalar_category(value):
+def scalar_category(value: Any) -> int:
     """Promotion category of a Python scalar: 0 bool, 1 int, 2 float."""
     if isinstance(value, (bool, np.bool_)):
         return 0
@@ -93,7 +100,7 @@ def scalar_category(value):
     return 2
 
 
-def promote_types(a, b):
+def promote_types(a: DType, b: DType) -> DType:
     """The wider of two DTypes (float64 beats float32 beats int64 beats bool)."""
     if a is b:
         return a
@@ -102,16 +109,20 @@ def promote_types(a, b):
     return a if a.itemsize >= b.itemsize else b
 
 
-def result_dtype(tensor_dtypes, scalar_tensor_dtypes=(), scalar_categories=()):
+def result_dtype(
+    tensor_dtypes: Iterable[DType],
+    scalar_tensor_dtypes: Iterable[DType] = (),
+    scalar_categories: Iterable[int] = (),
+) -> DType:
     """PyTorch's promotion: shaped tensors decide, then 0-dim tensors, then Python scalars.
 
     A lower-priority operand only matters when it brings a higher category: ``float32``
     tensor + ``float64`` 0-dim tensor stays ``float32``, but ``int64`` tensor + ``2.5``
     becomes the default float ``float32``.
     """
-    result = None
+    result: DType | None = None
     for group in (tensor_dtypes, scalar_tensor_dtypes):
-        group_result = None
+        group_result: DType | None = None
         for d in group:
             group_result = d if group_result is None else promote_types(group_result, d)
         if group_result is None:

@@ -10,13 +10,18 @@ The methods that run ops (``+``, ``exp``, ``sum``, ``reshape``, ``backward``, ..
 Tensor reaches up to the ops and the engine, which themselves import ``Tensor``.
 """
 
+from __future__ import annotations
+
 import weakref
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
 from minitorch import backends
-from minitorch.dtypes import dtype_of_array, get_dtype
+from minitorch.dtypes import DType, dtype_of_array, get_dtype
 from minitorch.errors import MiniTorchError, check_dim, device_mismatch_message
+from minitorch.hints import Array, DTypeLike, Shape
 from minitorch.printing import tensor_repr
 from minitorch.switches import SWITCHES
 from minitorch.tensor_methods import TensorMethods, _link_ops
@@ -31,11 +36,20 @@ class Tensor(TensorMethods):
     __array_ufunc__ = None
     __array_priority__ = 1000
 
-    def __init__(self, data, dtype=None, device=None, requires_grad=False):
+    # The fields (see __slots__), with what each holds.
+    data: Array  # the values: a NumPy array on the CPU, a CuPy array on a GPU
+    requires_grad: bool
+    grad: Tensor | None  # filled in by backward, for leaves (and retain_grad tensors)
+    grad_fn: Any  # the BackwardNode of the op that made it (autograd/function.py); None for a leaf
+    _hooks: list[Hook] | None  # register_hook functions of a leaf
+
+    def __init__(
+        self, data: Any, dtype: DTypeLike | None = None, device: Any = None, requires_grad: bool = False
+    ) -> None:
         """Same as ``minitorch.tensor(data, dtype, device, requires_grad)``."""
         self._init_leaf(_to_array(data, dtype, device), requires_grad)
 
-    def _init_leaf(self, array, requires_grad):
+    def _init_leaf(self, array: Array, requires_grad: bool) -> None:
         """Set the fields of a new leaf tensor around a backend ``array`` (Parameter uses it too)."""
         self.data = array
         self.grad = None
@@ -46,7 +60,7 @@ class Tensor(TensorMethods):
             self.requires_grad_(True)
 
     @classmethod
-    def _make(cls, data, grad_fn, requires_grad):
+    def _make(cls, data: Array, grad_fn: Any, requires_grad: bool) -> Tensor:
         """Fast constructor used by ops: ``data`` is already a backend array."""
         t = object.__new__(cls)
         t.data = data
@@ -58,86 +72,86 @@ class Tensor(TensorMethods):
 
     # ------------------------------------------------------------------ attributes
     @property
-    def shape(self):
+    def shape(self) -> Shape:
         """The size of each dimension, as a tuple."""
         return self.data.shape
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         """Number of dimensions."""
         return self.data.ndim
 
     @property
-    def dtype(self):
+    def dtype(self) -> DType:
         """The element type: ``minitorch.float32``, ``float64``, ``int64`` or ``bool``."""
         return dtype_of_array(self.data)
 
     @property
-    def device(self):
+    def device(self) -> str:
         """``"cpu"`` or ``"cuda"``."""
         return backends.device_of(self.data)
 
     @property
-    def is_leaf(self):
+    def is_leaf(self) -> bool:
         """True for tensors not produced by a recorded op (inputs and parameters)."""
         return self.grad_fn is None
 
     @property
-    def is_cuda(self):
+    def is_cuda(self) -> bool:
         """True when the data lives on a GPU."""
         return self.device == "cuda"
 
     @property
-    def T(self):
+    def T(self) -> Tensor:
         """The transpose of a 2-D tensor (dimensions reversed for other ranks)."""
         if self.data.ndim < 2:
             return self
         return self.permute(*reversed(range(self.data.ndim)))
 
     @property
-    def mT(self):
+    def mT(self) -> Tensor:
         """The last two dimensions swapped (a batch of transposed matrices)."""
         return self.transpose(-2, -1)
 
-    def size(self, dim=None):
+    def size(self, dim: int | None = None) -> Any:
         """The shape, or the size of dimension ``dim``."""
         if dim is None:
             return self.data.shape
         return self.data.shape[check_dim("size", dim, self.data.ndim)]
 
-    def numel(self):
+    def numel(self) -> int:
         """Total number of elements."""
         return int(self.data.size)
 
-    def dim(self):
+    def dim(self) -> int:
         """Number of dimensions (same as ``ndim``)."""
         return self.data.ndim
 
-    def stride(self, dim=None):
+    def stride(self, dim: int | None = None) -> Any:
         """Steps, in elements, between neighbours along each dimension (PyTorch's units)."""
         shape = self.data.shape
-        strides = [s // self.data.itemsize for s in self.data.strides]
+        steps = [s // self.data.itemsize for s in self.data.strides]
         # NumPy gives a new size-1 axis (``t[None]``, ``unsqueeze``, ``expand``) stride 0;
         # PyTorch gives it the stride it would have in a contiguous layout of what follows.
-        for i in reversed(range(len(strides))):
-            if shape[i] == 1 and strides[i] == 0:
-                strides[i] = strides[i + 1] * shape[i + 1] if i + 1 < len(strides) else 1
-        strides = tuple(strides)
+        for i in reversed(range(len(steps))):
+            if shape[i] == 1 and steps[i] == 0:
+                steps[i] = steps[i + 1] * shape[i + 1] if i + 1 < len(steps) else 1
+        strides = tuple(steps)
         if dim is None:
             return strides
         return strides[check_dim("stride", dim, self.data.ndim)]
 
-    def is_contiguous(self):
+    def is_contiguous(self) -> bool:
         """True when the elements lie in memory in row-major order with no gaps."""
         return bool(self.data.flags.c_contiguous)
 
-    def is_floating_point(self):
+    def is_floating_point(self) -> bool:
         """True for float32 and float64 tensors."""
         return self.data.dtype.kind == "f"
 
 
     # ------------------------------------------------------------------ conversions
-    def item(self):
+    def item(self) -> Any:
         """The single value of a one-element tensor as a Python number."""
         if self.data.size != 1:
             raise MiniTorchError(
@@ -146,11 +160,11 @@ class Tensor(TensorMethods):
             )
         return self.data.item()
 
-    def tolist(self):
+    def tolist(self) -> Any:
         """The values as (nested) Python lists, or a number for a 0-d tensor."""
         return self.data.tolist()
 
-    def numpy(self):
+    def numpy(self) -> np.ndarray:
         """The data as a NumPy array sharing memory with this tensor (CPU only)."""
         if self.device != "cpu":
             raise MiniTorchError(
@@ -163,7 +177,7 @@ class Tensor(TensorMethods):
             )
         return self.data
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         if self.device != "cpu":
             # NumPy asking for our data must not copy from the GPU behind the user's back.
             raise MiniTorchError(
@@ -173,11 +187,11 @@ class Tensor(TensorMethods):
         data = self.data
         return data if dtype is None else data.astype(dtype)
 
-    def detach(self):
+    def detach(self) -> Tensor:
         """A tensor sharing this one's data but cut off from the graph."""
         return Tensor._make(self.data, None, False)
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Start (or stop) recording operations on this leaf tensor; returns self."""
         if requires_grad and self.data.dtype.kind != "f":
             raise MiniTorchError(
@@ -193,7 +207,7 @@ class Tensor(TensorMethods):
         return self
 
     # ------------------------------------------------------------------ autograd
-    def retain_grad(self):
+    def retain_grad(self) -> None:
         """Keep ``.grad`` for this non-leaf tensor too after backward."""
         if not self.requires_grad:
             raise MiniTorchError("retain_grad(): can't retain_grad on a tensor that does not require grad")
@@ -204,7 +218,7 @@ class Tensor(TensorMethods):
         self._retains_grad = True
         target = weakref.ref(self)
 
-        def keep(grad):
+        def keep(grad: Tensor) -> None:
             tensor = target()
             if tensor is not None:
                 if tensor.grad is None:
@@ -216,11 +230,11 @@ class Tensor(TensorMethods):
         self._add_hook(keep)
 
     @property
-    def retains_grad(self):
+    def retains_grad(self) -> bool:
         """True after ``retain_grad()`` on a non-leaf tensor."""
         return bool(self.__dict__.get("_retains_grad"))
 
-    def register_hook(self, hook):
+    def register_hook(self, hook: Hook) -> _HookHandle:
         """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one.
 
         Returns a handle whose ``remove()`` unregisters the hook.
@@ -229,7 +243,7 @@ class Tensor(TensorMethods):
             raise MiniTorchError("register_hook(): cannot register a hook on a tensor that doesn't require grad")
         return self._add_hook(hook)
 
-    def _add_hook(self, hook):
+    def _add_hook(self, hook: Hook) -> _HookHandle:
         if self.grad_fn is None:
             if self._hooks is None:
                 self._hooks = []
@@ -249,14 +263,14 @@ class Tensor(TensorMethods):
 
 
     # ------------------------------------------------------------------ in-place updates
-    def _check_inplace(self, op):
+    def _check_inplace(self, op: str) -> None:
         if SWITCHES.grad_enabled and self.requires_grad:
             raise MiniTorchError(
                 f"{op}: a tensor that requires grad can't be changed in place while the graph is "
                 "recorded; update parameters inside `with minitorch.no_grad():`"
             )
 
-    def _inplace(self, op, ufunc_name, other):
+    def _inplace(self, op: str, ufunc_name: str, other: Any) -> Tensor:
         self._check_inplace(op)
         value = other.data if isinstance(other, Tensor) else other
         if backends.is_backend_array(value) and backends.device_of(value) != self.device:
@@ -265,50 +279,50 @@ class Tensor(TensorMethods):
         getattr(xp, ufunc_name)(self.data, value, out=self.data, casting="unsafe")
         return self
 
-    def __iadd__(self, other):
+    def __iadd__(self, other: Any) -> Tensor:
         return self._inplace("+=", "add", other)
 
-    def __isub__(self, other):
+    def __isub__(self, other: Any) -> Tensor:
         return self._inplace("-=", "subtract", other)
 
-    def __imul__(self, other):
+    def __imul__(self, other: Any) -> Tensor:
         return self._inplace("*=", "multiply", other)
 
-    def __itruediv__(self, other):
+    def __itruediv__(self, other: Any) -> Tensor:
         return self._inplace("/=", "true_divide", other)
 
-    def add_(self, other, alpha=1):
+    def add_(self, other: Any, alpha: float = 1) -> Tensor:
         """In-place ``self += alpha * other``."""
         return self._inplace("add_", "add", other * alpha if alpha != 1 else other)
 
-    def sub_(self, other, alpha=1):
+    def sub_(self, other: Any, alpha: float = 1) -> Tensor:
         """In-place ``self -= alpha * other``."""
         return self._inplace("sub_", "subtract", other * alpha if alpha != 1 else other)
 
-    def mul_(self, other):
+    def mul_(self, other: Any) -> Tensor:
         """In-place ``self *= other``."""
         return self._inplace("mul_", "multiply", other)
 
-    def zero_(self):
+    def zero_(self) -> Tensor:
         """Fill with zeros in place."""
         self._check_inplace("zero_")
         self.data[...] = 0
         return self
 
-    def fill_(self, value):
+    def fill_(self, value: Any) -> Tensor:
         """Fill with ``value`` in place."""
         self._check_inplace("fill_")
         self.data[...] = value.data if isinstance(value, Tensor) else value
         return self
 
-    def copy_(self, src):
+    def copy_(self, src: Any) -> Tensor:
         """Copy ``src``'s values into this tensor in place (broadcasting allowed)."""
         self._check_inplace("copy_")
         value = src.data if isinstance(src, Tensor) else src
         self.data[...] = backends.to_device(backends.module_of(value).asarray(value), self.device)
         return self
 
-    def __setitem__(self, index, value):
+    def __setitem__(self, index: Any, value: Any) -> None:
         self._check_inplace("__setitem__ (t[...] = value)")
         self.data[_index_to_arrays(index)] = value.data if isinstance(value, Tensor) else value
 
@@ -316,17 +330,17 @@ class Tensor(TensorMethods):
     # ------------------------------------------------------------------ python protocol
     __hash__ = object.__hash__
 
-    def __len__(self):
+    def __len__(self) -> int:
         if self.data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return self.data.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Tensor]:
         if self.data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self.data.shape[0]))
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         if self.data.size != 1:
             raise MiniTorchError(
                 f"the truth value of a tensor with {self.data.size} elements is ambiguous; "
@@ -334,30 +348,30 @@ class Tensor(TensorMethods):
             )
         return bool(self.data.item())
 
-    def __float__(self):
+    def __float__(self) -> float:
         return float(self.item())
 
-    def __int__(self):
+    def __int__(self) -> int:
         return int(self.item())
 
-    def __index__(self):
+    def __index__(self) -> int:
         if self.data.dtype.kind not in "iub" or self.data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.data.item())
 
-    def __format__(self, spec):
+    def __format__(self, spec: str) -> str:
         if self.data.size == 1 and spec:
             return format(self.item(), spec)
         return object.__format__(self, spec) if spec else repr(self)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return tensor_repr(self)
 
-    def any(self):
+    def any(self) -> Tensor:
         """True when any element is non-zero (a bool tensor)."""
         return Tensor._make(backends.module_of(self.data).asarray(self.data.any()), None, False)
 
-    def all(self):
+    def all(self) -> Tensor:
         """True when every element is non-zero (a bool tensor)."""
         return Tensor._make(backends.module_of(self.data).asarray(self.data.all()), None, False)
 
@@ -365,17 +379,21 @@ class Tensor(TensorMethods):
 class _HookHandle:
     """What ``register_hook`` returns: ``handle.remove()`` unregisters the hook."""
 
-    def __init__(self, hooks, hook):
+    def __init__(self, hooks: list[Hook], hook: Hook) -> None:
         self._hooks, self._hook = hooks, hook
 
-    def remove(self):
+    def remove(self) -> None:
         """Unregister the hook (safe to call twice)."""
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)
 
 
+# A gradient hook: called with the gradient, returns a replacement or None (register_hook).
+Hook = Callable[[Tensor], "Tensor | None"]
+
+
 # ---------------------------------------------------------------------- helpers
-def _to_array(data, dtype=None, device=None):
+def _to_array(data: Any, dtype: DTypeLike | None = None, device: Any = None) -> Array:
     """Build the backend array for ``minitorch.tensor(data, dtype, device)`` (always a copy)."""
     if isinstance(data, Tensor):
         array = data.data.copy()
@@ -401,9 +419,9 @@ def _to_array(data, dtype=None, device=None):
     return array
 
 
-def _unwrap_nested(data):
+def _unwrap_nested(data: list[Any] | tuple[Any, ...]) -> list[Any]:
     """Replace Tensors inside nested lists by their values (``tensor([t1, t2])``)."""
-    out = []
+    out: list[Any] = []
     for item in data:
         if isinstance(item, Tensor):
             out.append(backends.to_device(item.data, "cpu"))
@@ -414,7 +432,7 @@ def _unwrap_nested(data):
     return out
 
 
-def _index_to_arrays(index):
+def _index_to_arrays(index: Any) -> Any:
     """Turn Tensors inside an index into backend arrays (NumPy indexes with those)."""
     if isinstance(index, Tensor):
         return index.data

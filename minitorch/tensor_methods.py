@@ -9,37 +9,67 @@ themselves import ``Tensor``. That cycle is closed by ``_link_ops()`` below, whi
 ``tensor.py`` calls once ``Tensor`` exists.
 """
 
-from typing import Any
+from __future__ import annotations
+
+import builtins  # ``bool`` is a method name in this class: annotations say ``builtins.bool``
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
 from minitorch.dtypes import DEFAULT_FLOAT, SCALAR_TYPES, DType, bool_, float64, get_dtype, int64
 from minitorch.errors import MiniTorchError
 
-# Bound by _link_ops() (see the module docstring); None until then.
+# Bound by _link_ops() (see the module docstring); None until then. To the type checker
+# they are ``Any``: the methods below hand them ``self``, which it knows only as a
+# TensorMethods, not as the Tensor it always is.
 _ops: Any = None  # the minitorch.functions package
 run_backward: Any = None
 as_operand: Any = None
 cast: Any = None
-Tensor: Any = None
+
+if TYPE_CHECKING:  # for the annotations only
+    from minitorch.functions.reductions import MaxResult
+    from minitorch.tensor import Tensor
+
+    Dims = int | tuple[int, ...] | None  # a dimension, several, or None for all of them
+else:
+    Tensor = None  # bound by _link_ops() too
 
 
 class TensorMethods:
-    """Operators and op methods of ``Tensor`` (a mixin: it holds no state of its own)."""
+    """Operators and op methods of ``Tensor`` (a mixin: it holds no state of its own).
+
+    ``self`` is always a Tensor, but the type checker sees a TensorMethods: where a method
+    returns ``self``, a ``# type: ignore[return-value]`` tells it so.
+    """
 
     __slots__ = ()
 
+    if TYPE_CHECKING:  # the Tensor state these methods read; tensor.py defines it
+        data: Any  # the backend array (NumPy or CuPy)
+        requires_grad: builtins.bool
+
+        @property
+        def shape(self) -> tuple[int, ...]: ...
+        @property
+        def ndim(self) -> int: ...
+        @property
+        def dtype(self) -> DType: ...
+        @property
+        def device(self) -> str: ...
+
     # ------------------------------------------------------------------ conversions (recorded ops)
-    def clone(self):
+    def clone(self) -> Tensor:
         """A copy of the data that stays in the graph (gradients flow back to this tensor)."""
         return _ops.Clone.apply(self)
 
-    def contiguous(self):
+    def contiguous(self) -> Tensor:
         """This tensor if contiguous, else a contiguous (row-major) copy."""
         if self.data.flags.c_contiguous:
-            return self
+            return self  # type: ignore[return-value]  # (self is a Tensor: see the class docstring)
         return self.clone()
 
-    def to(self, *args, dtype=None, device=None):
+    def to(self, *args: Any, dtype: Any = None, device: Any = None) -> Tensor:
         """Move to a device (``"cpu"``/``"cuda"``) and/or convert to a dtype; differentiable."""
         for arg in args:
             if isinstance(arg, str) or (hasattr(arg, "type") and not isinstance(arg, DType)):
@@ -55,39 +85,39 @@ class TensorMethods:
                 out = _ops.ToDevice.apply(out, target)
         if dtype is not None:
             out = cast(out, get_dtype(dtype))
-        return out
+        return out  # type: ignore[return-value]
 
-    def cpu(self):
+    def cpu(self) -> Tensor:
         """A copy on the CPU (or self when already there)."""
         return self.to("cpu")
 
-    def cuda(self):
+    def cuda(self) -> Tensor:
         """A copy on the GPU (or self when already there)."""
         return self.to("cuda")
 
-    def float(self):
+    def float(self) -> Tensor:
         """Convert to float32."""
         return cast(self, DEFAULT_FLOAT)
 
-    def double(self):
+    def double(self) -> Tensor:
         """Convert to float64."""
         return cast(self, float64)
 
-    def long(self):
+    def long(self) -> Tensor:
         """Convert to int64."""
         return cast(self, int64)
 
-    def bool(self):
+    def bool(self) -> Tensor:
         """Convert to bool."""
         return cast(self, bool_)
 
-    def type_as(self, other):
+    def type_as(self, other: Tensor) -> Tensor:
         """Convert to the dtype of ``other``."""
         return cast(self, other.dtype)
 
 
     # ------------------------------------------------------------------ autograd
-    def backward(self, gradient=None, retain_graph=False):
+    def backward(self, gradient: Any = None, retain_graph: builtins.bool = False) -> None:
         """Compute d self / d leaf for every leaf that requires grad, into ``leaf.grad``."""
         if not self.requires_grad:
             raise MiniTorchError(
@@ -119,72 +149,72 @@ class TensorMethods:
         run_backward(self, grad, retain_graph=retain_graph)
 
     # ------------------------------------------------------------------ operators
-    def _binary(self, fn, other, reverse=False):
+    def _binary(self, fn: Callable[[Any, Any], Tensor], other: Any, reverse: builtins.bool = False) -> Any:
         other = as_operand(other, self)
         if other is None:
             return NotImplemented
         return fn(other, self) if reverse else fn(self, other)
 
-    def __add__(self, other):
+    def __add__(self, other: Any) -> Any:
         return self._binary(_ops.add, other)
 
-    def __radd__(self, other):
+    def __radd__(self, other: Any) -> Any:
         return self._binary(_ops.add, other, reverse=True)
 
-    def __sub__(self, other):
+    def __sub__(self, other: Any) -> Any:
         return self._binary(_ops.sub, other)
 
-    def __rsub__(self, other):
+    def __rsub__(self, other: Any) -> Any:
         return self._binary(_ops.sub, other, reverse=True)
 
-    def __mul__(self, other):
+    def __mul__(self, other: Any) -> Any:
         return self._binary(_ops.mul, other)
 
-    def __rmul__(self, other):
+    def __rmul__(self, other: Any) -> Any:
         return self._binary(_ops.mul, other, reverse=True)
 
-    def __truediv__(self, other):
+    def __truediv__(self, other: Any) -> Any:
         return self._binary(_ops.div, other)
 
-    def __rtruediv__(self, other):
+    def __rtruediv__(self, other: Any) -> Any:
         return self._binary(_ops.div, other, reverse=True)
 
-    def __pow__(self, other):
+    def __pow__(self, other: Any) -> Any:
         return self._binary(_ops.pow, other)
 
-    def __rpow__(self, other):
+    def __rpow__(self, other: Any) -> Any:
         return self._binary(_ops.pow, other, reverse=True)
 
-    def __matmul__(self, other):
+    def __matmul__(self, other: Any) -> Any:
         return self._binary(_ops.matmul, other)
 
-    def __rmatmul__(self, other):
+    def __rmatmul__(self, other: Any) -> Any:
         return self._binary(_ops.matmul, other, reverse=True)
 
-    def __neg__(self):
+    def __neg__(self) -> Tensor:
         if self.data.dtype.kind == "b":
             raise MiniTorchError("neg: negation (-) of a bool tensor is not supported; use ~ (logical not) instead")
         return _ops.Neg.apply(self)
 
-    def __pos__(self):
-        return self
+    def __pos__(self) -> Tensor:
+        return self  # type: ignore[return-value]
 
-    def __abs__(self):
+    def __abs__(self) -> Tensor:
         return _ops.abs(self)
 
-    def __floordiv__(self, other):
+    def __floordiv__(self, other: Any) -> Any:
         return self._no_grad_binary("floor_divide", other)
 
-    def __mod__(self, other):
+    def __mod__(self, other: Any) -> Any:
         return self._no_grad_binary("remainder", other)
 
-    def _no_grad_binary(self, ufunc_name, other):
+    def _no_grad_binary(self, ufunc_name: str, other: Any) -> Tensor:
         """``//`` and ``%``: computed on the data, outside the graph (not differentiable)."""
         value = other.data if isinstance(other, TensorMethods) else other
         out = getattr(backends.module_of(self.data), ufunc_name)(self.data, value)
         return Tensor._make(backends.module_of(self.data).asarray(out), None, False)
 
-    def _compare(self, ufunc_name, other):
+    def _compare(self, ufunc_name: str, other: Any) -> Any:
         """Elementwise comparison: a bool tensor, never part of the graph."""
         if isinstance(other, TensorMethods):
             value = other.data
@@ -200,251 +230,263 @@ class TensorMethods:
             raise exc
         return Tensor._make(xp.asarray(out), None, False)
 
-    def __eq__(self, other):
+    def __eq__(self, other: Any) -> Any:
         return self._compare("equal", other)
 
-    def __ne__(self, other):
+    def __ne__(self, other: Any) -> Any:
         return self._compare("not_equal", other)
 
-    def __lt__(self, other):
+    def __lt__(self, other: Any) -> Any:
         return self._compare("less", other)
 
-    def __le__(self, other):
+    def __le__(self, other: Any) -> Any:
         return self._compare("less_equal", other)
 
-    def __gt__(self, other):
+    def __gt__(self, other: Any) -> Any:
         return self._compare("greater", other)
 
-    def __ge__(self, other):
+    def __ge__(self, other: Any) -> Any:
         return self._compare("greater_equal", other)
 
-    def eq(self, other):
+    def eq(self, other: Any) -> Tensor:
         """Elementwise ``==`` (a bool tensor)."""
         return self.__eq__(other)
 
-    def ne(self, other):
+    def ne(self, other: Any) -> Tensor:
         """Elementwise ``!=``."""
         return self.__ne__(other)
 
-    def lt(self, other):
+    def lt(self, other: Any) -> Tensor:
         """Elementwise ``<``."""
         return self.__lt__(other)
 
-    def le(self, other):
+    def le(self, other: Any) -> Tensor:
         """Elementwise ``<=``."""
         return self.__le__(other)
 
-    def gt(self, other):
+    def gt(self, other: Any) -> Tensor:
         """Elementwise ``>``."""
         return self.__gt__(other)
 
-    def ge(self, other):
+    def ge(self, other: Any) -> Tensor:
         """Elementwise ``>=``."""
         return self.__ge__(other)
 
-    def __invert__(self):
+    def __invert__(self) -> Tensor:
         if self.data.dtype.kind != "b":
             raise MiniTorchError(f"~ (logical not) needs a bool tensor, got {self.dtype}")
         return Tensor._make(~self.data, None, False)
 
-    def __and__(self, other):
+    def __and__(self, other: Any) -> Any:
         return Tensor._make(self.data & (other.data if isinstance(other, TensorMethods) else other), None, False)
 
-    def __or__(self, other):
+    def __or__(self, other: Any) -> Any:
         return Tensor._make(self.data | (other.data if isinstance(other, TensorMethods) else other), None, False)
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> Tensor:
         return _ops.getitem(self, index)
 
     # ------------------------------------------------------------------ op methods
-    def add(self, other):
+    def add(self, other: Any) -> Tensor:
         """``self + other``."""
         return _ops.add(self, other)
 
-    def sub(self, other):
+    def sub(self, other: Any) -> Tensor:
         """``self - other``."""
         return _ops.sub(self, other)
 
-    def mul(self, other):
+    def mul(self, other: Any) -> Tensor:
         """``self * other``."""
         return _ops.mul(self, other)
 
-    def div(self, other):
+    def div(self, other: Any) -> Tensor:
         """``self / other``."""
         return _ops.div(self, other)
 
-    def neg(self):
+    def neg(self) -> Tensor:
         """``-self``."""
         return _ops.Neg.apply(self)
 
-    def pow(self, exponent):
+    def pow(self, exponent: Any) -> Tensor:
         """``self ** exponent``."""
         return _ops.pow(self, exponent)
 
-    def matmul(self, other):
+    def matmul(self, other: Any) -> Tensor:
         """``self @ other``."""
         return _ops.matmul(self, other)
 
-    def exp(self):
+    def exp(self) -> Tensor:
         """e ** self, elementwise."""
         return _ops.exp(self)
 
-    def log(self):
+    def log(self) -> Tensor:
         """Natural logarithm, elementwise."""
         return _ops.log(self)
 
-    def log1p(self):
+    def log1p(self) -> Tensor:
         """log(1 + self), elementwise, accurate for tiny values."""
         return _ops.log1p(self)
 
-    def sqrt(self):
+    def sqrt(self) -> Tensor:
         """Square root, elementwise."""
         return _ops.sqrt(self)
 
-    def sin(self):
+    def sin(self) -> Tensor:
         """Sine, elementwise."""
         return _ops.sin(self)
 
-    def cos(self):
+    def cos(self) -> Tensor:
         """Cosine, elementwise."""
         return _ops.cos(self)
 
-    def tanh(self):
+    def tanh(self) -> Tensor:
         """Hyperbolic tangent, elementwise."""
         return _ops.tanh(self)
 
-    def sigmoid(self):
+    def sigmoid(self) -> Tensor:
         """Logistic sigmoid, elementwise."""
         return _ops.sigmoid(self)
 
-    def relu(self):
+    def relu(self) -> Tensor:
         """max(self, 0), elementwise."""
         return _ops.relu(self)
 
-    def abs(self):
+    def abs(self) -> Tensor:
         """Absolute value, elementwise."""
         return _ops.abs(self)
 
-    def clamp(self, min=None, max=None):
+    def clamp(self, min: Any = None, max: Any = None) -> Tensor:
         """Limit every element to [min, max]."""
         return _ops.clamp(self, min, max)
 
     clip = clamp
 
-    def maximum(self, other):
+    def maximum(self, other: Any) -> Tensor:
         """Elementwise maximum with ``other``."""
         return _ops.maximum(self, other)
 
-    def minimum(self, other):
+    def minimum(self, other: Any) -> Tensor:
         """Elementwise minimum with ``other``."""
         return _ops.minimum(self, other)
 
-    def sum(self, dim=None, keepdim=False, dtype=None):
+    def sum(self, dim: Dims = None, keepdim: builtins.bool = False, dtype: Any = None) -> Tensor:
         """Sum of all elements or over ``dim``."""
         return _ops.sum(self, dim, keepdim, dtype)
 
-    def mean(self, dim=None, keepdim=False):
+    def mean(self, dim: Dims = None, keepdim: builtins.bool = False) -> Tensor:
         """Mean of all elements or over ``dim``."""
         return _ops.mean(self, dim, keepdim)
 
-    def amax(self, dim=None, keepdim=False):
+    def amax(self, dim: Dims = None, keepdim: builtins.bool = False) -> Tensor:
         """Largest value over ``dim``."""
         return _ops.amax(self, dim, keepdim)
 
-    def amin(self, dim=None, keepdim=False):
+    def amin(self, dim: Dims = None, keepdim: builtins.bool = False) -> Tensor:
         """Smallest value over ``dim``."""
         return _ops.amin(self, dim, keepdim)
 
-    def max(self, dim=None, keepdim=False):
+    def max(self, dim: Any = None, keepdim: builtins.bool = False) -> Tensor | MaxResult:
         """The largest element, or (values, indices) along ``dim``."""
         return _ops.max(self, dim, keepdim)
 
-    def min(self, dim=None, keepdim=False):
+    def min(self, dim: Any = None, keepdim: builtins.bool = False) -> Tensor | MaxResult:
         """The smallest element, or (values, indices) along ``dim``."""
         return _ops.min(self, dim, keepdim)
 
-    def var(self, dim=None, unbiased=True, keepdim=False, correction=None):
+    def var(
+        self,
+        dim: Dims = None,
+        unbiased: builtins.bool = True,
+        keepdim: builtins.bool = False,
+        correction: int | None = None,
+    ) -> Tensor:
         """Variance over ``dim`` (unbiased by default)."""
         return _ops.var(self, dim, unbiased, keepdim, correction)
 
-    def std(self, dim=None, unbiased=True, keepdim=False, correction=None):
+    def std(
+        self,
+        dim: Dims = None,
+        unbiased: builtins.bool = True,
+        keepdim: builtins.bool = False,
+        correction: int | None = None,
+    ) -> Tensor:
         """Standard deviation over ``dim``."""
         return _ops.std(self, dim, unbiased, keepdim, correction)
 
-    def logsumexp(self, dim, keepdim=False):
+    def logsumexp(self, dim: Dims, keepdim: builtins.bool = False) -> Tensor:
         """log(sum(exp(self), dim)), computed stably."""
         return _ops.logsumexp(self, dim, keepdim)
 
-    def argmax(self, dim=None, keepdim=False):
+    def argmax(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
         """Index of the largest element."""
         return _ops.argmax(self, dim, keepdim)
 
-    def argmin(self, dim=None, keepdim=False):
+    def argmin(self, dim: int | None = None, keepdim: builtins.bool = False) -> Tensor:
         """Index of the smallest element."""
         return _ops.argmin(self, dim, keepdim)
 
-    def softmax(self, dim):
+    def softmax(self, dim: int) -> Tensor:
         """exp(self) normalised to sum to 1 along ``dim``."""
         return _ops.softmax(self, dim)
 
-    def log_softmax(self, dim):
+    def log_softmax(self, dim: int) -> Tensor:
         """log(softmax(self, dim)), computed stably."""
         return _ops.log_softmax(self, dim)
 
-    def reshape(self, *shape):
+    def reshape(self, *shape: Any) -> Tensor:
         """Same elements, new shape (a view when possible)."""
         return _ops.reshape(self, *shape)
 
-    def view(self, *shape):
+    def view(self, *shape: Any) -> Tensor:
         """Same memory, new shape (contiguous layouts only)."""
         return _ops.view(self, *shape)
 
-    def view_as(self, other):
+    def view_as(self, other: Tensor) -> Tensor:
         """``self.view(other.shape)``."""
         return _ops.view(self, other.shape)
 
-    def reshape_as(self, other):
+    def reshape_as(self, other: Tensor) -> Tensor:
         """``self.reshape(other.shape)``."""
         return _ops.reshape(self, other.shape)
 
-    def transpose(self, dim0, dim1):
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
         """Swap two dimensions (a view)."""
         return _ops.transpose(self, dim0, dim1)
 
-    def t(self):
+    def t(self) -> Tensor:
         """Transpose of a 2-D tensor."""
-        return _ops.transpose(self, 0, 1) if self.ndim == 2 else self
+        return _ops.transpose(self, 0, 1) if self.ndim == 2 else self  # type: ignore[return-value]
 
-    def permute(self, *dims):
+    def permute(self, *dims: Any) -> Tensor:
         """Reorder dimensions (a view)."""
         return _ops.permute(self, *dims)
 
-    def unsqueeze(self, dim):
+    def unsqueeze(self, dim: int) -> Tensor:
         """Insert a size-1 dimension at ``dim``."""
         return _ops.unsqueeze(self, dim)
 
-    def squeeze(self, dim=None):
+    def squeeze(self, dim: Dims = None) -> Tensor:
         """Remove size-1 dimensions."""
         return _ops.squeeze(self, dim)
 
-    def expand(self, *sizes):
+    def expand(self, *sizes: Any) -> Tensor:
         """Repeat size-1 dimensions without copying."""
         return _ops.expand(self, *sizes)
 
-    def expand_as(self, other):
+    def expand_as(self, other: Tensor) -> Tensor:
         """``self.expand(other.shape)``."""
         return _ops.expand_as(self, other)
 
-    def flatten(self, start_dim=0, end_dim=-1):
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         """Merge dimensions start_dim..end_dim into one."""
         return _ops.flatten(self, start_dim, end_dim)
 
-    def where(self, condition, other):
+    def where(self, condition: Any, other: Any) -> Tensor:
         """``where(condition, self, other)``."""
         return _ops.where(condition, self, other)
 
 
-def _link_ops():
+def _link_ops() -> None:
     """Import what the methods above call; run by ``tensor.py`` right after ``Tensor`` exists.
 
     The ops import ``Tensor`` themselves, so they cannot be imported before it is defined.
