@@ -13,7 +13,7 @@ from widgets.graph import ComputationGraph
 
 @pytest.fixture(autouse=True)
 def _recorder():
-    # conftest clears the engine's observers after each test; widgets registers on import.
+    # widgets registers its observer on import; make sure it is there whatever ran before.
     recorder.install()
 
 
@@ -54,6 +54,17 @@ def test_known_graph_nodes_edges_and_labels():
     assert len(n) == 11
     # every op has one output edge and one edge per tensor input: 4 + (2 + 2 + 1 + 1)
     assert len(edges(dot)) == 10
+
+
+def test_only_tensor_inputs_get_a_no_grad_box():
+    from minitorch.functions.fused import linear
+
+    x = minitorch.randn(2, 3)  # data: a tensor that needs no grad, drawn as "no grad"
+    w = minitorch.randn(4, 3, requires_grad=True)
+    # A None bias, the Python number 3.0 and sum's axis are not tensors: no box for them.
+    loss = (linear(x, w, None) * 3.0).sum(1).sum()
+    assert draw_graph(loss).source.count('label="no grad"') == 1
+    assert 'label="no grad"' not in draw_graph(loss, show_constants=False).source
 
 
 def test_ids_are_deterministic_and_not_addresses():
@@ -149,3 +160,13 @@ def test_records_are_capped_when_graphs_are_kept_alive(monkeypatch):
     recorded = [recorder.record_of(loss.grad_fn) is not None for loss in kept]
     assert recorded[-1] and not recorded[0]
     assert recorder.STATE.held_bytes <= 10_000
+
+
+def test_recorder_state_reset():
+    state = recorder.RecorderState()
+    first = next(state.counter)
+    state.enabled, state.held_bytes = False, 123
+    state.recent.append((None, 123))
+    state.reset()
+    assert state.enabled and state.held_bytes == 0 and not state.recent
+    assert next(state.counter) > first  # sequence numbers keep increasing across a reset
