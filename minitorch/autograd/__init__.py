@@ -12,6 +12,10 @@
   ops by name, and plugging a learner's backward into one.
 """
 
+from __future__ import annotations
+
+from typing import Literal
+
 from minitorch.autograd import graph
 from minitorch.autograd.anomaly import detect_anomaly, is_anomaly_enabled
 from minitorch.autograd.engine import (
@@ -30,12 +34,12 @@ from minitorch.autograd.registry import REGISTRY, overridden_functions, override
 class debug_mode:
     """``with debug_mode():`` turns the shape-checking debug switch on for a block."""
 
-    def __enter__(self):
+    def __enter__(self) -> debug_mode:
         self.prev = is_debug_enabled()
         set_debug(True)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         set_debug(self.prev)
         return False
 

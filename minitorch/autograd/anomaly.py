@@ -5,31 +5,39 @@ the engine checks each gradient a backward returns. The first non-finite one rai
 error that names the op and shows the forward line that created it.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+from minitorch.hints import Array
 from minitorch.switches import SWITCHES
+
+if TYPE_CHECKING:
+    from minitorch.autograd.function import BackwardNode
 
 
 class detect_anomaly:
     """Context manager: check every backward for NaN/Inf and name the op at fault."""
 
-    def __init__(self, check_nan=True):
+    def __init__(self, check_nan: bool = True) -> None:
         self.check_nan = check_nan
 
-    def __enter__(self):
+    def __enter__(self) -> detect_anomaly:
         self.prev = SWITCHES.anomaly
         SWITCHES.anomaly = self.check_nan
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         SWITCHES.anomaly = self.prev
         return False
 
 
-def is_anomaly_enabled():
+def is_anomaly_enabled() -> bool:
     """True inside ``detect_anomaly()``."""
     return SWITCHES.anomaly
 
 
-def check_gradient(node, index, grad, xp):
+def check_gradient(node: BackwardNode, index: int, grad: Array | None, xp: Any) -> None:
     """Raise if ``grad`` (input ``index`` of ``node``'s backward) holds NaN or Inf."""
     if grad is None or bool(xp.isfinite(grad).all()):
         return

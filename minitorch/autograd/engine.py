@@ -11,54 +11,65 @@ Buffers an op saved for backward are released as soon as its backward ran, unles
 ``retain_graph=True``.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from minitorch import backends
 from minitorch.autograd.anomaly import check_gradient
 from minitorch.autograd.graph import backward_order
 from minitorch.errors import MiniTorchError
+from minitorch.hints import Array, Gradients, Shape
 from minitorch.switches import SWITCHES
-from minitorch.tensor import Tensor
+from minitorch.tensor import Hook, Tensor
+
+if TYPE_CHECKING:
+    from minitorch.autograd.function import BackwardNode
+
+# ``observer(node, grad_output, grad_inputs)``, called after each backward step.
+Observer = Callable[["BackwardNode", Array, Gradients], Any]
 
 # Functions called as ``observer(node, grad_output, grad_inputs)`` after every backward
 # step, in the engine's order. The widgets' backward stepper listens here.
-_OBSERVERS = []
+_OBSERVERS: list[Observer] = []
 
 
-def set_debug(enabled=True):
+def set_debug(enabled: bool = True) -> None:
     """Check every backward: one gradient per input, each with its input's shape and dtype."""
     SWITCHES.debug = bool(enabled)
 
 
-def is_debug_enabled():
+def is_debug_enabled() -> bool:
     """True when the shape-checking debug switch is on."""
     return SWITCHES.debug
 
 
-def add_backward_observer(observer):
+def add_backward_observer(observer: Observer) -> None:
     """Call ``observer(node, grad_output, grad_inputs)`` after each backward step."""
     _OBSERVERS.append(observer)
 
 
-def remove_backward_observer(observer):
+def remove_backward_observer(observer: Observer) -> None:
     """Stop calling an observer added with ``add_backward_observer``."""
     if observer in _OBSERVERS:
         _OBSERVERS.remove(observer)
 
 
-def backward_observers():
+def backward_observers() -> tuple[Observer, ...]:
     """The observers currently called after each backward step, as a tuple."""
     return tuple(_OBSERVERS)
 
 
-def run_backward(root, gradient, retain_graph=False):
+def run_backward(root: Tensor, gradient: Array, retain_graph: bool = False) -> None:
     """Backpropagate ``gradient`` (an array shaped like ``root``) through ``root``'s graph."""
     root_node = root.grad_fn
     if root_node is None:
         _accumulate_leaves({root: gradient})
         return
-    grads = {root_node: gradient}  # gradient arriving at each node, summed over its consumers
-    leaf_grads = {}  # the same for leaf tensors, added into .grad at the end
+    grads: dict[BackwardNode, Array] = {root_node: gradient}  # arriving at each node, summed over its consumers
+    leaf_grads: dict[Tensor, Array] = {}  # the same for leaf tensors, added into .grad at the end
     debug, anomaly, observers = SWITCHES.debug, SWITCHES.anomaly, _OBSERVERS
     # Backward itself records no graph (no higher-order gradients in MiniTorch).
     previous_mode = SWITCHES.grad_enabled
@@ -104,7 +115,7 @@ def run_backward(root, gradient, retain_graph=False):
     _accumulate_leaves(leaf_grads)
 
 
-def _accumulate_leaves(leaf_grads):
+def _accumulate_leaves(leaf_grads: dict[Tensor, Array]) -> None:
     """Add each leaf's gradient into its ``.grad``, after its hooks have had their say."""
     handed_out = set()  # ids of arrays already stored as some leaf's .grad in this pass
     for leaf, g in leaf_grads.items():
@@ -115,7 +126,7 @@ def _accumulate_leaves(leaf_grads):
         if g.shape != leaf.data.shape:  # only from ``backward(gradient=...)`` on a leaf itself
             g = g.reshape(leaf.data.shape)
         hooked = bool(leaf._hooks)
-        if hooked:
+        if leaf._hooks:
             g = _run_tensor_hooks(leaf._hooks, g)
         if leaf.grad is None:
             # ``.grad.zero_()`` and optimizers write into ``.grad``, so it must own its
@@ -130,7 +141,7 @@ def _accumulate_leaves(leaf_grads):
             leaf.grad.data = leaf.grad.data + g
 
 
-def _fit_leaf_grad(node, index, g, leaf):
+def _fit_leaf_grad(node: BackwardNode, index: int, g: Array, leaf: Tensor) -> Array:
     """A gradient whose shape differs from its leaf's: fine if only size-1 dims differ.
 
     Anything else is a wrong backward; say which op returned it rather than letting NumPy
@@ -146,7 +157,7 @@ def _fit_leaf_grad(node, index, g, leaf):
     )
 
 
-def _run_tensor_hooks(hooks, grad):
+def _run_tensor_hooks(hooks: list[Hook], grad: Array) -> Array:
     """Call ``register_hook`` functions in order; a hook may return a replacement gradient."""
     for hook in hooks:
         result = hook(Tensor._make(grad, None, False))
@@ -155,14 +166,14 @@ def _run_tensor_hooks(hooks, grad):
     return grad
 
 
-def _input_meta(nxt):
+def _input_meta(nxt: BackwardNode | Tensor) -> tuple[Shape, Any]:
     """Shape and dtype that the gradient flowing into ``nxt`` must have."""
     if isinstance(nxt, Tensor):
         return tuple(nxt.data.shape), nxt.data.dtype
     return tuple(nxt.out_shape), nxt.out_dtype
 
 
-def check_backward_result(node, grad_inputs):
+def check_backward_result(node: BackwardNode, grad_inputs: Gradients) -> None:
     """The debug switch's check: count, shape and dtype of every gradient ``node`` returned."""
     if len(grad_inputs) != len(node.next_functions):
         _raise_count_mismatch(node, grad_inputs)
@@ -182,7 +193,7 @@ def check_backward_result(node, grad_inputs):
             raise RuntimeError(f"{op}.backward returned grad of dtype {g_dtype} for input {i} of dtype {dtype}")
 
 
-def _raise_count_mismatch(node, grad_inputs):
+def _raise_count_mismatch(node: BackwardNode, grad_inputs: Gradients) -> NoReturn:
     op = node.function.__name__
     raise RuntimeError(
         f"{op}.backward returned {len(grad_inputs)} gradient(s) but forward had "

@@ -26,15 +26,19 @@ Built-in ops register themselves by name (``registry.py``), where a lesson can p
 learner's backward into one with ``override_backward(Mul, fn)``.
 """
 
+from __future__ import annotations
+
 import traceback
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.registry import register
 from minitorch.errors import MiniTorchError, device_mismatch_message
+from minitorch.hints import Array, Gradients, Shape
 from minitorch.switches import SWITCHES
-from minitorch.tensor import Tensor
+from minitorch.tensor import Hook, Tensor
 
 _CPU = backends.CPU
 
@@ -67,14 +71,31 @@ class BackwardNode:
         "__weakref__",
     )
 
-    function = None  # the Function subclass this node belongs to (set per subclass)
+    # What each slot holds (``Function.apply`` fills them in).
+    next_functions: tuple[BackwardNode | Tensor | None, ...]  # per input: where its gradient goes
+    needs_input_grad: tuple[bool, ...]
+    is_tensor_input: tuple[bool, ...]
+    _saved: tuple[Any, ...]
+    _freed: bool
+    xp: Any  # the array library of the inputs' device: numpy or cupy
+    out_shape: Shape
+    out_dtype: Any  # the NumPy (or CuPy) dtype of the output
+    _pre_hooks: list[Hook] | None  # register_hook functions of the op's output tensor
+    created_at: list[str] | None  # the forward stack, under detect_anomaly()
 
-    def save_for_backward(self, *arrays):
+    function: Any = None  # the Function subclass this node belongs to (set per subclass)
+
+    if TYPE_CHECKING:
+        # An op keeps its own values on ctx (``ctx.a_shape = ...``), so any attribute goes.
+        def __getattr__(self, name: str) -> Any: ...
+        def __setattr__(self, name: str, value: Any) -> None: ...
+
+    def save_for_backward(self, *arrays: Any) -> None:
         """Keep arrays (or anything) for backward; released after backward unless retained."""
         self._saved = arrays
 
     @property
-    def saved_tensors(self):
+    def saved_tensors(self) -> tuple[Any, ...]:
         """What forward passed to ``save_for_backward``, as a tuple."""
         if self._freed:
             raise RuntimeError(
@@ -84,18 +105,18 @@ class BackwardNode:
             )
         return self._saved
 
-    def name(self):
+    def name(self) -> str:
         """The node's class name, e.g. ``'MulBackward'`` (as in PyTorch)."""
         return type(self).__name__
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
 
 
 class _FunctionMeta(type):
     """Gives each Function subclass its own BackwardNode subclass, named ``<Op>Backward``."""
 
-    def __init__(cls, name, bases, namespace):
+    def __init__(cls, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> None:
         super().__init__(name, bases, namespace)
         node_cls = type(name + "Backward", (BackwardNode,), {"__slots__": (), "function": cls})
         node_cls.__module__ = cls.__module__
@@ -111,22 +132,22 @@ class Function(metaclass=_FunctionMeta):
     """Base class of every differentiable op: subclass it and write forward and backward."""
 
     @staticmethod
-    def forward(ctx, *args):
+    def forward(ctx: BackwardNode, *args: Any) -> Array:
         """Compute the output array from input arrays (tensors arrive unwrapped)."""
         raise NotImplementedError("a Function subclass must define forward(ctx, *args)")
 
     @staticmethod
-    def backward(ctx, grad_output):
+    def backward(ctx: BackwardNode, grad_output: Array) -> Gradients:
         """Return one gradient array per input of forward (None where none is needed)."""
         raise NotImplementedError("a Function subclass must define backward(ctx, grad_output)")
 
     @classmethod
-    def apply(cls, *args):
+    def apply(cls, *args: Any) -> Tensor:
         """Run the op on Tensors (or plain values) and record it for backward when needed."""
-        arrays = []
-        next_functions = []
-        needs = []
-        is_tensor = []
+        arrays: list[Any] = []
+        next_functions: list[BackwardNode | Tensor | None] = []
+        needs: list[bool] = []
+        is_tensor: list[bool] = []
         any_needs = False
         record = SWITCHES.grad_enabled
         backend = None  # the backend of the tensor inputs; they must all agree
@@ -155,6 +176,7 @@ class Function(metaclass=_FunctionMeta):
         ctx._saved = ()
         ctx._freed = False
         ctx._pre_hooks = None
+        xp: Any  # numpy or cupy (Backend.xp is None only for an unusable backend)
         xp = ctx.xp = np if backend is None else backend.xp
         try:
             out = cls.forward(ctx, *arrays)
@@ -179,7 +201,7 @@ class Function(metaclass=_FunctionMeta):
         return Tensor._make(out, ctx, True)
 
 
-def describe_operand(value):
+def describe_operand(value: Any) -> str:
     """``'(3, 4) float32'`` for a tensor or array, the value's type otherwise (for errors)."""
     data = value.data if isinstance(value, Tensor) else value
     shape = getattr(data, "shape", None)
@@ -190,12 +212,12 @@ def describe_operand(value):
     return f"{tuple(shape)} {data.dtype}{where}"
 
 
-def _raise_device_mismatch(cls, args):
+def _raise_device_mismatch(cls: type[Function], args: tuple[Any, ...]) -> NoReturn:
     devices = [(i, backends.of(a.data).name) for i, a in enumerate(args) if isinstance(a, Tensor)]
     raise MiniTorchError(device_mismatch_message(cls.__name__, devices))
 
 
-def _op_error(cls, args, exc):
+def _op_error(cls: type[Function], args: tuple[Any, ...], exc: Exception) -> Exception:
     """Wrap an error from forward in one that names the op and its operands."""
     operands = ", ".join(describe_operand(a) for a in args if not isinstance(a, (tuple, list)))
     message = str(exc)

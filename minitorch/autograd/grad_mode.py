@@ -1,11 +1,15 @@
 """Switching graph recording on and off: ``no_grad``, ``enable_grad``, ``set_grad_enabled``."""
 
+from __future__ import annotations
+
 import functools
+from collections.abc import Callable
+from typing import Any, Literal
 
 from minitorch.switches import SWITCHES
 
 
-def is_grad_enabled():
+def is_grad_enabled() -> bool:
     """True when operations record the graph for backward."""
     return SWITCHES.grad_enabled
 
@@ -13,14 +17,14 @@ def is_grad_enabled():
 class set_grad_enabled:
     """Turn graph recording on or off; as a call or as a context manager."""
 
-    def __init__(self, mode):
+    def __init__(self, mode: bool) -> None:
         self.prev = SWITCHES.grad_enabled
         SWITCHES.grad_enabled = bool(mode)
 
-    def __enter__(self):
+    def __enter__(self) -> set_grad_enabled:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         SWITCHES.grad_enabled = self.prev
         return False
 
@@ -30,18 +34,20 @@ class _GradModeContext:
 
     mode = True
 
-    def __enter__(self):
+    def __enter__(self) -> _GradModeContext:
         self.prev = SWITCHES.grad_enabled
         SWITCHES.grad_enabled = self.mode
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         SWITCHES.grad_enabled = self.prev
         return False
 
-    def __call__(self, fn):
+    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """Used as a decorator (``@no_grad()``): run ``fn`` in this mode."""
+
         @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
             with type(self)():
                 return fn(*args, **kwargs)
 

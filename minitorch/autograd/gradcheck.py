@@ -6,7 +6,11 @@ of the Jacobian per output element. They must agree within ``atol + rtol * |nume
 Use float64 inputs: in float32 the rounding error of f swamps the difference.
 """
 
+from __future__ import annotations
+
 import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -19,13 +23,13 @@ class GradcheckError(RuntimeError):
     """Analytic and numerical gradients disagree."""
 
 
-def _outputs(fn, inputs):
+def _outputs(fn: Callable[..., Any], inputs: Sequence[Any]) -> list[Tensor]:
     out = fn(*inputs)
     outs = out if isinstance(out, (tuple, list)) else (out,)
     return [o for o in outs if isinstance(o, Tensor)]
 
 
-def numerical_jacobian(fn, inputs, index, eps):
+def numerical_jacobian(fn: Callable[..., Any], inputs: Sequence[Any], index: int, eps: float) -> np.ndarray:
     """d outputs / d inputs[index] by central differences: shape (input numel, output numel)."""
     x = inputs[index]
     data = x.data  # written in place element by element (reshape(-1) would copy a transposed x)
@@ -43,7 +47,7 @@ def numerical_jacobian(fn, inputs, index, eps):
     return np.stack(columns) if columns else np.zeros((0, 0))
 
 
-def analytic_jacobian(fn, inputs, index):
+def analytic_jacobian(fn: Callable[..., Any], inputs: Sequence[Any], index: int) -> np.ndarray:
     """d outputs / d inputs[index] from backward, one backward per output element."""
     x = inputs[index]
     outputs = _outputs(fn, inputs)
@@ -69,7 +73,14 @@ def analytic_jacobian(fn, inputs, index):
     return rows
 
 
-def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
+def gradcheck(
+    fn: Callable[..., Any],
+    inputs: Any,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+) -> bool:
     """True when ``fn``'s backward matches finite differences for every input needing grad.
 
     ``inputs`` is a tuple of tensors (and other arguments); those with ``requires_grad``

@@ -10,12 +10,18 @@ for input ``i`` of the node's op goes: another node, a leaf Tensor (its gradient
 - ``nodes(root)`` / ``leaves(root)``: reachable nodes and leaf tensors, breadth-first.
 """
 
+from __future__ import annotations
+
 from collections import deque
+from typing import TYPE_CHECKING
 
 from minitorch.tensor import Tensor
 
+if TYPE_CHECKING:
+    from minitorch.autograd.function import BackwardNode
 
-def consumer_counts(root):
+
+def consumer_counts(root: BackwardNode) -> dict[BackwardNode, int]:
     """``{node: number of edges into it}`` for every node reachable from ``root`` (root: 0)."""
     counts = {root: 0}
     stack = [root]
@@ -31,7 +37,7 @@ def consumer_counts(root):
     return counts
 
 
-def backward_order(root):
+def backward_order(root: BackwardNode) -> list[BackwardNode]:
     """The nodes reachable from ``root`` in the order the engine calls their backward.
 
     Kahn's algorithm: a node is ready once every node that consumes its output has run,
@@ -39,7 +45,7 @@ def backward_order(root):
     last runs first (a stack), which finishes one branch before starting the next.
     """
     waiting = consumer_counts(root)
-    order = []
+    order: list[BackwardNode] = []
     ready = [root]
     while ready:
         node = ready.pop()
@@ -53,7 +59,7 @@ def backward_order(root):
     return order
 
 
-def nodes(root):
+def nodes(root: BackwardNode) -> list[BackwardNode]:
     """Every node reachable from ``root``, breadth-first (nearest the output first)."""
     found = [root]
     seen = {root}
@@ -67,9 +73,9 @@ def nodes(root):
     return found
 
 
-def leaves(root):
+def leaves(root: BackwardNode) -> list[Tensor]:
     """The leaf tensors whose ``.grad`` a backward from ``root`` fills, each once."""
-    found = {}
+    found: dict[int, Tensor] = {}
     for node in nodes(root):
         for nxt in node.next_functions:
             if isinstance(nxt, Tensor):

@@ -11,11 +11,20 @@ on (lessons do this once a check has passed); ``restore_backward`` puts the refe
 back.
 """
 
-REGISTRY = {}  # op name -> Function subclass, for the built-in ops
-_OVERRIDDEN = set()  # ops whose backward is currently a learner's
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+# The values are Function subclasses. They are typed ``Any`` here because function.py
+# imports this module (importing Function back, even for the checker, would be a cycle).
+OpClass = Any
+
+REGISTRY: dict[str, OpClass] = {}  # op name -> Function subclass, for the built-in ops
+_OVERRIDDEN: set[OpClass] = set()  # ops whose backward is currently a learner's
 
 
-def register(function):
+def register(function: OpClass) -> OpClass:
     """Add a built-in op under its class name; a name already taken is an error."""
     name = function.__name__
     existing = REGISTRY.get(name)
@@ -29,7 +38,7 @@ def register(function):
     return function
 
 
-def override_backward(function, backward):
+def override_backward(function: OpClass | str, backward: Callable[..., Any]) -> None:
     """Use ``backward(ctx, grad_output)`` for ``function`` (a Function class or its name).
 
     Nodes of that op created from now on are marked as computed by a learner's code in
@@ -41,12 +50,12 @@ def override_backward(function, backward):
     _OVERRIDDEN.add(function)
 
 
-def overridden_functions():
+def overridden_functions() -> list[OpClass]:
     """The ops whose backward is currently a learner's, as a list."""
     return list(_OVERRIDDEN)
 
 
-def restore_backward(function=None):
+def restore_backward(function: OpClass | str | None = None) -> None:
     """Put back the reference backward of ``function``, or of every op when None."""
     targets = list(_OVERRIDDEN) if function is None else [resolve(function)]
     for fn in targets:
@@ -56,7 +65,7 @@ def restore_backward(function=None):
         _OVERRIDDEN.discard(fn)
 
 
-def resolve(function):
+def resolve(function: OpClass | str) -> OpClass:
     """The Function class for a class or a built-in op's name (a clear error otherwise)."""
     if isinstance(function, str):
         if function not in REGISTRY:
