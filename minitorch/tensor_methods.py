@@ -28,10 +28,8 @@ as_operand: Any = None
 cast: Any = None
 
 if TYPE_CHECKING:  # for the annotations only
-    from minitorch.functions.reductions import MaxResult
+    from minitorch.functions.reductions import Dims, MaxResult  # Dims: an int, a tuple of ints or None
     from minitorch.tensor import Tensor
-
-    Dims = int | tuple[int, ...] | None  # a dimension, several, or None for all of them
 else:
     Tensor = None  # bound by _link_ops() too
 

@@ -5,14 +5,19 @@ input, reduced to that input's shape with ``unbroadcast``. Inputs may be Python 
 (``x * 2``); their gradient slot is simply not needed.
 """
 
-from minitorch.autograd.function import Function
+from __future__ import annotations
+
+from typing import Any
+
+from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import DEFAULT_FLOAT
 from minitorch.functions.broadcast import unbroadcast
-from minitorch.functions.promotion import cast, promote
+from minitorch.functions.promotion import Operand, cast, promote
+from minitorch.hints import Array, Gradients, Shape
 from minitorch.tensor import Tensor
 
 
-def _shape(value):
+def _shape(value: Any) -> Shape:
     return getattr(value, "shape", ())
 
 
@@ -20,12 +25,12 @@ class Add(Function):
     """a + b.   d/da = 1, d/db = 1."""
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
         ctx.a_shape, ctx.b_shape = _shape(a), _shape(b)
         return a + b
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         need_a, need_b = ctx.needs_input_grad
         return (
             unbroadcast(grad, ctx.a_shape) if need_a else None,
@@ -37,12 +42,12 @@ class Sub(Function):
     """a - b.   d/da = 1, d/db = -1."""
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
         ctx.a_shape, ctx.b_shape = _shape(a), _shape(b)
         return a - b
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         need_a, need_b = ctx.needs_input_grad
         return (
             unbroadcast(grad, ctx.a_shape) if need_a else None,
@@ -54,12 +59,12 @@ class Mul(Function):
     """a * b.   d/da = b, d/db = a."""
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
         ctx.save_for_backward(a, b)
         return a * b
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         return (
@@ -72,12 +77,12 @@ class Div(Function):
     """a / b.   d/da = 1/b, d/db = -a/b**2."""
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
         ctx.save_for_backward(a, b)
         return a / b
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         grad_over_b = grad / b
@@ -91,11 +96,11 @@ class Neg(Function):
     """-a.   d/da = -1."""
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: BackwardNode, a: Array) -> Array:
         return -a
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         return (-grad,)
 
 
@@ -103,7 +108,7 @@ class Pow(Function):
     """a ** b.   d/da = b * a**(b-1),  d/db = a**b * log(a)."""
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
         out = a**b
         dtype = (a if isinstance(a, ctx.xp.ndarray) else b).dtype
         if out.dtype != dtype:  # NumPy turns bool ** bool into int8; PyTorch keeps bool
@@ -112,7 +117,7 @@ class Pow(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, b, out = ctx.saved_tensors
         xp = ctx.xp
         need_a, need_b = ctx.needs_input_grad
@@ -136,12 +141,12 @@ class Maximum(Function):
     """Elementwise max(a, b); at ties the gradient is split evenly, as in PyTorch."""
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
         ctx.save_for_backward(a, b)
         return ctx.xp.maximum(a, b)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, b = ctx.saved_tensors
         return _split_by_winner(ctx, grad, a > b, a == b, a, b)
 
@@ -150,17 +155,17 @@ class Minimum(Function):
     """Elementwise min(a, b); at ties the gradient is split evenly, as in PyTorch."""
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
         ctx.save_for_backward(a, b)
         return ctx.xp.minimum(a, b)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, b = ctx.saved_tensors
         return _split_by_winner(ctx, grad, a < b, a == b, a, b)
 
 
-def _split_by_winner(ctx, grad, a_wins, tie, a, b):
+def _split_by_winner(ctx: BackwardNode, grad: Array, a_wins: Array, tie: Array, a: Array, b: Array) -> Gradients:
     """Gradient share of a and b for maximum/minimum: the winner takes all, ties halve."""
     share_a = a_wins + 0.5 * tie
     need_a, need_b = ctx.needs_input_grad
@@ -174,13 +179,13 @@ class Where(Function):
     """where(condition, a, b): a where the condition holds, b elsewhere."""
 
     @staticmethod
-    def forward(ctx, condition, a, b):
+    def forward(ctx: BackwardNode, condition: Array, a: Array, b: Array) -> Array:
         ctx.save_for_backward(condition)
         ctx.a_shape, ctx.b_shape = _shape(a), _shape(b)
         return ctx.xp.where(condition, a, b)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (condition,) = ctx.saved_tensors
         _, need_a, need_b = ctx.needs_input_grad
         zero = grad.dtype.type(0)
@@ -192,25 +197,25 @@ class Where(Function):
 
 
 # ---------------------------------------------------------------------- user functions
-def add(a, b):
+def add(a: Operand, b: Operand) -> Tensor:
     """a + b with broadcasting."""
     a, b = promote(a, b)
     return Add.apply(a, b)
 
 
-def sub(a, b):
+def sub(a: Operand, b: Operand) -> Tensor:
     """a - b with broadcasting."""
     a, b = promote(a, b)
     return Sub.apply(a, b)
 
 
-def mul(a, b):
+def mul(a: Operand, b: Operand) -> Tensor:
     """a * b with broadcasting."""
     a, b = promote(a, b)
     return Mul.apply(a, b)
 
 
-def div(a, b):
+def div(a: Operand, b: Operand) -> Tensor:
     """a / b with broadcasting; integer inputs give a float result, as in PyTorch."""
     a, b = promote(a, b)
     if not _is_float(a) and not _is_float(b):
@@ -218,30 +223,30 @@ def div(a, b):
     return Div.apply(a, b)
 
 
-def neg(a):
+def neg(a: Tensor) -> Tensor:
     """-a."""
     return Neg.apply(a)
 
 
-def pow(a, b):
+def pow(a: Operand, b: Operand) -> Tensor:
     """a ** b (either may be a Python number)."""
     a, b = promote(a, b)
     return Pow.apply(a, b)
 
 
-def maximum(a, b):
+def maximum(a: Operand, b: Operand) -> Tensor:
     """Elementwise maximum of two tensors."""
     a, b = promote(a, b)
     return Maximum.apply(a, b)
 
 
-def minimum(a, b):
+def minimum(a: Operand, b: Operand) -> Tensor:
     """Elementwise minimum of two tensors."""
     a, b = promote(a, b)
     return Minimum.apply(a, b)
 
 
-def where(condition, a, b):
+def where(condition: Tensor | Array, a: Operand, b: Operand) -> Tensor:
     """Elements of ``a`` where ``condition`` is true, else of ``b`` (scalars allowed)."""
     data = condition.data if isinstance(condition, Tensor) else condition
     if data.dtype != bool:
@@ -252,13 +257,13 @@ def where(condition, a, b):
     return Where.apply(condition, a, b)
 
 
-def _is_float(value):
+def _is_float(value: Any) -> bool:
     if isinstance(value, Tensor):
         return value.data.dtype.kind == "f"
     return isinstance(value, float)
 
 
-def _to_default_float(value):
+def _to_default_float(value: Operand) -> Operand:
     if isinstance(value, Tensor):
         return cast(value, DEFAULT_FLOAT)
     return float(value)

@@ -6,10 +6,13 @@ When ``a`` of shape (3, 1) and ``b`` of shape (1, 5) are added, NumPy stretches 
 gradients are summed. ``unbroadcast`` does that summing; every op's backward uses it.
 """
 
+from __future__ import annotations
+
 from minitorch.errors import MiniTorchError
+from minitorch.hints import Array, Shape
 
 
-def broadcast_shape(*shapes, op="broadcast"):
+def broadcast_shape(*shapes: Shape, op: str = "broadcast") -> Shape:
     """The shape NumPy broadcasting gives ``shapes``, or a clear error naming them."""
     ndim = max((len(s) for s in shapes), default=0)
     result = []
@@ -26,7 +29,7 @@ def broadcast_shape(*shapes, op="broadcast"):
     return tuple(result)
 
 
-def unbroadcast(grad, shape):
+def unbroadcast(grad: Array, shape: Shape) -> Array:
     """Sum ``grad`` over the dimensions that broadcasting added or stretched, to ``shape``."""
     if grad.shape == shape:
         return grad

@@ -7,12 +7,16 @@
 Every op works on ``ctx.xp`` (NumPy or CuPy), so it runs on either device.
 """
 
+from __future__ import annotations
+
 from minitorch import backends
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
+from minitorch.hints import Array, Gradients, Shape
+from minitorch.tensor import Tensor
 
 
-def pair(value, name):
+def pair(value: int | tuple[int, int] | list[int], name: str) -> tuple[int, int]:
     """``(value, value)`` for an int, the two ints of a pair, else an error naming ``name``."""
     if isinstance(value, int):
         return value, value
@@ -21,7 +25,7 @@ def pair(value, name):
     raise MiniTorchError(f"{name} must be an int or a pair of ints, got {value!r}")
 
 
-def windows(x, kh, kw, sh, sw):
+def windows(x: Array, kh: int, kw: int, sh: int, sw: int) -> Array:
     """A strided view (no copy) of every (kh, kw) window of ``x`` (N, C, H, W).
 
     Shape (N, C, Ho, Wo, kh, kw): element [n, c, i, j, a, b] is x[n, c, i*sh + a, j*sw + b].
@@ -34,7 +38,7 @@ def windows(x, kh, kw, sh, sw):
     return as_strided(x, (n, c, ho, wo, kh, kw), (s_n, s_c, s_h * sh, s_w * sw, s_h, s_w))
 
 
-def col2im(grad_windows, shape, sh, sw):
+def col2im(grad_windows: Array, shape: Shape, sh: int, sw: int) -> Array:
     """The adjoint of ``windows``: add each window's gradient back onto the (N, C, H, W) grid.
 
     Overlapping windows share pixels, so their contributions add up. The loop runs over the
@@ -50,7 +54,7 @@ def col2im(grad_windows, shape, sh, sw):
     return out
 
 
-def windows_last(x, kh, kw, sh, sw):
+def windows_last(x: Array, kh: int, kw: int, sh: int, sw: int) -> Array:
     """Like ``windows`` for a channels-last array (N, H, W, C): a (N, Ho, Wo, kh, kw, C) view.
 
     With channels last, one window row (kw pixels x C channels) is contiguous in memory, so
@@ -74,7 +78,14 @@ class Conv2d(Function):
     """
 
     @staticmethod
-    def forward(ctx, x, weight, bias, stride, padding):
+    def forward(
+        ctx: BackwardNode,
+        x: Array,
+        weight: Array,
+        bias: Array | None,
+        stride: tuple[int, int],
+        padding: tuple[int, int],
+    ) -> Array:
         xp = ctx.xp
         (sh, sw), (ph, pw) = stride, padding
         n, c, h, w = x.shape
@@ -93,7 +104,7 @@ class Conv2d(Function):
         return out.reshape(n, ho, wo, o).transpose(0, 3, 1, 2)  # NCHW view of the result
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         cols, w2 = ctx.saved_tensors
         framed_shape, n, c, h, w, ho, wo, kh, kw, sh, sw, ph, pw, o = ctx.meta
         xp = ctx.xp
@@ -115,7 +126,13 @@ class Conv2d(Function):
         return grad_x, grad_w, grad_b, None, None
 
 
-def conv2d(x, weight, bias=None, stride=1, padding=0):
+def conv2d(
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: int | tuple[int, int] = 1,
+    padding: int | tuple[int, int] = 0,
+) -> Tensor:
     """2-D convolution of ``x`` (N, C, H, W) with ``weight`` (O, C, kh, kw), as PyTorch's."""
     stride, padding = pair(stride, "conv2d: stride"), pair(padding, "conv2d: padding")
     if x.ndim != 4 or weight.ndim != 4:
@@ -149,7 +166,7 @@ class MaxPool2d(Function):
     """
 
     @staticmethod
-    def forward(ctx, x, kernel, stride):
+    def forward(ctx: BackwardNode, x: Array, kernel: tuple[int, int], stride: tuple[int, int]) -> Array:
         (kh, kw), (sh, sw) = kernel, stride
         win = windows(x, kh, kw, sh, sw)
         n, c, ho, wo = win.shape[:4]
@@ -159,7 +176,7 @@ class MaxPool2d(Function):
         return flat.max(axis=-1)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (idx,) = ctx.saved_tensors
         shape, kh, kw, sh, sw = ctx.meta
         xp = ctx.xp
@@ -178,7 +195,9 @@ class MaxPool2d(Function):
         return col2im(grad_win, shape, sh, sw), None, None
 
 
-def max_pool2d(x, kernel_size, stride=None):
+def max_pool2d(
+    x: Tensor, kernel_size: int | tuple[int, int], stride: int | tuple[int, int] | None = None
+) -> Tensor:
     """Maximum over each window of ``x`` (N, C, H, W); ``stride`` defaults to the kernel size."""
     kernel = pair(kernel_size, "max_pool2d: kernel_size")
     stride = kernel if stride is None else pair(stride, "max_pool2d: stride")

@@ -1,8 +1,12 @@
 """Dropout: zero random elements while training, and scale the rest to keep the mean."""
 
+from __future__ import annotations
+
 from minitorch import backends
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
+from minitorch.hints import Array, Gradients
+from minitorch.tensor import Tensor
 
 
 class Dropout(Function):
@@ -12,22 +16,22 @@ class Dropout(Function):
     """
 
     @staticmethod
-    def forward(ctx, x, mask):
+    def forward(ctx: BackwardNode, x: Array, mask: Array) -> Array:
         ctx.save_for_backward(mask)
         return x * mask
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (mask,) = ctx.saved_tensors
         return grad * mask, None
 
 
-def _uniform_like(x):
+def _uniform_like(x: Array) -> Array:
     """Uniform [0, 1) numbers shaped like the array ``x``, on its device."""
     return backends.of(x).uniform(x.shape, x.dtype)
 
 
-def dropout(x, p=0.5, training=True):
+def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
     """During training, zero elements with probability ``p`` and scale the rest by 1/(1-p)."""
     if not 0 <= p <= 1:
         raise MiniTorchError(f"dropout: probability p must be between 0 and 1, got {p}")

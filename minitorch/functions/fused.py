@@ -14,9 +14,13 @@ Each runs on NumPy too; where the array's backend has hand-written kernels
 (``backends.kernels_for``), the GPU path uses them.
 """
 
+from __future__ import annotations
+
 from minitorch import backends
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
+from minitorch.hints import Array, Gradients
+from minitorch.tensor import Tensor
 
 
 class Linear(Function):
@@ -26,7 +30,7 @@ class Linear(Function):
     """
 
     @staticmethod
-    def forward(ctx, x, weight, bias):
+    def forward(ctx: BackwardNode, x: Array, weight: Array, bias: Array | None) -> Array:
         ctx.save_for_backward(x, weight)
         ctx.has_bias = bias is not None
         out = x @ weight.T
@@ -35,7 +39,7 @@ class Linear(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         x, weight = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad
         grad_x = grad_w = grad_b = None
@@ -50,7 +54,7 @@ class Linear(Function):
         return grad_x, grad_w, grad_b
 
 
-def linear(x, weight, bias=None):
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``x @ weight.T + bias``: a fully connected layer with weight of shape (out, in)."""
     if x.shape[-1:] != weight.shape[-1:] or weight.ndim != 2:
         raise MiniTorchError(
@@ -71,7 +75,7 @@ class SoftmaxCrossEntropy(Function):
     """mean (or sum) over rows of ``logsumexp(x) - x[target]`` for logits (N, C)."""
 
     @staticmethod
-    def forward(ctx, logits, target, reduction):
+    def forward(ctx: BackwardNode, logits: Array, target: Array, reduction: str) -> Array:
         xp = ctx.xp
         shifted = logits - logits.max(axis=1, keepdims=True)
         exp = xp.exp(shifted)
@@ -87,7 +91,7 @@ class SoftmaxCrossEntropy(Function):
         return losses
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         probs, target = ctx.saved_tensors
         n = probs.shape[0]
         if ctx.reduction == "mean":
@@ -107,7 +111,7 @@ class BiasReLU(Function):
     """relu(x + b) with b broadcast over the last dimension of x."""
 
     @staticmethod
-    def forward(ctx, x, b):
+    def forward(ctx: BackwardNode, x: Array, b: Array) -> Array:
         kernels = backends.kernels_for(x)  # None on the CPU
         if kernels is not None:
             out = kernels.bias_relu_forward(x, b)
@@ -117,7 +121,7 @@ class BiasReLU(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (out,) = ctx.saved_tensors
         kernels = backends.kernels_for(grad)
         if kernels is not None and grad.dtype == out.dtype:
@@ -129,11 +133,11 @@ class BiasReLU(Function):
         return (grad_x if need_x else None), grad_b
 
 
-def bias_relu(x, b):
+def bias_relu(x: Tensor, b: Tensor) -> Tensor:
     """``relu(x + b)`` as one op (one CUDA kernel forward, one backward on a GPU)."""
     return BiasReLU.apply(x, b)
 
 
-def softmax_cross_entropy(logits, target, reduction="mean"):
+def softmax_cross_entropy(logits: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Cross-entropy of (N, C) ``logits`` and int64 class ``target`` (N,) as one op."""
     return SoftmaxCrossEntropy.apply(logits, target, reduction)

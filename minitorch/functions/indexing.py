@@ -5,15 +5,20 @@ input's shape; with integer arrays an element can be picked several times, so th
 gradients are added (``add.at``), never just assigned.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from minitorch import backends
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
+from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor
 
 
-def _is_basic(index):
+def _is_basic(index: Any) -> bool:
     """True when the index holds only ints, slices, None and Ellipsis (no repeats possible)."""
     items = index if isinstance(index, tuple) else (index,)
     return all(i is None or i is Ellipsis or isinstance(i, (int, slice)) for i in items)
@@ -23,7 +28,7 @@ class Index(Function):
     """a[index]."""
 
     @staticmethod
-    def forward(ctx, a, index):
+    def forward(ctx: BackwardNode, a: Array, index: Any) -> Array:
         ctx.basic = _is_basic(index)
         if not ctx.basic:
             index = _index_on_device(index, backends.device_of(a))
@@ -31,7 +36,7 @@ class Index(Function):
         return a[index]
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         xp = ctx.xp
         full = xp.zeros(ctx.in_shape, dtype=grad.dtype)
         if ctx.basic:
@@ -41,7 +46,7 @@ class Index(Function):
         return full, None
 
 
-def _index_on_device(index, device):
+def _index_on_device(index: Any, device: str) -> Any:
     """Index arrays moved next to the data they index.
 
     A host (NumPy) index for a GPU tensor is uploaded once, as PyTorch does; a GPU index
@@ -61,7 +66,7 @@ def _index_on_device(index, device):
     return tuple(moved) if isinstance(index, tuple) else moved[0]
 
 
-def _convert(item):
+def _convert(item: Any) -> Any:
     """Index parts to what NumPy indexes with: Tensors become their arrays."""
     if isinstance(item, Tensor):
         data = item.data
@@ -75,7 +80,7 @@ def _convert(item):
     return item
 
 
-def getitem(a, index):
+def getitem(a: Tensor, index: Any) -> Tensor:
     """``a[index]`` as a recorded op."""
     index = tuple(_convert(i) for i in index) if isinstance(index, tuple) else _convert(index)
     if isinstance(index, tuple) and _mixes_ints_and_arrays(index):
@@ -87,17 +92,18 @@ def getitem(a, index):
     return Index.apply(a, index)
 
 
-def _is_int(item):
+def _is_int(item: Any) -> bool:
     return isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_))
 
 
-def _mixes_ints_and_arrays(index):
+def _mixes_ints_and_arrays(index: tuple[Any, ...]) -> bool:
     return any(_is_int(i) for i in index) and any(backends.is_backend_array(i) for i in index)
 
 
-def _split_ints_from_arrays(index):
+def _split_ints_from_arrays(index: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     """``x[index]`` as ``x[ints_applied][arrays_left]``: ints, slices and None first."""
-    ints_applied, arrays_left = [], []
+    ints_applied: list[Any] = []
+    arrays_left: list[Any] = []
     for item in index:
         if backends.is_backend_array(item):
             # Keep the dims the array will index (a k-d bool mask covers k of them).

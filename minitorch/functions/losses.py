@@ -5,16 +5,21 @@ other shapes compose ``log_softmax`` and ``nll_loss``. Class indices are checked
 in [0, C): NumPy would silently wrap a negative one.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from minitorch import backends
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.fused import softmax_cross_entropy
 from minitorch.functions.softmax import log_softmax
+from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
 
-def _check_reduction(op, reduction):
+def _check_reduction(op: str, reduction: str) -> None:
     if reduction not in ("mean", "sum", "none"):
         raise MiniTorchError(f"{op}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
@@ -27,7 +32,7 @@ class NLLLoss(Function):
     """
 
     @staticmethod
-    def forward(ctx, logp, target, reduction):
+    def forward(ctx: BackwardNode, logp: Array, target: Array, reduction: str) -> Array:
         xp = ctx.xp
         rows = xp.arange(logp.shape[0])
         picked = -logp[rows, target]
@@ -40,7 +45,7 @@ class NLLLoss(Function):
         return picked
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         xp = ctx.xp
         n = ctx.shape[0]
         grad_logp = xp.zeros(ctx.shape, dtype=grad.dtype)
@@ -52,7 +57,7 @@ class NLLLoss(Function):
         return grad_logp, None, None
 
 
-def nll_loss(log_probs, target, reduction="mean"):
+def nll_loss(log_probs: Tensor, target: Tensor | Array, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of integer class ``target`` under ``log_probs`` (N, C[, ...])."""
     _check_reduction("nll_loss", reduction)
     if not isinstance(target, Tensor):
@@ -87,7 +92,7 @@ def nll_loss(log_probs, target, reduction="mean"):
     return NLLLoss.apply(log_probs, target.data, reduction)
 
 
-def _check_target_range(t, c):
+def _check_target_range(t: Array, c: int) -> None:
     """Class indices must lie in [0, C); NumPy would silently wrap a negative one."""
     # Checking the range reads two numbers back from a GPU (a sync every step), so on cuda
     # it runs only under minitorch.autograd.set_debug(True), as PyTorch checks on device.
@@ -100,7 +105,7 @@ def _check_target_range(t, c):
         )
 
 
-def cross_entropy(logits, target, reduction="mean"):
+def cross_entropy(logits: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Softmax cross-entropy of integer class ``target``: nll_loss(log_softmax(logits, 1)).
 
     For the usual (N, C) logits it runs as ONE fused op (``fused.SoftmaxCrossEntropy``)
@@ -116,7 +121,7 @@ def cross_entropy(logits, target, reduction="mean"):
     return nll_loss(log_softmax(logits, dim), target, reduction)
 
 
-def _is_class_batch(logits, target):
+def _is_class_batch(logits: Tensor, target: Any) -> bool:
     """(N, C) float logits and (N,) integer targets on the same device."""
     return (
         isinstance(target, Tensor)
@@ -128,7 +133,7 @@ def _is_class_batch(logits, target):
     )
 
 
-def mse_loss(input, target, reduction="mean"):
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Mean (or sum) of squared differences."""
     _check_reduction("mse_loss", reduction)
     if tuple(input.shape) != tuple(target.shape):

@@ -5,9 +5,12 @@ treated as a one-row (or one-column) matrix, and batch dimensions that were broa
 summed back with ``unbroadcast``.
 """
 
-from minitorch.autograd.function import Function
+from __future__ import annotations
+
+from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.broadcast import broadcast_shape, unbroadcast
+from minitorch.hints import Array, Gradients, Shape
 from minitorch.tensor import Tensor
 
 
@@ -15,12 +18,12 @@ class MatMul(Function):
     """a @ b."""
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
         ctx.save_for_backward(a, b)
         return a @ b
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         # Work with matrices: a vector a becomes (1, k), a vector b becomes (k, 1).
@@ -39,7 +42,7 @@ class MatMul(Function):
         return grad_a, grad_b
 
 
-def check_matmul_shapes(a_shape, b_shape):
+def check_matmul_shapes(a_shape: Shape, b_shape: Shape) -> None:
     """Raise a clear error when ``a_shape @ b_shape`` is not defined."""
     if len(a_shape) == 0 or len(b_shape) == 0:
         raise MiniTorchError(
@@ -58,7 +61,7 @@ def check_matmul_shapes(a_shape, b_shape):
         broadcast_shape(a_shape[:-2], b_shape[:-2], op="matmul (batch dimensions)")
 
 
-def matmul(a, b):
+def matmul(a: Tensor, b: Tensor) -> Tensor:
     """Matrix product with broadcasting of batch dimensions, as ``numpy.matmul``."""
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError(

@@ -1,8 +1,12 @@
 """Batch normalisation: normalise each channel by its batch (or running) statistics."""
 
+from __future__ import annotations
+
 from minitorch import backends
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
+from minitorch.hints import Array, Gradients
+from minitorch.tensor import Tensor
 
 
 class BatchNorm(Function):
@@ -15,7 +19,16 @@ class BatchNorm(Function):
     """
 
     @staticmethod
-    def forward(ctx, x, weight, bias, mean, invstd, axes, batch_stats):
+    def forward(
+        ctx: BackwardNode,
+        x: Array,
+        weight: Array | None,
+        bias: Array | None,
+        mean: Array,
+        invstd: Array,
+        axes: tuple[int, ...],
+        batch_stats: bool,
+    ) -> Array:
         xhat = (x - mean) * invstd
         out = xhat if weight is None else xhat * weight
         if bias is not None:
@@ -26,7 +39,7 @@ class BatchNorm(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         xhat, weight, invstd = ctx.saved_tensors
         axes = ctx.axes
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
@@ -46,7 +59,16 @@ class BatchNorm(Function):
         return grad_x, grad_w, grad_b, None, None, None, None
 
 
-def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+def batch_norm(
+    x: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
     """Normalise each channel (dim 1) of ``x`` (N, C) or (N, C, H, W), as ``torch.nn.functional.batch_norm``.
 
     In training the batch statistics are used and the running ones (if given) are updated

@@ -8,11 +8,16 @@
 - ``as_operand(value, like)``: what a Tensor operator accepts as its other operand.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from minitorch import backends
-from minitorch.autograd.function import Function
-from minitorch.dtypes import SCALAR_TYPES, result_dtype, scalar_category
+from minitorch.autograd.function import BackwardNode, Function
+from minitorch.dtypes import SCALAR_TYPES, DType, result_dtype, scalar_category
+from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor
 
 
@@ -20,26 +25,30 @@ class Cast(Function):
     """Convert to another dtype; the gradient is converted back to the input's dtype."""
 
     @staticmethod
-    def forward(ctx, a, np_dtype):
+    def forward(ctx: BackwardNode, a: Array, np_dtype: Any) -> Array:
         ctx.in_dtype = a.dtype
         return a.astype(np_dtype)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         if ctx.in_dtype.kind != "f":
             return None, None
         return grad.astype(ctx.in_dtype), None
 
 
 
-def cast(t, dtype):
+# An operand of a binary op: a Tensor or a Python number (NumPy numbers are accepted too).
+Operand = Tensor | float
+
+
+def cast(t: Tensor, dtype: DType) -> Tensor:
     """``t`` converted to ``dtype`` (a recorded op, so gradients flow back), or t itself."""
     if t.data.dtype == dtype.np_dtype:
         return t
     return Cast.apply(t, dtype.np_dtype)
 
 
-def as_operand(value, like):
+def as_operand(value: Any, like: Tensor) -> Any:
     """A Tensor or a Python scalar for a binary op with ``like``; None if not supported."""
     if isinstance(value, Tensor):
         return value
@@ -50,7 +59,7 @@ def as_operand(value, like):
     return None
 
 
-def promote(a, b):
+def promote(a: Any, b: Any) -> tuple[Any, Any]:
     """Cast two operands of a binary op to PyTorch's common dtype.
 
     ``a`` and ``b`` are Tensors or Python scalars; scalars stay scalars (NumPy keeps the
@@ -66,7 +75,9 @@ def promote(a, b):
         a = a.item()
     if isinstance(b, np.generic):
         b = b.item()
-    shaped, zero_dim, scalars = [], [], []
+    shaped: list[DType] = []
+    zero_dim: list[DType] = []
+    scalars: list[int] = []
     for v in (a, b):
         if isinstance(v, Tensor):
             (shaped if v.data.ndim else zero_dim).append(v.dtype)

@@ -4,19 +4,26 @@ A reduction's backward spreads the incoming gradient back over the reduced dimen
 first put the reduced dimensions back as size 1 (``keepdim``), then broadcast.
 """
 
+from __future__ import annotations
+
 import builtins
 from collections import namedtuple
 
 from minitorch import backends
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, check_dim
 from minitorch.functions.promotion import cast
+from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.tensor import Tensor
 
 MaxResult = namedtuple("MaxResult", ["values", "indices"])
 
 
-def normalize_dims(op, dim, ndim):
+# A dimension, several, or None for all of them.
+Dims = int | tuple[int, ...] | None
+
+
+def normalize_dims(op: str, dim: Dims, ndim: int) -> tuple[int, ...]:
     """``dim`` (None, an int or a tuple, negatives allowed) as a sorted tuple of axes."""
     dims = (dim,) if isinstance(dim, int) else tuple(dim) if dim is not None else ()
     if not dims:  # None, and (as in PyTorch) an empty tuple, mean every dimension
@@ -28,7 +35,7 @@ def normalize_dims(op, dim, ndim):
     return axes if ndim else ()
 
 
-def _grad_keepdim(grad, axes, keepdim):
+def _grad_keepdim(grad: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
     """Reinsert the reduced axes as size 1 so the gradient broadcasts against the input."""
     if keepdim or not axes:
         return grad
@@ -42,12 +49,12 @@ class Sum(Function):
     """Sum over ``axes``.   Each input element gets the gradient of its sum."""
 
     @staticmethod
-    def forward(ctx, a, axes, keepdim):
+    def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
         ctx.in_shape, ctx.axes, ctx.keepdim = a.shape, axes, keepdim
         return a.sum(axis=axes, keepdims=keepdim)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
         return ctx.xp.broadcast_to(grad, ctx.in_shape), None, None
 
@@ -56,7 +63,7 @@ class Mean(Function):
     """Mean over ``axes``.   Each input element gets 1/N of the gradient."""
 
     @staticmethod
-    def forward(ctx, a, axes, keepdim):
+    def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
         ctx.in_shape, ctx.axes, ctx.keepdim = a.shape, axes, keepdim
         count = 1
         for axis in axes:
@@ -65,7 +72,7 @@ class Mean(Function):
         return a.mean(axis=axes, keepdims=keepdim)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim) / ctx.count
         return ctx.xp.broadcast_to(grad, ctx.in_shape), None, None
 
@@ -74,14 +81,14 @@ class Amax(Function):
     """Largest element over ``axes``; tied maxima share the gradient evenly."""
 
     @staticmethod
-    def forward(ctx, a, axes, keepdim):
+    def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
         out = a.max(axis=axes, keepdims=True)
         ctx.save_for_backward(a, out)
         ctx.axes, ctx.keepdim = axes, keepdim
         return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in axes])
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, out = ctx.saved_tensors
         return _extreme_grad(grad, a, out, ctx.axes, ctx.keepdim), None, None
 
@@ -90,19 +97,19 @@ class Amin(Function):
     """Smallest element over ``axes``; tied minima share the gradient evenly."""
 
     @staticmethod
-    def forward(ctx, a, axes, keepdim):
+    def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
         out = a.min(axis=axes, keepdims=True)
         ctx.save_for_backward(a, out)
         ctx.axes, ctx.keepdim = axes, keepdim
         return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in axes])
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, out = ctx.saved_tensors
         return _extreme_grad(grad, a, out, ctx.axes, ctx.keepdim), None, None
 
 
-def _extreme_grad(grad, a, out, axes, keepdim):
+def _extreme_grad(grad: Array, a: Array, out: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
     """Gradient of max/min: to the elements equal to the extreme, split among ties."""
     winners = a == out
     count = winners.sum(axis=axes, keepdims=True)
@@ -114,7 +121,7 @@ class MaxAlongDim(Function):
     """``max(dim)`` values; the gradient goes to the element ``indices`` picked."""
 
     @staticmethod
-    def forward(ctx, a, axis, keepdim, largest):
+    def forward(ctx: BackwardNode, a: Array, axis: int, keepdim: bool, largest: bool) -> Array:
         xp = ctx.xp
         index = (a.argmax if largest else a.argmin)(axis=axis, keepdims=True)
         ctx.save_for_backward(index)
@@ -124,7 +131,7 @@ class MaxAlongDim(Function):
         return values if keepdim else xp.squeeze(values, axis=axis)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (index,) = ctx.saved_tensors
         xp = ctx.xp
         grad = _grad_keepdim(grad, (ctx.axis,), ctx.keepdim)
@@ -138,7 +145,7 @@ class Var(Function):
     """Variance over ``axes`` with ``correction`` (1: unbiased, dividing by N - 1)."""
 
     @staticmethod
-    def forward(ctx, a, axes, correction, keepdim):
+    def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], correction: int, keepdim: bool) -> Array:
         count = 1
         for axis in axes:
             count *= a.shape[axis]
@@ -148,12 +155,12 @@ class Var(Function):
         return a.var(axis=axes, ddof=correction, keepdims=keepdim)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (a,) = ctx.saved_tensors
         return _var_grad(ctx, a, grad), None, None, None
 
 
-def _var_grad(ctx, a, grad):
+def _var_grad(ctx: BackwardNode, a: Array, grad: Array) -> Array:
     """d var / d a = 2 (a - mean) / divisor, times the incoming gradient."""
     grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
     centred = a - a.mean(axis=ctx.axes, keepdims=True)
@@ -164,13 +171,13 @@ class Std(Function):
     """sqrt(var) over ``axes``.   d/da = d var/da / (2 std), taken as 0 where std is 0."""
 
     @staticmethod
-    def forward(ctx, a, axes, correction, keepdim):
+    def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], correction: int, keepdim: bool) -> Array:
         out = ctx.xp.sqrt(Var.forward(ctx, a, axes, correction, keepdim))
         ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, out = ctx.saved_tensors
         # A constant slice has std 0: PyTorch gives it gradient 0 rather than 0 / 0 = nan.
         grad_var = ctx.xp.where(out == 0, 0, grad / (2 * out)).astype(a.dtype, copy=False)
@@ -181,7 +188,7 @@ class LogSumExp(Function):
     """log(sum(exp(a))) over ``axes``, computed stably by factoring out the max."""
 
     @staticmethod
-    def forward(ctx, a, axes, keepdim):
+    def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
         xp = ctx.xp
         peak = a.max(axis=axes, keepdims=True)
         # An all -inf slice would give -inf - -inf = nan; shifting by 0 there is exact.
@@ -192,14 +199,14 @@ class LogSumExp(Function):
         return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in axes])
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, out = ctx.saved_tensors
         grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
         return grad * ctx.xp.exp(a - out), None, None
 
 
 # ---------------------------------------------------------------------- user functions
-def sum(a, dim=None, keepdim=False, dtype=None):
+def sum(a: Tensor, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> Tensor:
     """Sum of all elements, or over ``dim`` (an int or a tuple)."""
     if dtype is not None:
         a = a.to(dtype)
@@ -208,7 +215,7 @@ def sum(a, dim=None, keepdim=False, dtype=None):
     return Sum.apply(a, normalize_dims("sum", dim, a.ndim), keepdim)
 
 
-def mean(a, dim=None, keepdim=False):
+def mean(a: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """Mean of all elements, or over ``dim``; needs a floating-point tensor, as in PyTorch."""
     if a.data.dtype.kind != "f":
         raise MiniTorchError(
@@ -218,19 +225,19 @@ def mean(a, dim=None, keepdim=False):
     return Mean.apply(a, normalize_dims("mean", dim, a.ndim), keepdim)
 
 
-def amax(a, dim=None, keepdim=False):
+def amax(a: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """Largest value over ``dim`` (all dims when None); ties share the gradient."""
     _check_not_empty("amax", a, dim)
     return Amax.apply(a, normalize_dims("amax", dim, a.ndim), keepdim)
 
 
-def amin(a, dim=None, keepdim=False):
+def amin(a: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """Smallest value over ``dim`` (all dims when None); ties share the gradient."""
     _check_not_empty("amin", a, dim)
     return Amin.apply(a, normalize_dims("amin", dim, a.ndim), keepdim)
 
 
-def max(a, dim=None, keepdim=False):
+def max(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> Tensor | MaxResult:
     """``max(a)``: the largest element; ``max(a, dim)``: (values, indices) along ``dim``."""
     if isinstance(dim, Tensor):
         from minitorch.functions.arithmetic import maximum
@@ -241,7 +248,7 @@ def max(a, dim=None, keepdim=False):
     return _along_dim("max", a, dim, keepdim, largest=True)
 
 
-def min(a, dim=None, keepdim=False):
+def min(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> Tensor | MaxResult:
     """``min(a)``: the smallest element; ``min(a, dim)``: (values, indices) along ``dim``."""
     if isinstance(dim, Tensor):
         from minitorch.functions.arithmetic import minimum
@@ -252,7 +259,7 @@ def min(a, dim=None, keepdim=False):
     return _along_dim("min", a, dim, keepdim, largest=False)
 
 
-def _along_dim(op, a, dim, keepdim, largest):
+def _along_dim(op: str, a: Tensor, dim: int, keepdim: bool, largest: bool) -> MaxResult:
     axis = check_dim(op, dim, a.ndim)
     _check_not_empty(op, a, axis)
     if a.ndim == 0:
@@ -265,12 +272,14 @@ def _along_dim(op, a, dim, keepdim, largest):
     return MaxResult(values, Tensor._make(indices.astype("int64", copy=False), None, False))
 
 
-def _check_not_empty(op, a, dim):
+def _check_not_empty(op: str, a: Tensor, dim: Dims) -> None:
     if a.data.size == 0:
         raise MiniTorchError(f"{op}(): expected a non-empty tensor, got shape {tuple(a.shape)}")
 
 
-def var(a, dim=None, unbiased=True, keepdim=False, correction=None):
+def var(
+    a: Tensor, dim: Dims = None, unbiased: bool = True, keepdim: bool = False, correction: int | None = None
+) -> Tensor:
     """Variance over ``dim``; ``unbiased=True`` divides by N - 1 (``correction`` overrides)."""
     if a.data.dtype.kind != "f":
         raise MiniTorchError(f"var(): input dtype must be floating point, got {a.dtype}")
@@ -279,7 +288,9 @@ def var(a, dim=None, unbiased=True, keepdim=False, correction=None):
     return Var.apply(a, normalize_dims("var", dim, a.ndim), correction, keepdim)
 
 
-def std(a, dim=None, unbiased=True, keepdim=False, correction=None):
+def std(
+    a: Tensor, dim: Dims = None, unbiased: bool = True, keepdim: bool = False, correction: int | None = None
+) -> Tensor:
     """Standard deviation over ``dim``: the square root of ``var``."""
     if a.data.dtype.kind != "f":
         raise MiniTorchError(f"std(): input dtype must be floating point, got {a.dtype}")
@@ -288,7 +299,7 @@ def std(a, dim=None, unbiased=True, keepdim=False, correction=None):
     return Std.apply(a, normalize_dims("std", dim, a.ndim), correction, keepdim)
 
 
-def logsumexp(a, dim, keepdim=False):
+def logsumexp(a: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
     """log(sum(exp(a), dim)) without overflow."""
     if a.data.dtype.kind != "f":
         from minitorch.dtypes import DEFAULT_FLOAT
@@ -296,17 +307,17 @@ def logsumexp(a, dim, keepdim=False):
     return LogSumExp.apply(a, normalize_dims("logsumexp", dim, a.ndim), keepdim)
 
 
-def argmax(a, dim=None, keepdim=False):
+def argmax(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
     return _arg_extreme("argmax", a, dim, keepdim)
 
 
-def argmin(a, dim=None, keepdim=False):
+def argmin(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the smallest element (of the flattened tensor when ``dim`` is None)."""
     return _arg_extreme("argmin", a, dim, keepdim)
 
 
-def _arg_extreme(op, a, dim, keepdim):
+def _arg_extreme(op: str, a: Tensor, dim: int | None, keepdim: bool) -> Tensor:
     _check_not_empty(op, a, dim)
     data = a.data
     if dim is None:

@@ -5,17 +5,22 @@ Views (``view``, ``transpose``, ``permute``, ``expand``) share memory with their
 in PyTorch; their backward only moves the gradient back into the input's layout.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Iterable
+from typing import Any
 
 from minitorch import backends
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, check_dim
 from minitorch.functions.broadcast import unbroadcast
 from minitorch.functions.promotion import promote
+from minitorch.hints import Array, Gradients, Shape
 from minitorch.tensor import Tensor
 
 
-def infer_shape(op, in_shape, shape):
+def infer_shape(op: str, in_shape: Shape, shape: Iterable[int]) -> Shape:
     """Resolve one ``-1`` in ``shape`` and check the element count matches ``in_shape``."""
     shape = tuple(int(s) for s in shape)
     numel = math.prod(in_shape)
@@ -43,12 +48,12 @@ class Reshape(Function):
     """Same elements, new shape: a view when the memory layout allows, else a copy."""
 
     @staticmethod
-    def forward(ctx, a, shape):
+    def forward(ctx: BackwardNode, a: Array, shape: Shape) -> Array:
         ctx.in_shape = a.shape
         return a.reshape(shape)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         return grad.reshape(ctx.in_shape), None
 
 
@@ -56,7 +61,7 @@ class View(Function):
     """Same elements, new shape, always sharing memory (an error if that is impossible)."""
 
     @staticmethod
-    def forward(ctx, a, shape):
+    def forward(ctx: BackwardNode, a: Array, shape: Shape) -> Array:
         ctx.in_shape = a.shape
         out = backends.of(a).reshape_view(a, shape)
         if out is None:
@@ -69,7 +74,7 @@ class View(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         return grad.reshape(ctx.in_shape), None
 
 
@@ -77,12 +82,12 @@ class Permute(Function):
     """Reorder dimensions (a view: only the strides change)."""
 
     @staticmethod
-    def forward(ctx, a, dims):
+    def forward(ctx: BackwardNode, a: Array, dims: tuple[int, ...]) -> Array:
         ctx.dims = dims
         return a.transpose(dims)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         inverse = [0] * len(ctx.dims)
         for i, d in enumerate(ctx.dims):
             inverse[d] = i
@@ -93,12 +98,12 @@ class Transpose(Function):
     """Swap two dimensions (a view: two strides swap)."""
 
     @staticmethod
-    def forward(ctx, a, dim0, dim1):
+    def forward(ctx: BackwardNode, a: Array, dim0: int, dim1: int) -> Array:
         ctx.dim0, ctx.dim1 = dim0, dim1
         return a.swapaxes(dim0, dim1)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         return grad.swapaxes(ctx.dim0, ctx.dim1), None, None
 
 
@@ -106,12 +111,12 @@ class Expand(Function):
     """Repeat size-1 dimensions without copying (stride 0); backward sums them back."""
 
     @staticmethod
-    def forward(ctx, a, shape):
+    def forward(ctx: BackwardNode, a: Array, shape: Shape) -> Array:
         ctx.in_shape = a.shape
         return ctx.xp.broadcast_to(a, shape)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         return unbroadcast(grad, ctx.in_shape), None
 
 
@@ -119,13 +124,13 @@ class Cat(Function):
     """Join tensors along an existing dimension; backward slices the gradient apart."""
 
     @staticmethod
-    def forward(ctx, axis, *arrays):
+    def forward(ctx: BackwardNode, axis: int, *arrays: Array) -> Array:
         ctx.axis = axis
         ctx.sizes = [a.shape[axis] for a in arrays]
         return ctx.xp.concatenate(arrays, axis=axis)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         splits, start = [], 0
         for size in ctx.sizes:
             index = [slice(None)] * grad.ndim
@@ -139,12 +144,12 @@ class Stack(Function):
     """Join tensors along a new dimension; backward takes each slice back out."""
 
     @staticmethod
-    def forward(ctx, axis, *arrays):
+    def forward(ctx: BackwardNode, axis: int, *arrays: Array) -> Array:
         ctx.axis = axis
         return ctx.xp.stack(arrays, axis=axis)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         count = grad.shape[ctx.axis]
         return (None, *(grad.take(i, axis=ctx.axis) for i in range(count)))
 
@@ -153,11 +158,11 @@ class Clone(Function):
     """A contiguous copy that stays in the graph."""
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: BackwardNode, a: Array) -> Array:
         return a.copy()
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         return (grad,)
 
 
@@ -165,16 +170,16 @@ class ToDevice(Function):
     """Copy to another device; the gradient is copied back to where the input lives."""
 
     @staticmethod
-    def forward(ctx, a, device):
+    def forward(ctx: BackwardNode, a: Array, device: str) -> Array:
         ctx.source = backends.device_of(a)
         return backends.to_device(a, device)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         return backends.to_device(grad, ctx.source), None
 
     @classmethod
-    def apply(cls, a, device):
+    def apply(cls, a: Tensor, device: str) -> Tensor:
         out = super().apply(a, device)
         # Function.apply picked the input's array module; the output lives on ``device``.
         if out.grad_fn is not None:
@@ -183,7 +188,7 @@ class ToDevice(Function):
 
 
 # ---------------------------------------------------------------------- user functions
-def _shape_args(shape):
+def _shape_args(shape: tuple[Any, ...]) -> tuple[Any, ...]:
     """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` alike."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         return tuple(shape[0])
@@ -192,7 +197,7 @@ def _shape_args(shape):
     return tuple(shape)
 
 
-def reshape(a, *shape):
+def reshape(a: Tensor, *shape: Any) -> Tensor:
     """The same elements in a new shape (a view when possible); one size may be -1."""
     shape = infer_shape("reshape", a.shape, _shape_args(shape))
     if shape == a.shape:
@@ -200,13 +205,13 @@ def reshape(a, *shape):
     return Reshape.apply(a, shape)
 
 
-def view(a, *shape):
+def view(a: Tensor, *shape: Any) -> Tensor:
     """The same memory seen with a new shape; fails for non-contiguous layouts, as in PyTorch."""
     shape = infer_shape("view", a.shape, _shape_args(shape))
     return View.apply(a, shape)
 
 
-def permute(a, *dims):
+def permute(a: Tensor, *dims: Any) -> Tensor:
     """Reorder the dimensions: ``x.permute(2, 0, 1)``."""
     dims = _shape_args(dims)
     ndim = a.ndim
@@ -220,7 +225,7 @@ def permute(a, *dims):
     return Permute.apply(a, normalized)
 
 
-def transpose(a, dim0, dim1):
+def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap dimensions ``dim0`` and ``dim1`` (a view)."""
     ndim = a.ndim
     if ndim == 0:
@@ -228,7 +233,7 @@ def transpose(a, dim0, dim1):
     return Transpose.apply(a, check_dim("transpose", dim0, ndim), check_dim("transpose", dim1, ndim))
 
 
-def expand(a, *sizes):
+def expand(a: Tensor, *sizes: Any) -> Tensor:
     """Repeat size-1 dimensions to ``sizes`` without copying; -1 keeps a size."""
     sizes = _shape_args(sizes)
     if len(sizes) < a.ndim:
@@ -256,12 +261,12 @@ def expand(a, *sizes):
     return Expand.apply(a, tuple(shape))
 
 
-def expand_as(a, other):
+def expand_as(a: Tensor, other: Tensor) -> Tensor:
     """``a.expand(other.shape)``."""
     return expand(a, other.shape)
 
 
-def unsqueeze(a, dim):
+def unsqueeze(a: Tensor, dim: int) -> Tensor:
     """Insert a dimension of size 1 at ``dim``."""
     if not -a.ndim - 1 <= dim <= a.ndim:
         raise IndexError(
@@ -274,7 +279,7 @@ def unsqueeze(a, dim):
     return Reshape.apply(a, tuple(shape))
 
 
-def squeeze(a, dim=None):
+def squeeze(a: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
     """Remove size-1 dimensions (all of them, or ``dim`` only when its size is 1)."""
     if dim is None:
         axes = {i for i, s in enumerate(a.shape) if s == 1}
@@ -288,7 +293,7 @@ def squeeze(a, dim=None):
     return Reshape.apply(a, shape)
 
 
-def flatten(a, start_dim=0, end_dim=-1):
+def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dimensions ``start_dim..end_dim`` into one."""
     if a.ndim == 0:
         return reshape(a, 1)
@@ -300,7 +305,7 @@ def flatten(a, start_dim=0, end_dim=-1):
     return reshape(a, shape)
 
 
-def _promote_all(tensors, op):
+def _promote_all(tensors: Iterable[Tensor], op: str) -> list[Tensor]:
     tensors = list(tensors)
     if not tensors:
         raise MiniTorchError(f"{op}: expected a non-empty list of tensors")
@@ -315,7 +320,7 @@ def _promote_all(tensors, op):
     return [t.to(target) for t in tensors]
 
 
-def cat(tensors, dim=0):
+def cat(tensors: Iterable[Tensor], dim: int = 0) -> Tensor:
     """Join tensors along dimension ``dim``; the other sizes must match."""
     tensors = _promote_all(tensors, "cat")
     ref = tensors[0]
@@ -331,7 +336,7 @@ def cat(tensors, dim=0):
     return Cat.apply(axis, *tensors)
 
 
-def stack(tensors, dim=0):
+def stack(tensors: Iterable[Tensor], dim: int = 0) -> Tensor:
     """Join same-shaped tensors along a new dimension ``dim``."""
     tensors = _promote_all(tensors, "stack")
     ref = tensors[0]

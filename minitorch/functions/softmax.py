@@ -8,14 +8,17 @@ Fused, they are one graph node each instead of the five or so that ``exp``, ``su
 ``/`` would record, and they never overflow (logits of +-1000 are fine).
 """
 
-from minitorch.autograd.function import Function
+from __future__ import annotations
+
+from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import DEFAULT_FLOAT
 from minitorch.errors import MiniTorchError
 from minitorch.functions.promotion import cast
+from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor
 
 
-def _norm_dim(op, dim, ndim):
+def _norm_dim(op: str, dim: int | None, ndim: int) -> int:
     if dim is None:
         raise MiniTorchError(f"{op}: pass the dimension to normalise over, e.g. {op}(x, dim=-1)")
     if not -max(ndim, 1) <= dim < max(ndim, 1):
@@ -31,7 +34,7 @@ class Softmax(Function):
     """
 
     @staticmethod
-    def forward(ctx, x, dim):
+    def forward(ctx: BackwardNode, x: Array, dim: int) -> Array:
         xp = ctx.xp
         # Subtracting the maximum changes nothing mathematically and keeps exp() <= 1.
         e = xp.exp(x - x.max(axis=dim, keepdims=True))
@@ -41,7 +44,7 @@ class Softmax(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (s,) = ctx.saved_tensors
         return s * (grad - (grad * s).sum(axis=ctx.dim, keepdims=True)), None
 
@@ -54,7 +57,7 @@ class LogSoftmax(Function):
     """
 
     @staticmethod
-    def forward(ctx, x, dim):
+    def forward(ctx: BackwardNode, x: Array, dim: int) -> Array:
         xp = ctx.xp
         shifted = x - x.max(axis=dim, keepdims=True)
         out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
@@ -63,25 +66,25 @@ class LogSoftmax(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (out,) = ctx.saved_tensors
         return grad - ctx.xp.exp(out) * grad.sum(axis=ctx.dim, keepdims=True), None
 
 
-def _float(x, op):
+def _float(x: Tensor, op: str) -> Tensor:
     """Softmax and friends compute in floating point: integer tensors become float32."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}: expected a Tensor, got {type(x).__name__}")
     return x if x.data.dtype.kind == "f" else cast(x, DEFAULT_FLOAT)
 
 
-def softmax(x, dim=None):
+def softmax(x: Tensor, dim: int | None = None) -> Tensor:
     """Probabilities along ``dim``: exp(x) normalised to sum to 1."""
     x = _float(x, "softmax")
     return Softmax.apply(x, _norm_dim("softmax", dim, x.ndim))
 
 
-def log_softmax(x, dim=None):
+def log_softmax(x: Tensor, dim: int | None = None) -> Tensor:
     """log(softmax(x, dim)), computed without overflow (logits of +-1000 are fine)."""
     x = _float(x, "log_softmax")
     return LogSoftmax.apply(x, _norm_dim("log_softmax", dim, x.ndim))

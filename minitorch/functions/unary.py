@@ -1,13 +1,16 @@
 """Elementwise functions of one tensor: exp, log, sqrt, sin, cos, tanh, sigmoid, relu,
 abs, clamp. Each backward multiplies the incoming gradient by the local derivative."""
 
+from __future__ import annotations
+
 import numpy as np
 
 from minitorch import backends
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import DEFAULT_FLOAT
 from minitorch.errors import MiniTorchError
 from minitorch.functions.promotion import cast
+from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor
 
 
@@ -15,13 +18,13 @@ class Exp(Function):
     """exp(a).   d/da = exp(a), which forward already computed."""
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: BackwardNode, a: Array) -> Array:
         out = ctx.xp.exp(a)
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (out,) = ctx.saved_tensors
         return (grad * out,)
 
@@ -30,12 +33,12 @@ class Log(Function):
     """log(a).   d/da = 1/a."""
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: BackwardNode, a: Array) -> Array:
         ctx.save_for_backward(a)
         return ctx.xp.log(a)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (a,) = ctx.saved_tensors
         return (grad / a,)
 
@@ -44,12 +47,12 @@ class Log1p(Function):
     """log(1 + a), accurate for tiny a (where 1 + a rounds to 1).   d/da = 1 / (1 + a)."""
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: BackwardNode, a: Array) -> Array:
         ctx.save_for_backward(a)
         return ctx.xp.log1p(a)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (a,) = ctx.saved_tensors
         return (grad / (1 + a),)
 
@@ -58,13 +61,13 @@ class Sqrt(Function):
     """sqrt(a).   d/da = 1 / (2 sqrt(a))."""
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: BackwardNode, a: Array) -> Array:
         out = ctx.xp.sqrt(a)
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (out,) = ctx.saved_tensors
         return (grad / (2 * out),)
 
@@ -73,12 +76,12 @@ class Sin(Function):
     """sin(a).   d/da = cos(a)."""
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: BackwardNode, a: Array) -> Array:
         ctx.save_for_backward(a)
         return ctx.xp.sin(a)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (a,) = ctx.saved_tensors
         return (grad * ctx.xp.cos(a),)
 
@@ -87,12 +90,12 @@ class Cos(Function):
     """cos(a).   d/da = -sin(a)."""
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: BackwardNode, a: Array) -> Array:
         ctx.save_for_backward(a)
         return ctx.xp.cos(a)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (a,) = ctx.saved_tensors
         return (-grad * ctx.xp.sin(a),)
 
@@ -101,13 +104,13 @@ class Tanh(Function):
     """tanh(a).   d/da = 1 - tanh(a)**2."""
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: BackwardNode, a: Array) -> Array:
         out = ctx.xp.tanh(a)
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (out,) = ctx.saved_tensors
         return (grad * (1 - out * out),)
 
@@ -116,7 +119,7 @@ class Sigmoid(Function):
     """1 / (1 + exp(-a)), computed without overflow.   d/da = s * (1 - s)."""
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: BackwardNode, a: Array) -> Array:
         xp = ctx.xp
         # exp of a non-positive number never overflows; pick the form that uses one.
         e = xp.exp(-xp.abs(a))
@@ -125,7 +128,7 @@ class Sigmoid(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (out,) = ctx.saved_tensors
         return (grad * out * (1 - out),)
 
@@ -139,7 +142,7 @@ class ReLU(Function):
     """
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: BackwardNode, a: Array) -> Array:
         kernels = backends.kernels_for(a)  # None on the CPU
         if kernels is not None:
             out = kernels.relu_forward(a)
@@ -149,7 +152,7 @@ class ReLU(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (out,) = ctx.saved_tensors
         kernels = backends.kernels_for(grad)
         if kernels is not None and grad.dtype == out.dtype:
@@ -161,12 +164,12 @@ class Abs(Function):
     """|a|.   d/da = sign(a) (0 at 0)."""
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx: BackwardNode, a: Array) -> Array:
         ctx.save_for_backward(a)
         return ctx.xp.abs(a)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (a,) = ctx.saved_tensors
         return (grad * ctx.xp.sign(a),)
 
@@ -175,13 +178,13 @@ class Clamp(Function):
     """a limited to [low, high].   d/da = 1 inside the range (bounds included), else 0."""
 
     @staticmethod
-    def forward(ctx, a, low, high):
+    def forward(ctx: BackwardNode, a: Array, low: float | None, high: float | None) -> Array:
         ctx.save_for_backward(a)
         ctx.low, ctx.high = low, high
         return ctx.xp.clip(a, low, high)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (a,) = ctx.saved_tensors
         inside = True
         if ctx.low is not None:
@@ -192,7 +195,7 @@ class Clamp(Function):
 
 
 # ---------------------------------------------------------------------- user functions
-def _floating(a, op):
+def _floating(a: Tensor, op: str) -> Tensor:
     """Math functions compute in floating point: integer tensors become float32 first."""
     if not isinstance(a, Tensor):
         raise TypeError(f"{op}(): expected a Tensor, got {type(a).__name__}")
@@ -201,57 +204,57 @@ def _floating(a, op):
     return a
 
 
-def exp(a):
+def exp(a: Tensor) -> Tensor:
     """e to the power of each element."""
     return Exp.apply(_floating(a, "exp"))
 
 
-def log(a):
+def log(a: Tensor) -> Tensor:
     """Natural logarithm of each element."""
     return Log.apply(_floating(a, "log"))
 
 
-def log1p(a):
+def log1p(a: Tensor) -> Tensor:
     """log(1 + a) of each element, without losing tiny a to rounding."""
     return Log1p.apply(_floating(a, "log1p"))
 
 
-def sqrt(a):
+def sqrt(a: Tensor) -> Tensor:
     """Square root of each element."""
     return Sqrt.apply(_floating(a, "sqrt"))
 
 
-def sin(a):
+def sin(a: Tensor) -> Tensor:
     """Sine of each element."""
     return Sin.apply(_floating(a, "sin"))
 
 
-def cos(a):
+def cos(a: Tensor) -> Tensor:
     """Cosine of each element."""
     return Cos.apply(_floating(a, "cos"))
 
 
-def tanh(a):
+def tanh(a: Tensor) -> Tensor:
     """Hyperbolic tangent of each element."""
     return Tanh.apply(_floating(a, "tanh"))
 
 
-def sigmoid(a):
+def sigmoid(a: Tensor) -> Tensor:
     """The logistic function 1 / (1 + exp(-a)) of each element."""
     return Sigmoid.apply(_floating(a, "sigmoid"))
 
 
-def relu(a):
+def relu(a: Tensor) -> Tensor:
     """max(a, 0) for each element."""
     return ReLU.apply(a)
 
 
-def abs(a):
+def abs(a: Tensor) -> Tensor:
     """Absolute value of each element."""
     return Abs.apply(a)
 
 
-def clamp(a, min=None, max=None):
+def clamp(a: Tensor, min: float | Tensor | None = None, max: float | Tensor | None = None) -> Tensor:
     """Limit each element to ``[min, max]`` (either bound may be None)."""
     if min is None and max is None:
         raise MiniTorchError("clamp(): at least one of 'min' or 'max' must not be None")
