@@ -3,40 +3,58 @@
 PyTorch's ``torch.load`` unpickles, and unpickling a file can run any code. MiniTorch
 writes a NumPy ``.npz`` archive instead: every array is one ``.npy`` entry, and the
 structure around them (nested dicts and lists, numbers, strings) is a JSON document stored
-as bytes in the entry ``__minitorch__``. Loading uses ``numpy.load(allow_pickle=False)``
-and ``json.loads``: neither can execute code.
+as bytes in the entry ``__minitorch__``. Loading reads the zip entries and
+``json.loads`` the header: neither can execute code. The careful reading of a file that may
+be hostile or damaged (sizes checked before decompressing, dtypes, the header's structure)
+lives in :mod:`minitorch.checkpoint_format`.
 """
 
 import json
 import os
-import zipfile
 
 import numpy as np
 
 from minitorch import backends
+from minitorch.checkpoint_format import (
+    FORMAT_VERSION,
+    HEADER,
+    MAX_DEPTH,
+    MAX_HEADER_BYTES,
+    MAX_LOAD_BYTES,
+    ArrayRef,
+    read_checkpoint,
+    unsupported_dtype,
+)
 from minitorch.errors import MiniTorchError
 from minitorch.tensor import Tensor
 
-HEADER = "__minitorch__"
-FORMAT_VERSION = 1
 
+def _encode(value, arrays, where="root", depth=0):
+    """A JSON-able description of ``value``; arrays go into ``arrays`` and are referenced by name.
 
-def _encode(value, arrays):
-    """A JSON-able description of ``value``; arrays go into ``arrays`` and are referenced by name."""
+    ``where`` (like ``root['opt']['state']``) locates ``value`` in error messages.
+    """
+    if depth > MAX_DEPTH:  # load refuses deeper headers, so save does not write them
+        raise MiniTorchError(f"save: the object is nested more than {MAX_DEPTH} levels deep (at {where})")
     if isinstance(value, Tensor) or backends.is_backend_array(value):
         array = value.data if isinstance(value, Tensor) else value
+        array = np.asarray(backends.to_device(array, "cpu"), order="C")  # keeps 0-d as 0-d
+        reason = unsupported_dtype(array.dtype)
+        if reason:  # refused now, rather than written to a file that load would refuse
+            raise MiniTorchError(f"save: the array at {where} {reason}")
         name = f"a{len(arrays)}"
-        arrays[name] = np.asarray(backends.to_device(array, "cpu"), order="C")  # keeps 0-d as 0-d
+        arrays[name] = array
         return {"__array__": name, "tensor": isinstance(value, Tensor)}
     if isinstance(value, dict):
         items = []
         for k, v in value.items():
             if not isinstance(k, (str, int)) or isinstance(k, bool):
                 raise MiniTorchError(f"save: dict keys must be str or int, got {type(k).__name__} {k!r}")
-            items.append([k, _encode(v, arrays)])
+            items.append([k, _encode(v, arrays, f"{where}[{k!r}]", depth + 1)])
         return {"__dict__": items}
     if isinstance(value, (list, tuple)):
-        return {"__list__": [_encode(v, arrays) for v in value], "tuple": isinstance(value, tuple)}
+        items = [_encode(v, arrays, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
+        return {"__list__": items, "tuple": isinstance(value, tuple)}
     if isinstance(value, (np.integer, np.floating, np.bool_)):
         return value.item()
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -47,19 +65,6 @@ def _encode(value, arrays):
     )
 
 
-def _decode(value, archive):
-    if isinstance(value, dict):
-        if "__array__" in value:
-            array = archive[value["__array__"]]
-            return Tensor._make(array, None, False) if value["tensor"] else array
-        if "__dict__" in value:
-            return {k: _decode(v, archive) for k, v in value["__dict__"]}
-        if "__list__" in value:
-            items = [_decode(v, archive) for v in value["__list__"]]
-            return tuple(items) if value["tuple"] else items
-    return value
-
-
 def save(obj, f):
     """Write ``obj`` (a state dict, or nested dicts/lists of tensors and numbers) to ``f``.
 
@@ -68,6 +73,11 @@ def save(obj, f):
     arrays = {}
     tree = {"format": "minitorch", "version": FORMAT_VERSION, "root": _encode(obj, arrays)}
     header = np.frombuffer(json.dumps(tree).encode("utf-8"), dtype=np.uint8)
+    if header.nbytes > MAX_HEADER_BYTES:  # load would refuse it
+        raise MiniTorchError(
+            f"save: the non-array part of the object takes {header.nbytes} bytes as JSON, over the limit of "
+            f"{MAX_HEADER_BYTES}; store long lists of numbers as a tensor or NumPy array instead"
+        )
     if isinstance(f, (str, os.PathLike)):
         with open(f, "wb") as handle:  # an open file: np.savez would append ".npz" to a path
             np.savez(handle, **{HEADER: header}, **arrays)
@@ -75,56 +85,45 @@ def save(obj, f):
         np.savez(f, **{HEADER: header}, **arrays)
 
 
-def load(f, map_location=None):
+def load(f, map_location=None, *, weights_only=None, max_bytes=None):
     """Read what ``save`` wrote. Tensors come back on the CPU, or on ``map_location``.
 
-    A file that is not a MiniTorch save (corrupt, truncated, a PyTorch ``.pt`` file) raises
-    a ``MiniTorchError`` saying so; nothing in the file is ever executed.
+    ``f`` is a path or a seekable binary file object; a missing path raises ``FileNotFoundError``.
+    Anything else that is not a readable MiniTorch checkpoint raises a ``MiniTorchError``
+    naming the file and the problem: another kind of file (a CSV, a pickle, a PyTorch
+    ``.pt``), a damaged or edited header, an array of a dtype MiniTorch does not support
+    (only bool, int64, float32 and float64 load; float16 is refused, not widened), or
+    arrays that would decompress to more than ``max_bytes``. Nothing in the file is ever
+    executed: there is no pickle anywhere.
+
+    ``max_bytes``: the most bytes the arrays may take once decompressed; the default
+    ``MAX_LOAD_BYTES`` is 4 GiB. The sizes are checked before anything is decompressed, so
+    a small "zip bomb" file cannot fill the memory. Raise it for a larger file you trust.
+
+    ``weights_only``: accepted because PyTorch's tutorials pass it to ``torch.load``. MiniTorch
+    never unpickles, so every value behaves the same: only data is ever loaded.
     """
-    name = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", "<file object>")
-    try:
-        archive = np.load(f, allow_pickle=False)
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        raise MiniTorchError(
-            f"load: {name} is not a MiniTorch checkpoint (it is not a readable .npz archive: {exc})"
-        ) from exc
-    if not isinstance(archive, np.lib.npyio.NpzFile):
-        raise MiniTorchError(f"load: {name} holds a single NumPy array, not a MiniTorch checkpoint")
-    with archive:
-        try:
-            if HEADER not in archive.files:
-                hint = ""
-                if any(n.endswith("data.pkl") for n in archive.files):
-                    hint = (
-                        " It looks like a PyTorch file; MiniTorch never unpickles. In PyTorch run "
-                        "minitorch.save({k: v.numpy() for k, v in sd.items()}, path), or pass those "
-                        "arrays straight to load_state_dict."
-                    )
-                raise MiniTorchError(
-                    f"load: {name} is a zip/.npz archive without a MiniTorch header ('{HEADER}').{hint}"
-                )
-            tree = json.loads(archive[HEADER].tobytes().decode("utf-8"))
-            if tree.get("format") != "minitorch" or "root" not in tree:
-                raise MiniTorchError(f"load: {name} has an unknown header; was it written by minitorch.save?")
-            arrays = {n: archive[n] for n in archive.files if n != HEADER}
-        except MiniTorchError:
-            raise
-        except Exception as exc:  # a damaged entry: bad CRC, truncated data, invalid JSON...
-            raise MiniTorchError(f"load: {name} is damaged and cannot be read ({type(exc).__name__}: {exc})") from exc
-    obj = _decode(tree["root"], arrays)
-    if map_location is not None:
-        device = backends.normalize_device(map_location)
-        obj = _to_device(obj, device)
-    return obj
+    del weights_only  # always "weights only": see the docstring
+    if max_bytes is None:
+        max_bytes = MAX_LOAD_BYTES  # looked up now: minitorch.serialization.MAX_LOAD_BYTES may be changed
+    if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes <= 0:
+        raise MiniTorchError(f"load: max_bytes must be a positive whole number of bytes, got {max_bytes!r}")
+    root, arrays = read_checkpoint(f, max_bytes)
+    device = None if map_location is None else backends.normalize_device(map_location)
+    return _resolve(root, arrays, device)
 
 
-def _to_device(obj, device):
-    if isinstance(obj, Tensor):
-        return Tensor._make(backends.to_device(obj.data, device), None, False)
+def _resolve(obj, arrays, device):
+    """Put the arrays read from the file where the header's placeholders are."""
+    if isinstance(obj, ArrayRef):
+        array = arrays[obj.name]
+        if not obj.tensor:
+            return array  # plain arrays stay NumPy arrays, as they were saved
+        return Tensor._make(array if device is None else backends.to_device(array, device), None, False)
     if isinstance(obj, dict):
-        return {k: _to_device(v, device) for k, v in obj.items()}
+        return {k: _resolve(v, arrays, device) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [_to_device(v, device) for v in obj]
+        return [_resolve(v, arrays, device) for v in obj]
     if isinstance(obj, tuple):
-        return tuple(_to_device(v, device) for v in obj)
+        return tuple(_resolve(v, arrays, device) for v in obj)
     return obj
