@@ -6,21 +6,26 @@ Random numbers come from ``minitorch.factories.default_generator()``, so
 ``minitorch.manual_seed`` makes a model's initial weights repeatable.
 """
 
+from __future__ import annotations
+
 import math
+
+import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.random import default_generator
+from minitorch.tensor import Tensor
 
 
-def _fill(tensor, array):
+def _fill(tensor: Tensor, array: np.ndarray) -> Tensor:
     """Write a NumPy array into ``tensor`` in place, on its device and dtype."""
     with no_grad():
         tensor.data[...] = backends.to_device(array.astype(tensor.data.dtype), tensor.device)
     return tensor
 
 
-def calculate_fan_in_and_fan_out(tensor):
+def calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
     """(fan_in, fan_out): inputs and outputs feeding one weight, counting the kernel area."""
     if tensor.ndim < 2:
         raise ValueError(f"fan in/out needs a weight with at least 2 dims, got shape {tuple(tensor.shape)}")
@@ -30,7 +35,7 @@ def calculate_fan_in_and_fan_out(tensor):
     return tensor.shape[1] * receptive, tensor.shape[0] * receptive
 
 
-def calculate_gain(nonlinearity, param=None):
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """The scale that keeps activations' variance steady through ``nonlinearity``."""
     if nonlinearity in ("linear", "sigmoid", "conv2d", "conv1d"):
         return 1.0
@@ -44,34 +49,36 @@ def calculate_gain(nonlinearity, param=None):
     raise ValueError(f"calculate_gain: unsupported nonlinearity {nonlinearity!r}")
 
 
-def uniform_(tensor, a=0.0, b=1.0):
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
     """Fill with U(a, b)."""
     return _fill(tensor, default_generator().uniform(a, b, size=tensor.shape))
 
 
-def normal_(tensor, mean=0.0, std=1.0):
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
     """Fill with N(mean, std**2)."""
     return _fill(tensor, default_generator().normal(mean, std, size=tensor.shape))
 
 
-def constant_(tensor, value):
+def constant_(tensor: Tensor, value: float) -> Tensor:
     """Fill with ``value``."""
     with no_grad():
         tensor.data[...] = value
     return tensor
 
 
-def zeros_(tensor):
+def zeros_(tensor: Tensor) -> Tensor:
     """Fill with 0."""
     return constant_(tensor, 0.0)
 
 
-def ones_(tensor):
+def ones_(tensor: Tensor) -> Tensor:
     """Fill with 1."""
     return constant_(tensor, 1.0)
 
 
-def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+def kaiming_uniform_(
+    tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+) -> Tensor:
     """He initialisation: U(-bound, bound) with bound = gain * sqrt(3 / fan)."""
     fan_in, fan_out = calculate_fan_in_and_fan_out(tensor)
     fan = fan_in if mode == "fan_in" else fan_out
@@ -79,7 +86,7 @@ def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
     return uniform_(tensor, -bound, bound)
 
 
-def xavier_uniform_(tensor, gain=1.0):
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
     """Glorot initialisation: U(-bound, bound) with bound = gain * sqrt(6 / (fan_in + fan_out))."""
     fan_in, fan_out = calculate_fan_in_and_fan_out(tensor)
     bound = gain * math.sqrt(6.0 / (fan_in + fan_out))

@@ -4,6 +4,8 @@
 and buffer has PyTorch's name and shape, so a PyTorch ``state_dict`` loads as-is.
 """
 
+from __future__ import annotations
+
 import math
 
 import numpy as np
@@ -17,21 +19,21 @@ from minitorch.nn.module import Module, Parameter
 from minitorch.tensor import Tensor
 
 
-def _empty(*shape):
+def _empty(*shape: int) -> Tensor:
     return Tensor._make(np.empty(shape, dtype=np.float32), None, False)
 
 
 class Identity(Module):
     """Returns its input unchanged (a placeholder layer)."""
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         return x
 
 
 class Linear(Module):
     """y = x @ W.T + b, with W of shape (out_features, in_features) as in PyTorch."""
 
-    def __init__(self, in_features, out_features, bias=True):
+    def __init__(self, in_features: int, out_features: int, bias: bool = True) -> None:
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
         self.weight = Parameter(_empty(out_features, in_features))
@@ -41,24 +43,32 @@ class Linear(Module):
             self.register_parameter("bias", None)
         self.reset_parameters()
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         """PyTorch's default: U(-1/sqrt(in), 1/sqrt(in)) for weight and bias."""
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
             init.uniform_(self.bias, -bound, bound)
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         return F.linear(x, self.weight, self.bias)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
 class Conv2d(Module):
     """2-D convolution over (N, C, H, W) inputs; weight of shape (out, in, kh, kw)."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, bias=True):
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: int | tuple[int, int],
+        stride: int | tuple[int, int] = 1,
+        padding: int | tuple[int, int] = 0,
+        bias: bool = True,
+    ) -> None:
         super().__init__()
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = pair(kernel_size, "Conv2d: kernel_size")
@@ -71,7 +81,7 @@ class Conv2d(Module):
             self.register_parameter("bias", None)
         self.reset_parameters()
 
-    def reset_parameters(self):
+    def reset_parameters(self) -> None:
         """PyTorch's default: U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = in * kh * kw."""
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
@@ -79,10 +89,10 @@ class Conv2d(Module):
             bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
             init.uniform_(self.bias, -bound, bound)
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         return F.conv2d(x, self.weight, self.bias, self.stride, self.padding)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         text = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
         if self.padding != (0, 0):
             text += f", padding={self.padding}"
@@ -94,96 +104,107 @@ class Conv2d(Module):
 class MaxPool2d(Module):
     """Maximum over each window; ``stride`` defaults to ``kernel_size``."""
 
-    def __init__(self, kernel_size, stride=None):
+    def __init__(self, kernel_size: int | tuple[int, int], stride: int | tuple[int, int] | None = None) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = kernel_size if stride is None else stride
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         return F.max_pool2d(x, self.kernel_size, self.stride)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}"
 
 
 class ReLU(Module):
     """max(x, 0)."""
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         return F.relu(x)
 
 
 class Sigmoid(Module):
     """1 / (1 + exp(-x))."""
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         return F.sigmoid(x)
 
 
 class Tanh(Module):
     """tanh(x)."""
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         return F.tanh(x)
 
 
 class Softmax(Module):
     """softmax(x, dim)."""
 
-    def __init__(self, dim=None):
+    def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         return F.softmax(x, self.dim)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"dim={self.dim}"
 
 
 class LogSoftmax(Softmax):
     """log_softmax(x, dim)."""
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         return F.log_softmax(x, self.dim)
 
 
 class Flatten(Module):
     """Merge dims ``start_dim..end_dim`` (by default all but the batch dim)."""
 
-    def __init__(self, start_dim=1, end_dim=-1):
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
         self.start_dim, self.end_dim = start_dim, end_dim
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         return x.flatten(self.start_dim, self.end_dim)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
 class Dropout(Module):
     """Zero elements with probability ``p`` while training; identity in eval mode."""
 
-    def __init__(self, p=0.5):
+    def __init__(self, p: float = 0.5) -> None:
         super().__init__()
         if not 0 <= p <= 1:
             raise MiniTorchError(f"Dropout: probability p must be between 0 and 1, got {p}")
         self.p = p
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         return F.dropout(x, self.p, self.training)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"p={self.p}"
 
 
 class _BatchNorm(Module):
     """Shared code of BatchNorm1d/2d: affine weight/bias and running statistics, as PyTorch."""
 
-    expected_dims = ()
+    expected_dims: tuple[int, ...] = ()
+    # Registered as buffers by __init__ (as None without track_running_stats).
+    running_mean: Tensor | None
+    running_var: Tensor | None
+    num_batches_tracked: Tensor  # read only when track_running_stats is True
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True):
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+    ) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
@@ -202,7 +223,7 @@ class _BatchNorm(Module):
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         if x.ndim not in self.expected_dims:
             raise MiniTorchError(
                 f"{type(self).__name__}: expected a {' or '.join(f'{d}-d' for d in self.expected_dims)} "
@@ -231,7 +252,7 @@ class _BatchNorm(Module):
             self.eps,
         )
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return (
             f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
             f"track_running_stats={self.track_running_stats}"
@@ -253,23 +274,23 @@ class BatchNorm2d(_BatchNorm):
 class CrossEntropyLoss(Module):
     """Softmax cross-entropy of logits against integer class targets."""
 
-    def __init__(self, reduction="mean"):
+    def __init__(self, reduction: str = "mean") -> None:
         super().__init__()
         self.reduction = reduction
 
-    def forward(self, logits, target):
+    def forward(self, logits: Tensor, target: Tensor) -> Tensor:
         return F.cross_entropy(logits, target, self.reduction)
 
 
 class NLLLoss(CrossEntropyLoss):
     """Negative log-likelihood of log-probabilities against integer class targets."""
 
-    def forward(self, log_probs, target):
+    def forward(self, log_probs: Tensor, target: Tensor) -> Tensor:
         return F.nll_loss(log_probs, target, self.reduction)
 
 
 class MSELoss(CrossEntropyLoss):
     """Mean squared error."""
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.mse_loss(input, target, self.reduction)

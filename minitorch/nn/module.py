@@ -17,14 +17,19 @@ mean). Everything else -- ``parameters()``, ``state_dict()``, ``to(device)``, ``
 -- is a walk over those three dictionaries.
 """
 
+from __future__ import annotations
+
 import warnings
 from collections import OrderedDict, namedtuple
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 import numpy as np
 
 from minitorch import backends
 from minitorch.dtypes import get_dtype
 from minitorch.errors import MiniTorchError
+from minitorch.hints import Array
 from minitorch.tensor import Tensor
 
 
@@ -34,7 +39,7 @@ class Parameter(Tensor):
     ``Parameter(t)`` shares ``t``'s data, as in PyTorch.
     """
 
-    def __init__(self, data=None, requires_grad=True):
+    def __init__(self, data: Any = None, requires_grad: bool = True) -> None:
         if data is None:
             data = np.empty(0, dtype=np.float32)
         if isinstance(data, Tensor):
@@ -45,7 +50,7 @@ class Parameter(Tensor):
             array = Tensor(data).data
         self._init_leaf(array, requires_grad)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
 
@@ -56,8 +61,13 @@ class Module:
     """Base class of every layer and model: subclass it, assign layers, write ``forward``."""
 
     training = True
+    # Filled in by __init__ (through object.__setattr__, which skips the sorting below).
+    _parameters: OrderedDict[str, Parameter | None]
+    _buffers: OrderedDict[str, Tensor | None]
+    _non_persistent: set[str]
+    _modules: OrderedDict[str, Any]  # Module values (None where a sub-module was set to None)
 
-    def __init__(self):
+    def __init__(self) -> None:
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent", set())
@@ -65,7 +75,7 @@ class Module:
         object.__setattr__(self, "training", True)
 
     # ------------------------------------------------------------------ registration
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         if "_parameters" not in self.__dict__:
             raise MiniTorchError(
                 f"cannot assign {name!r} before Module.__init__() ran: call super().__init__() "
@@ -105,20 +115,20 @@ class Module:
         # Also a plain attribute, so reading ``self.weight`` is an ordinary (fast) lookup.
         object.__setattr__(self, name, value)
 
-    def __delattr__(self, name):
+    def __delattr__(self, name: str) -> None:
         for registry in (self._parameters, self._buffers, self._modules):
             registry.pop(name, None)
         self._non_persistent.discard(name)
         object.__delattr__(self, name)
 
-    def register_parameter(self, name, param):
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Add a parameter (or None, for an optional one like a missing bias)."""
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"register_parameter({name!r}): expected a Parameter or None, got {type(param).__name__}")
         self._parameters[name] = param
         object.__setattr__(self, name, param)
 
-    def register_buffer(self, name, tensor, persistent=True):
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """Add state that is saved in ``state_dict`` and moved by ``to()`` but not trained."""
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"register_buffer({name!r}): expected a Tensor or None, got {type(tensor).__name__}")
@@ -127,7 +137,7 @@ class Module:
             self._non_persistent.add(name)
         object.__setattr__(self, name, tensor)
 
-    def add_module(self, name, module):
+    def add_module(self, name: str, module: Module | None) -> None:
         """Register ``module`` as a sub-module called ``name``."""
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"add_module({name!r}): expected a Module, got {type(module).__name__}")
@@ -135,15 +145,15 @@ class Module:
         object.__setattr__(self, name, module)
 
     # ------------------------------------------------------------------ calling
-    def forward(self, *args, **kwargs):
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The computation of this module; every subclass defines it."""
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.forward(*args, **kwargs)
 
     # ------------------------------------------------------------------ traversal
-    def named_modules(self, prefix="", memo=None):
+    def named_modules(self, prefix: str = "", memo: set[int] | None = None) -> Iterator[tuple[str, Module]]:
         """(dotted name, module) for this module and every module inside it, each once."""
         if memo is None:
             memo = set()
@@ -155,25 +165,25 @@ class Module:
             if module is not None:
                 yield from module.named_modules(f"{prefix}.{name}" if prefix else name, memo)
 
-    def modules(self):
+    def modules(self) -> Iterator[Module]:
         """This module and every module inside it."""
         for _, module in self.named_modules():
             yield module
 
-    def named_children(self):
+    def named_children(self) -> Iterator[tuple[str, Module]]:
         """(name, module) for the direct sub-modules."""
         for name, module in self._modules.items():
             if module is not None:
                 yield name, module
 
-    def children(self):
+    def children(self) -> Iterator[Module]:
         """The direct sub-modules."""
         for _, module in self.named_children():
             yield module
 
-    def _named_members(self, registry, recurse=True):
+    def _named_members(self, registry: str, recurse: bool = True) -> Iterator[tuple[str, Any]]:
         seen = set()
-        modules = self.named_modules() if recurse else [("", self)]
+        modules: Iterable[tuple[str, Module]] = self.named_modules() if recurse else [("", self)]
         for prefix, module in modules:
             for name, value in getattr(module, registry).items():
                 if value is None or id(value) in seen:
@@ -181,42 +191,42 @@ class Module:
                 seen.add(id(value))
                 yield (f"{prefix}.{name}" if prefix else name), value
 
-    def named_parameters(self, recurse=True):
+    def named_parameters(self, recurse: bool = True) -> Iterator[tuple[str, Parameter]]:
         """(dotted name, parameter) pairs, e.g. ``('0.weight', ...)``; shared ones once."""
         return self._named_members("_parameters", recurse)
 
-    def parameters(self, recurse=True):
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         """Every trainable parameter, each once (what you hand to an optimizer)."""
         for _, p in self.named_parameters(recurse):
             yield p
 
-    def named_buffers(self, recurse=True):
+    def named_buffers(self, recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
         """(dotted name, buffer) pairs."""
         return self._named_members("_buffers", recurse)
 
-    def buffers(self, recurse=True):
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
         """Every buffer (non-trainable state such as running statistics)."""
         for _, b in self.named_buffers(recurse):
             yield b
 
     # ------------------------------------------------------------------ modes and grads
-    def train(self, mode=True):
+    def train(self, mode: bool = True) -> Module:
         """Training mode (dropout active, BatchNorm uses batch statistics); returns self."""
         for module in self.modules():
             object.__setattr__(module, "training", bool(mode))
         return self
 
-    def eval(self):
+    def eval(self) -> Module:
         """Evaluation mode: ``train(False)``."""
         return self.train(False)
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
         """Freeze (False) or unfreeze every parameter; returns self."""
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear every parameter's ``.grad`` (to None by default, as PyTorch 2 does)."""
         for p in self.parameters():
             if p.grad is None:
@@ -227,7 +237,7 @@ class Module:
                 p.grad.data[...] = 0
 
     # ------------------------------------------------------------------ devices and dtypes
-    def _apply_to_arrays(self, fn):
+    def _apply_to_arrays(self, fn: Callable[[Array], Array]) -> Module:
         """Replace the data of every parameter, gradient and buffer by ``fn(data)`` in place.
 
         The Parameter objects stay the same, so an optimizer built earlier still holds them.
@@ -244,7 +254,7 @@ class Module:
                     b.data = fn(b.data)
         return self
 
-    def to(self, *args, device=None, dtype=None):
+    def to(self, *args: Any, device: Any = None, dtype: Any = None) -> Module:
         """Move parameters and buffers to a device and/or floating dtype, in place; returns self."""
         for arg in args:
             if isinstance(arg, str) or hasattr(arg, "type"):
@@ -261,29 +271,29 @@ class Module:
             self._apply_to_arrays(lambda a: a.astype(np_dtype) if a.dtype.kind == "f" else a)
         return self
 
-    def cpu(self):
+    def cpu(self) -> Module:
         """Move everything to the CPU."""
         return self.to("cpu")
 
-    def cuda(self):
+    def cuda(self) -> Module:
         """Move everything to the GPU."""
         return self.to("cuda")
 
-    def float(self):
+    def float(self) -> Module:
         """Convert floating parameters and buffers to float32."""
         return self.to(dtype="float32")
 
-    def double(self):
+    def double(self) -> Module:
         """Convert floating parameters and buffers to float64."""
         return self.to(dtype="float64")
 
     # ------------------------------------------------------------------ state dict
-    def state_dict(self, prefix="", keep_vars=False):
+    def state_dict(self, prefix: str = "", keep_vars: bool = False) -> OrderedDict[str, Tensor]:
         """Parameters and persistent buffers by dotted name, named exactly as PyTorch names them.
 
         The values share memory with the module (detached unless ``keep_vars``).
         """
-        out = OrderedDict()
+        out: OrderedDict[str, Tensor] = OrderedDict()
         for module_prefix, module in self.named_modules(prefix.rstrip(".")):
             dot = module_prefix + "." if module_prefix else ""
             for name, p in module._parameters.items():
@@ -294,7 +304,7 @@ class Module:
                     out[dot + name] = b if keep_vars else b.detach()
         return out
 
-    def load_state_dict(self, state_dict, strict=True):
+    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True) -> IncompatibleKeys:
         """Copy values from ``state_dict`` into this module's parameters and buffers in place.
 
         Values may be Tensors or arrays (so ``{k: v.numpy() for k, v in torch_sd.items()}``
@@ -309,7 +319,7 @@ class Module:
             problems.append("missing keys: " + ", ".join(missing))
         if strict and unexpected:
             problems.append("unexpected keys: " + ", ".join(unexpected))
-        arrays = {}
+        arrays: dict[str, Any] = {}
         for key, target in own.items():
             if key not in state_dict:
                 continue
@@ -335,11 +345,11 @@ class Module:
         return IncompatibleKeys(missing, unexpected)
 
     # ------------------------------------------------------------------ printing
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         """The text inside the parentheses of this module's repr (its settings)."""
         return ""
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         lines = []
         extra = self.extra_repr()
         if extra:
@@ -353,7 +363,7 @@ class Module:
             return f"{type(self).__name__}({lines[0]})"
         return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
 
-    def __dir__(self):
+    def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()))
 
 
@@ -364,7 +374,7 @@ class Sequential(Module):
     PyTorch), or by the keys of an ``OrderedDict`` passed instead.
     """
 
-    def __init__(self, *modules):
+    def __init__(self, *modules: Any) -> None:
         super().__init__()
         if len(modules) == 1 and isinstance(modules[0], OrderedDict):
             for name, module in modules[0].items():
@@ -373,24 +383,24 @@ class Sequential(Module):
             for i, module in enumerate(modules):
                 self.add_module(str(i), _check_module(module, "Sequential"))
 
-    def forward(self, x):
+    def forward(self, x: Any) -> Any:
         for module in self._modules.values():
             x = module(x)
         return x
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: int | slice) -> Any:
         items = list(self._modules.items())
         if isinstance(index, slice):
             return Sequential(OrderedDict(items[index]))
         return items[index][1]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._modules)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return iter(self._modules.values())
 
-    def append(self, module):
+    def append(self, module: Module) -> Sequential:
         """Add a module at the end; returns self."""
         self.add_module(str(len(self._modules)), _check_module(module, "Sequential"))
         return self
@@ -399,43 +409,43 @@ class Sequential(Module):
 class ModuleList(Module):
     """A list of modules whose parameters are registered (a plain Python list hides them)."""
 
-    def __init__(self, modules=None):
+    def __init__(self, modules: Iterable[Module] | None = None) -> None:
         super().__init__()
         if modules is not None:
             self.extend(modules)
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: int | slice) -> Any:
         values = list(self._modules.values())
         if isinstance(index, slice):
             return ModuleList(values[index])
         return values[index]
 
-    def __setitem__(self, index, module):
+    def __setitem__(self, index: int, module: Module) -> None:
         key = list(self._modules)[index]
         self.add_module(key, _check_module(module, "ModuleList"))
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._modules)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return iter(self._modules.values())
 
-    def append(self, module):
+    def append(self, module: Module) -> ModuleList:
         """Add a module at the end; returns self."""
         self.add_module(str(len(self._modules)), _check_module(module, "ModuleList"))
         return self
 
-    def extend(self, modules):
+    def extend(self, modules: Iterable[Module]) -> ModuleList:
         """Add several modules at the end; returns self."""
         for module in modules:
             self.append(module)
         return self
 
-    def forward(self, *args):
+    def forward(self, *args: Any) -> Any:
         raise MiniTorchError("ModuleList has no forward(): iterate over it in your own module's forward")
 
 
-def _check_module(module, container):
+def _check_module(module: Any, container: str) -> Module:
     if not isinstance(module, Module):
         raise TypeError(f"{container}: expected Module instances, got {type(module).__name__} ({module!r})")
     return module

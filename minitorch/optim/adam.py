@@ -11,7 +11,11 @@ Both moments start at zero, so early on they underestimate; dividing by 1 - beta
 "bias correction") undoes that.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Iterable
+from typing import Any
 
 from minitorch import backends
 from minitorch.errors import MiniTorchError
@@ -23,14 +27,21 @@ class Adam(Optimizer):
 
     decoupled = False  # AdamW sets True: weight decay shrinks p directly
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+    ) -> None:
         if lr < 0 or eps < 0 or weight_decay < 0:
             raise MiniTorchError(f"{type(self).__name__}: lr, eps and weight_decay must be >= 0")
         if not (0 <= betas[0] < 1 and 0 <= betas[1] < 1):
             raise MiniTorchError(f"{type(self).__name__}: betas must be in [0, 1), got {betas}")
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay))
 
-    def step(self):
+    def step(self) -> None:
         """One update of every parameter that has a gradient."""
         for group in self.param_groups:
             lr, (beta1, beta2), eps, weight_decay = group["lr"], group["betas"], group["eps"], group["weight_decay"]
@@ -70,5 +81,12 @@ class AdamW(Adam):
 
     decoupled = True
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+    ) -> None:
         super().__init__(params, lr, betas, eps, weight_decay)

@@ -6,7 +6,11 @@ buffers (momentum, Adam's moments). ``step()`` updates every ``p.data`` in place
 plain array arithmetic: no graph is recorded and the Parameter objects never change.
 """
 
+from __future__ import annotations
+
 import copy
+from collections.abc import Iterable
+from typing import Any
 
 from minitorch import backends
 from minitorch.errors import MiniTorchError
@@ -16,13 +20,13 @@ from minitorch.tensor import Tensor
 class Optimizer:
     """Base class: subclasses set ``defaults`` and write ``step()``."""
 
-    def __init__(self, params, defaults):
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]], defaults: dict[str, Any]) -> None:
         self.defaults = dict(defaults)
-        self.state = {}
-        self.param_groups = []
+        self.state: dict[Tensor, dict[str, Any]] = {}  # per parameter: its buffers ("momentum_buffer", ...)
+        self.param_groups: list[dict[str, Any]] = []  # each: {"params": [...], "lr": ..., ...}
         if isinstance(params, Tensor):
             raise TypeError("params must be an iterable of Tensors (e.g. model.parameters()), got a single Tensor")
-        groups = list(params)
+        groups: list[Any] = list(params)
         if not groups:
             raise MiniTorchError(f"{type(self).__name__} got an empty parameter list")
         if not isinstance(groups[0], dict):
@@ -30,7 +34,7 @@ class Optimizer:
         for group in groups:
             self.add_param_group(group)
 
-    def add_param_group(self, group):
+    def add_param_group(self, group: dict[str, Any]) -> None:
         """Add a dict ``{'params': [...], 'lr': ..., ...}``; missing settings take the defaults."""
         group = dict(group)
         params = group["params"]
@@ -50,7 +54,7 @@ class Optimizer:
             raise MiniTorchError("some parameters appear in more than one parameter group")
         self.param_groups.append(group)
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear the gradients of every parameter (to None by default, as PyTorch 2 does)."""
         for group in self.param_groups:
             for p in group["params"]:
@@ -60,14 +64,14 @@ class Optimizer:
                     else:
                         p.grad.data[...] = 0
 
-    def step(self):
+    def step(self) -> None:
         """Update every parameter from its ``.grad``."""
         raise NotImplementedError
 
     # ------------------------------------------------------------------ saving
-    def state_dict(self):
+    def state_dict(self) -> dict[str, Any]:
         """``{'state': {index: {...}}, 'param_groups': [...]}`` with parameters as indices, as PyTorch."""
-        index = {}
+        index: dict[int, int] = {}
         groups = []
         for group in self.param_groups:
             packed = {k: v for k, v in group.items() if k != "params"}
@@ -76,7 +80,7 @@ class Optimizer:
                 index.setdefault(id(p), len(index))
                 packed["params"].append(index[id(p)])
             groups.append(packed)
-        state = {}
+        state: dict[int, dict[str, Any]] = {}
         for group in self.param_groups:
             for p in group["params"]:
                 if p in self.state:
@@ -86,7 +90,7 @@ class Optimizer:
                     }
         return {"state": state, "param_groups": groups}
 
-    def load_state_dict(self, state_dict):
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore hyperparameters and buffers saved by ``state_dict()`` (same parameter order)."""
         groups = state_dict["param_groups"]
         if len(groups) != len(self.param_groups):
@@ -94,7 +98,7 @@ class Optimizer:
                 f"{type(self).__name__}.load_state_dict: the saved state has {len(groups)} parameter "
                 f"group(s), this optimizer has {len(self.param_groups)}"
             )
-        by_index = {}
+        by_index: dict[int, Tensor] = {}
         for saved, group in zip(groups, self.param_groups):
             if len(saved["params"]) != len(group["params"]):
                 raise MiniTorchError(
@@ -120,7 +124,7 @@ class Optimizer:
                 restored[key] = array
             self.state[p] = restored
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
         for i, group in enumerate(self.param_groups):
             lines.append(f"Parameter Group {i}")

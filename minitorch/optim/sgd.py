@@ -9,6 +9,11 @@ Per parameter, exactly PyTorch's update::
     p = p - lr * g
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
 from minitorch import backends
 from minitorch.errors import MiniTorchError
 from minitorch.optim.optimizer import Optimizer
@@ -17,7 +22,15 @@ from minitorch.optim.optimizer import Optimizer
 class SGD(Optimizer):
     """``SGD(params, lr, momentum=0, dampening=0, weight_decay=0, nesterov=False)``."""
 
-    def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False):
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        momentum: float = 0.0,
+        dampening: float = 0.0,
+        weight_decay: float = 0.0,
+        nesterov: bool = False,
+    ) -> None:
         if lr < 0 or momentum < 0 or weight_decay < 0:
             raise MiniTorchError(
                 f"SGD: lr, momentum and weight_decay must be >= 0, got {lr}, {momentum}, {weight_decay}"
@@ -27,7 +40,7 @@ class SGD(Optimizer):
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov)
         super().__init__(params, defaults)
 
-    def step(self):
+    def step(self) -> None:
         """One update of every parameter that has a gradient."""
         for group in self.param_groups:
             lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
