@@ -52,8 +52,10 @@ example: setup
 test: setup
 	$(MAKE) lint test-package test-lessons
 
+# ruff everywhere; mypy on the typed core (its file list is [tool.mypy] in pyproject.toml).
 lint:
 	$(VENV)/bin/ruff check minitorch widgets tests bench tools
+	$(VENV)/bin/mypy
 
 test-package:
 	$(PY) -m pytest tests
