@@ -22,17 +22,20 @@ engine's backward steps.
 """
 
 import math
-import re
 from collections import Counter
 
-import graphviz
 import numpy as np
 
 from minitorch.autograd import graph as autograd_graph
 from minitorch.tensor import Tensor
-from widgets import recorder, style
+from widgets import argcheck, recorder, style
+from widgets.picture import GraphPicture
 
 DEFAULT_MAX_NODES = 80
+# The most boxes ever sent to Graphviz, whatever max_nodes asks: ``dot`` needs minutes for
+# thousands of boxes (a frozen kernel), and well under a second for a few hundred. Beyond
+# it, the rest of the graph is summarised in one "N more ops" box.
+MAX_GRAPH_NODES = 300
 # Fits the width of a JupyterLab notebook (inches; graphviz shrinks only bigger graphs).
 DEFAULT_SIZE = "10,30"
 
@@ -75,6 +78,9 @@ class ComputationGraph:
         self.leaf_ids = {}  # id(leaf Tensor) -> GraphNode
         self.hidden = Counter()  # op name -> how many were left out (max_nodes)
         self.total_ops = 0
+        self.asked_max_nodes = max_nodes
+        self.limit_hit = False  # True when MAX_GRAPH_NODES, not max_nodes, cut the picture
+        self.dropped_inputs = 0  # inputs of drawn ops left out to stay within MAX_GRAPH_NODES
         self._names = {id(t): n for n, t in (names or {}).items() if isinstance(t, Tensor)}
         self._counts = Counter()
         self._build(max_nodes, show_constants)
@@ -96,6 +102,13 @@ class ComputationGraph:
             self.leaf_ids[id(tensor)] = node
         return node
 
+    def _room(self):
+        """True while one more box fits under MAX_GRAPH_NODES (one is kept for the summary box)."""
+        if len(self.nodes) < MAX_GRAPH_NODES - 1:
+            return True
+        self.limit_hit = True
+        return False
+
     def _build(self, max_nodes, show_constants):
         root = self.root
         root_node = root.grad_fn
@@ -106,12 +119,16 @@ class ComputationGraph:
         all_ops = autograd_graph.nodes(root_node)  # breadth-first: nearest the output first
         self.total_ops = len(all_ops)
         self.out_ids[root_node] = top
+        clamped = max_nodes > MAX_GRAPH_NODES
+        max_nodes = min(max_nodes, MAX_GRAPH_NODES)
         # An op is drawn (expanded) only if, when its output tensor was first reached, the
         # picture still had room (max_nodes). Once it is full nothing new is expanded, so
-        # the drawn ops are the first ones of the breadth-first order.
+        # the drawn ops are the first ones of the breadth-first order. MAX_GRAPH_NODES is a
+        # hard limit on top: an op with hundreds of inputs cannot overflow it either.
         expand = {root_node}
+        starved = []  # drawn ops some of whose inputs were left out
         for bnode in all_ops:
-            if bnode not in expand:
+            if bnode not in expand or not self._room():
                 break
             op = self._new("op", "op", bnode)
             self.op_ids[bnode] = op
@@ -121,7 +138,16 @@ class ComputationGraph:
                     # No gradient goes to this input. Draw it only if it was a Tensor: a Python
                     # number and a setting (an axis, a shape) look alike to the graph.
                     if show_constants and bnode.is_tensor_input[slot]:
-                        self.edges.append(GraphEdge(self._new("c", "const"), op, bnode, slot))
+                        if self._room():
+                            self.edges.append(GraphEdge(self._new("c", "const"), op, bnode, slot))
+                        else:
+                            self.dropped_inputs += 1
+                            starved.append(op)
+                    continue
+                drawn = self.leaf_ids.get(id(nxt)) if isinstance(nxt, Tensor) else self.out_ids.get(nxt)
+                if drawn is None and not self._room():
+                    self.dropped_inputs += 1
+                    starved.append(op)
                     continue
                 if isinstance(nxt, Tensor):
                     self.edges.append(GraphEdge(self._leaf(nxt), op, bnode, slot))
@@ -133,14 +159,20 @@ class ComputationGraph:
                 self.edges.append(GraphEdge(self.out_ids[nxt], op, bnode, slot))
         # Ops reached but not expanded (over max_nodes) collapse into one summary node.
         unexpanded = [n for n in all_ops if n not in self.op_ids]
-        if unexpanded:
+        if unexpanded and clamped:
+            self.limit_hit = True  # max_nodes asked for more than MAX_GRAPH_NODES allows
+        if unexpanded or starved:
             self.hidden = Counter(type(n).__name__ for n in unexpanded)
             more = self._new("more", "more")
             top = ", ".join(f"{name} x{count}" for name, count in self.hidden.most_common(3))
             more.name = f"{len(unexpanded)} more ops\n({top}{', ...' if len(self.hidden) > 3 else ''})"
+            if self.dropped_inputs:
+                more.name += f"\nand {self.dropped_inputs} inputs not drawn"
             for bnode, out in self.out_ids.items():
                 if bnode not in self.op_ids:
                     self.edges.append(GraphEdge(more, out))
+            for op in dict.fromkeys(starved):
+                self.edges.append(GraphEdge(more, op))
 
     def name_intermediates(self, names):
         """Names for non-leaf tensors, found through their ``grad_fn``."""
@@ -172,20 +204,6 @@ class RecordedGradients:
         return None if tensor.grad is None else tensor.grad.data
 
 
-def names_from(params):
-    """``{dotted name: tensor}`` and ``{module path: class name}`` from a Module or a dict."""
-    if params is None:
-        return {}, {}
-    if isinstance(params, dict):
-        return dict(params), {}
-    names = dict(params.named_parameters())
-    modules = {}
-    named_modules = getattr(params, "named_modules", None)
-    if named_modules is not None:
-        modules = {path: type(m).__name__ for path, m in named_modules() if path}
-    return names, modules
-
-
 def draw_graph(
     root,
     show_grad=True,
@@ -201,35 +219,39 @@ def draw_graph(
     """The graph behind ``root`` as a ``graphviz.Digraph`` (shows as SVG in a notebook).
 
     ``params``: a Module (its ``named_parameters()`` name the parameter boxes and group them
-    per sub-module) or a ``{name: tensor}`` dict. ``names``: more ``{name: tensor}`` labels,
-    intermediate results too (``names={"h": h}``). ``show_grad``: gradient norms after
-    ``backward()``. ``show_data``: values of small tensors. ``max_nodes``: a bigger graph
-    is summarised with a note instead of drawn in full. ``size``: the largest picture, in
+    per sub-module), a ``{name: tensor}`` dict or ``model.named_parameters()``. ``names``:
+    more ``{name: tensor}`` labels, intermediate results too (``names={"h": h}``).
+    ``show_grad``: gradient norms after ``backward()``. ``show_data``: values of small
+    tensors. ``max_nodes``: a bigger graph is summarised with a note instead of drawn in
+    full (never more than ``MAX_GRAPH_NODES`` boxes, so Graphviz stays fast; rendering
+    stops after ``picture.RENDER_TIMEOUT_S`` seconds). ``size``: the largest picture, in
     inches ("width,height"; None: natural size); ``rankdir="TB"`` draws top to bottom.
     """
+    w = "draw_graph"
+    show_grad, show_data, show_constants, legend = (
+        argcheck.need_bool(w, arg, v) for arg, v in
+        (("show_grad", show_grad), ("show_data", show_data), ("show_constants", show_constants), ("legend", legend)))
+    rankdir, size = argcheck.need_rankdir(w, rankdir), argcheck.need_size(w, size)
     graph, modules = build_graph(root, params, names, max_nodes, show_constants)
     return render(graph, RecordedGradients() if show_grad else None, show_data, rankdir, modules, legend, size=size)
 
 
-def build_graph(root, params=None, names=None, max_nodes=DEFAULT_MAX_NODES, show_constants=True):
-    """The ``ComputationGraph`` behind ``root`` with names applied, and the module kinds for clusters."""
-    all_names, modules = names_from(params)
-    all_names.update(names or {})
+def build_graph(root, params=None, names=None, max_nodes=DEFAULT_MAX_NODES, show_constants=True, widget="draw_graph"):
+    """The ``ComputationGraph`` behind ``root`` with names applied, and the module kinds for clusters.
+
+    Checks the arguments first: a wrong one raises a TypeError/ValueError naming ``widget``.
+    """
+    argcheck.need_tensor(widget, "root" if widget == "draw_graph" else "loss", root)
+    max_nodes = argcheck.need_int(widget, "max_nodes", max_nodes, minimum=1)
+    all_names, modules = argcheck.need_params(widget, params)
+    names = argcheck.need_names(widget, names)
+    all_names.update(names)
     graph = ComputationGraph(root, all_names, max_nodes, show_constants)
     graph.name_intermediates(names)
     return graph, modules
 
 
 # ---------------------------------------------------------------------- rendering
-class GraphPicture(graphviz.Digraph):
-    """A ``graphviz.Digraph`` whose text form is stable (no memory address), for nbval."""
-
-    def __repr__(self):
-        nodes = len(re.findall(r"^\t+(?!node \[|edge \[|graph \[)\w+ \[", self.source, flags=re.M))
-        edges = self.source.count(" -> ")
-        return f"<computation graph: {nodes} nodes, {edges} edges>"
-
-
 def render(graph, grads, show_data=False, rankdir="LR", modules=None, legend=True, states=None, title=None,
            size=DEFAULT_SIZE):
     """DOT for a ``ComputationGraph``.
@@ -272,7 +294,13 @@ def render(graph, grads, show_data=False, rankdir="LR", modules=None, legend=Tru
     notes = []
     if title:
         notes.append(_escape(title))
-    if graph.hidden:
+    if graph.limit_hit:
+        hidden = sum(graph.hidden.values())
+        notes.append(f"Large graph: showing {graph.total_ops - hidden:,} of {graph.total_ops:,} ops "
+                     f"(limit: {MAX_GRAPH_NODES} boxes, so Graphviz stays fast); {hidden:,} more are summarised"
+                     + (f", and {graph.dropped_inputs:,} inputs are not drawn" if graph.dropped_inputs else "")
+                     + ". Draw a smaller part of the computation to see more.")
+    elif graph.hidden:
         shown = graph.total_ops - sum(graph.hidden.values())
         notes.append(f"Large graph: showing the {shown} ops nearest the output; "
                      f"{sum(graph.hidden.values())} more are summarised (max_nodes); "

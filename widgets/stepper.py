@@ -20,8 +20,11 @@ import ipywidgets as widgets
 
 from minitorch import autograd, backends
 from minitorch.autograd import graph as autograd_graph
-from widgets import recorder, style
+from minitorch.tensor import Tensor
+from widgets import argcheck, recorder, style
 from widgets.graph import DEFAULT_MAX_NODES, build_graph, render
+
+MAX_CHIPS = 60  # engine-order chips shown at once; a longer backward shows a window around the step
 
 
 def _copy(array):
@@ -64,11 +67,22 @@ def replay_recorded(loss):
     return [(node, g_out, g_in) for _, node, g_out, g_in in records]
 
 
+def leaf_uses(steps):
+    """``{id(leaf): [(step index, gradient sent to it), ...]}`` over all steps."""
+    uses = {}
+    for i, (node, _, grad_inputs) in enumerate(steps):
+        for nxt, g in zip(node.next_functions, grad_inputs):
+            if isinstance(nxt, Tensor) and g is not None:
+                uses.setdefault(id(nxt), []).append((i, g))
+    return uses
+
+
 class StepGradients:
     """The gradients known after the first ``k`` backward steps (what ``render`` draws)."""
 
-    def __init__(self, steps, k):
-        self.position = {node: i for i, (node, _, _) in enumerate(steps)}
+    def __init__(self, steps, k, position=None, uses=None):
+        self.position = position if position is not None else {node: i for i, (node, _, _) in enumerate(steps)}
+        self.uses = uses if uses is not None else leaf_uses(steps)
         self.steps = steps
         self.k = k
 
@@ -84,12 +98,12 @@ class StepGradients:
     def leaf(self, tensor):
         """The part of the leaf's gradient gathered so far (summed over the ops that ran)."""
         total = None
-        for node, _, grad_inputs in self.steps[: self.k]:
-            for nxt, g in zip(node.next_functions, grad_inputs):
-                if nxt is tensor and g is not None:
-                    if g.shape != tuple(tensor.shape):  # a size-1 gradient, as the engine allows
-                        g = backends.module_of(g).broadcast_to(g, tuple(tensor.shape))
-                    total = g if total is None else total + g
+        for i, g in self.uses.get(id(tensor), ()):
+            if i >= self.k:
+                break
+            if g.shape != tuple(tensor.shape):  # a size-1 gradient, as the engine allows
+                g = backends.module_of(g).broadcast_to(g, tuple(tensor.shape))
+            total = g if total is None else total + g
         return total
 
 
@@ -97,15 +111,25 @@ class BackwardStepper:
     """A slider through the engine's backward steps over the graph of ``loss``."""
 
     def __init__(self, loss, params=None, names=None, max_nodes=DEFAULT_MAX_NODES, rankdir="LR"):
+        w = "BackwardStepper"
+        argcheck.need_tensor(w, "loss", loss)
         if loss.grad_fn is None:
-            raise ValueError("BackwardStepper needs a tensor computed from tensors with requires_grad=True")
+            raise ValueError(
+                f"{w}: loss has no grad_fn ({argcheck.what(loss)}, requires_grad={loss.requires_grad}): there is "
+                "no backward to step through. Pass a result computed from tensors with requires_grad=True, "
+                "outside minitorch.no_grad()")
+        if loss.data.size != 1:
+            raise ValueError(f"{w}: loss must be a single number to start backward from, got {argcheck.what(loss)}; "
+                             "reduce it first, e.g. BackwardStepper(loss.sum()) or loss.mean()")
+        self.rankdir = argcheck.need_rankdir(w, rankdir)
         self.loss = loss
-        self.graph, self.modules = build_graph(loss, params, names, max_nodes)
-        self.rankdir = rankdir
+        self.graph, self.modules = build_graph(loss, params, names, max_nodes, widget=w)
         try:
             self.steps = record_backward(loss)
             self.source = "recorded now (retain_graph=True; .grad left unchanged)"
-        except RuntimeError:  # buffers already freed by an earlier backward
+        except RuntimeError as exc:  # buffers already freed by an earlier backward
+            if "second time" not in str(exc) and "freed" not in str(exc):
+                raise  # another error (a backward that fails, ...): show it as it is
             self.steps = replay_recorded(loss)
             self.source = "replayed from the backward() that already ran"
             if self.steps is None:
@@ -115,6 +139,8 @@ class BackwardStepper:
                     "loss.backward(retain_graph=True)."
                 ) from None
         self.order = [type(node).__name__ for node, _, _ in self.steps]
+        self._position = {node: i for i, (node, _, _) in enumerate(self.steps)}
+        self._uses = leaf_uses(self.steps)
         self._svg_cache = {}
         self._build_widget()
 
@@ -131,7 +157,8 @@ class BackwardStepper:
 
     def show(self, k):
         """The graph after ``k`` backward steps, as a ``graphviz.Digraph``."""
-        return render(self.graph, StepGradients(self.steps, k), rankdir=self.rankdir, modules=self.modules,
+        grads = StepGradients(self.steps, k, self._position, self._uses)
+        return render(self.graph, grads, rankdir=self.rankdir, modules=self.modules,
                       states=self.states(k), legend=False)
 
     def caption(self, k):
@@ -181,7 +208,12 @@ class BackwardStepper:
     def _update(self, k):
         self.caption_html.value = f'<div style="font-family:sans-serif;margin:4px 0">{self.caption(k)}</div>'
         chips = []
-        for i, name in enumerate(self.order):
+        first, last = 0, len(self.order)
+        if last > MAX_CHIPS:  # a long backward: the chips around step k, and how many are left out
+            first = min(max(k - 1 - MAX_CHIPS // 2, 0), last - MAX_CHIPS)
+            last = first + MAX_CHIPS
+        for i in range(first, last):
+            name = self.order[i]
             if i == k - 1:
                 css = f"background:{style.CURRENT_FILL};border:2px solid {style.CURRENT_BORDER};font-weight:bold"
             elif i < k:
@@ -190,7 +222,10 @@ class BackwardStepper:
                 css = f"background:{style.PENDING_FILL};color:{style.PENDING_FONT};border:1px solid #ccc"
             chips.append(f'<span style="{css};border-radius:4px;padding:1px 5px;margin:2px;'
                          f'display:inline-block;font-size:0.85em">{i + 1}. {name}</span>')
-        self.order_html.value = f'<div style="font-family:sans-serif">engine order: {"".join(chips)}</div>'
+        before = f"... {first:,} earlier steps " if first else ""
+        after = f" ... {len(self.order) - last:,} later steps" if last < len(self.order) else ""
+        chips = before + "".join(chips) + after
+        self.order_html.value = f'<div style="font-family:sans-serif">engine order: {chips}</div>'
         self.graph_html.value = f'<div class="minitorch-stepper-graph" data-step="{k}">{self._svg(k)}</div>'
 
     def _ipython_display_(self):

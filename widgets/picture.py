@@ -1,0 +1,53 @@
+"""``GraphPicture``: the ``graphviz.Digraph`` that ``draw_graph`` and the stepper return.
+
+Two things differ from a plain Digraph:
+
+- its text form is stable (no memory address), so nbval compares notebooks cleanly;
+- rendering (``pipe``, and through it the SVG a notebook shows) runs Graphviz's ``dot``
+  with a time limit. ``graphviz.Digraph.pipe`` (graphviz 0.20, 0.21) waits for ``dot``
+  without one, and ``dot`` can take many minutes on a graph of thousands of boxes: the
+  kernel would freeze. ``draw_graph`` already keeps pictures small (``MAX_GRAPH_NODES``);
+  the time limit is the second guard.
+"""
+
+import re
+import subprocess
+import sys
+
+import graphviz
+from graphviz.backend import dot_command
+
+RENDER_TIMEOUT_S = 20  # seconds; a picture of MAX_GRAPH_NODES boxes takes well under one
+
+
+class GraphPicture(graphviz.Digraph):
+    """A ``graphviz.Digraph`` with a stable text form whose rendering cannot hang."""
+
+    def node_count(self):
+        return len(re.findall(r"^\t+(?!node \[|edge \[|graph \[)\w+ \[", self.source, flags=re.M))
+
+    def __repr__(self):
+        edges = self.source.count(" -> ")
+        return f"<computation graph: {self.node_count()} nodes, {edges} edges>"
+
+    def pipe(self, format=None, renderer=None, formatter=None, neato_no_op=None, quiet=False, *, engine=None,
+             encoding=None):
+        """Like ``graphviz.Digraph.pipe``, but ``dot`` is stopped after ``RENDER_TIMEOUT_S`` seconds."""
+        cmd = dot_command.command(engine or self.engine, format or self.format, renderer=renderer,
+                                  formatter=formatter, neato_no_op=neato_no_op)
+        try:
+            proc = subprocess.run(cmd, input=self.source.encode(self.encoding), capture_output=True,
+                                  timeout=RENDER_TIMEOUT_S)
+        except FileNotFoundError as exc:
+            raise graphviz.ExecutableNotFound(cmd) from exc
+        except subprocess.TimeoutExpired:
+            raise TimeoutError(
+                f"draw_graph: Graphviz 'dot' did not finish drawing {self.node_count()} boxes within "
+                f"{RENDER_TIMEOUT_S} s and was stopped. Draw less: a smaller max_nodes= (e.g. max_nodes=80), "
+                "or the graph of a smaller part of the computation."
+            ) from None
+        if proc.stderr and not quiet:
+            sys.stderr.write(proc.stderr.decode(self.encoding, errors="replace"))
+        if proc.returncode != 0:
+            raise graphviz.CalledProcessError(proc.returncode, cmd, output=proc.stdout, stderr=proc.stderr)
+        return proc.stdout if encoding is None else proc.stdout.decode(encoding)
