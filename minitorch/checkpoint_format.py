@@ -86,7 +86,7 @@ def describe_foreign(prefix: bytes) -> str | None:
         return "it is gzip-compressed; decompress it first"
     if prefix.startswith(b"\x89HDF\r\n\x1a\n"):
         return "it is an HDF5 file (such as a Keras .h5 model)"
-    if len(prefix) >= 10 and prefix[8:10] == b'{"':
+    if prefix[4:8] == bytes(4) and prefix[8:10] == b'{"':  # an 8-byte header length, then JSON
         return "it looks like a safetensors file"
     if not prefix.strip(b"\x00"):
         return f"its first {len(prefix)} bytes are all zero"
@@ -133,8 +133,9 @@ def unsupported_dtype(dtype: np.dtype) -> str | None:
     if kind == "O":
         return f"holds Python objects (dtype object), which only pickle can store: {supports}"
     what = {"c": "complex numbers", "U": "strings", "S": "byte strings", "V": "structured records",
-            "M": "dates", "m": "time spans"}.get(kind, "values")
-    return f"holds {what} (dtype {dtype.str}), which MiniTorch cannot represent: {supports}"
+            "M": "dates", "m": "time spans"}.get(kind)
+    what = f"{what} (dtype {dtype.str})" if what else f"{name} data"
+    return f"holds {what}, which MiniTorch cannot represent: {supports}"
 
 
 class CheckpointReader:
@@ -161,8 +162,12 @@ class CheckpointReader:
                     "minitorch.save({k: v.numpy() for k, v in sd.items()}, path), or pass those "
                     "arrays straight to load_state_dict."
                 )
+            names = ", ".join(sorted(self.entries)[:5]) or "nothing"
+            if len(self.entries) > 5:
+                names += f" and {len(self.entries) - 5} more"
             raise MiniTorchError(
-                f"load: {self.name} is a zip/.npz archive without a MiniTorch header ('{HEADER}').{hint}"
+                f"load: {self.name} is a zip/.npz archive without a MiniTorch header ('{HEADER}'); "
+                f"it holds {names}.{hint}"
             )
         limit = min(MAX_HEADER_BYTES, self.max_bytes)
         if info.file_size > limit:
@@ -190,7 +195,7 @@ class CheckpointReader:
     def _decode(self, node: Any, where: str, depth: int) -> Any:
         """Check one node of the header against what ``save`` writes, and decode it."""
         if depth > MAX_DEPTH:
-            raise self.fail(f"its header is nested too deeply (more than {MAX_DEPTH} levels, at {where})")
+            raise self.fail(f"its header is nested too deeply (more than {MAX_DEPTH} levels)")
         if node is None or isinstance(node, (bool, int, float, str)):
             return node
         if not isinstance(node, dict):

@@ -88,3 +88,56 @@ def test_map_location_keeps_cpu():
     minitorch.save({"w": minitorch.ones(2)}, buffer)
     buffer.seek(0)
     assert minitorch.load(buffer, map_location="cpu")["w"].device == "cpu"
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int64, np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+def test_every_minitorch_dtype_round_trips(dtype):
+    values = np.arange(6).reshape(2, 3).astype(dtype)
+    obj = {"t": minitorch.tensor(values), "a": values, "scalar": minitorch.tensor(values[0, 0]),
+           "empty": values[:0], "fortran": np.asfortranarray(values)}
+    buffer = io.BytesIO()
+    minitorch.save(obj, buffer)
+    buffer.seek(0)
+    out = minitorch.load(buffer)
+    assert out["t"].dtype == minitorch.tensor(values).dtype and out["t"].data.dtype == dtype
+    for key in ("a", "empty", "fortran"):
+        assert out[key].dtype == dtype
+        np.testing.assert_array_equal(out[key], obj[key])
+    assert out["scalar"].shape == ()
+    assert out["a"].flags.writeable  # loaded arrays are ordinary, writable arrays
+
+
+def test_a_big_endian_entry_loads_as_native_float32():
+    header = b'{"format": "minitorch", "version": 1, "root": {"__array__": "a0", "tensor": true}}'
+    buffer = io.BytesIO()  # as save would write it on a big-endian machine
+    np.savez(buffer, __minitorch__=np.frombuffer(header, dtype=np.uint8), a0=np.array([1.5, -2.0], dtype=">f4"))
+    buffer.seek(0)
+    out = minitorch.load(buffer)
+    assert out.dtype == minitorch.float32 and out.data.dtype.isnative
+    np.testing.assert_array_equal(out.data, [1.5, -2.0])
+
+
+@pytest.mark.parametrize(
+    ("array", "words"),
+    [(np.ones(2, np.float16), "float16"), (np.ones(2, np.int32), "int32"), (np.ones(2, np.complex64), "complex")],
+    ids=["float16", "int32", "complex64"],
+)
+def test_save_refuses_arrays_load_would_refuse(tmp_path, array, words):
+    with pytest.raises(MiniTorchError, match=f"save: the array at root\\['opt'\\]\\[0\\] holds {words}"):
+        minitorch.save({"opt": [array]}, tmp_path / "x")
+
+
+def test_save_refuses_nesting_load_would_refuse(tmp_path):
+    deep = 1
+    for _ in range(150):
+        deep = [deep]
+    with pytest.raises(MiniTorchError, match="nested more than 100 levels"):
+        minitorch.save(deep, tmp_path / "x")
+
+
+def test_only_entries_named_by_the_header_are_read(tmp_path):
+    path = tmp_path / "m.mt"
+    minitorch.save({"w": minitorch.ones(2)}, path)
+    with zipfile.ZipFile(path, "a") as zf:  # an extra entry nobody refers to (even a hostile one)
+        zf.writestr("extra.npy", b"anything at all")
+    assert list(minitorch.load(path)) == ["w"]
