@@ -15,7 +15,7 @@ from matplotlib.colors import ListedColormap
 
 import minitorch
 from minitorch.tensor import Tensor
-from widgets import plotting
+from widgets import argcheck, plotting
 
 CLASS_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
 
@@ -69,12 +69,37 @@ def _device_of(model):
     return "cpu"
 
 
+def _checked_points(model, X, y):
+    """``X`` as an ``(N, 2)`` float array and ``y`` as ``N`` class numbers, or an error saying what is wrong."""
+    w = "decision_boundary"
+    if not callable(model):
+        raise TypeError(f"{w}: model must be callable (a Module or a function of a tensor), got {argcheck.what(model)}")
+    for arg, value in (("X", X), ("y", y)):
+        if not isinstance(value, (Tensor, np.ndarray, list, tuple)):
+            raise TypeError(f"{w}: {arg} must be a Tensor or an array, got {argcheck.what(value)}")
+    X, y = _numpy(X), _numpy(y)
+    if X.ndim != 2 or X.shape[1] != 2 or X.shape[0] == 0:
+        raise ValueError(f"{w}: X must hold points in the plane, shape (N, 2) with N >= 1, got shape {X.shape}")
+    if y.ndim == 2 and y.shape[0] == X.shape[0] and y.shape[1] > 1:
+        raise ValueError(f"{w}: y must be one class number per point, got shape {y.shape} (one-hot?): "
+                         "pass y.argmax(1)")
+    if y.size != X.shape[0]:
+        raise ValueError(f"{w}: y must have one label per point of X ({X.shape[0]}), got shape {y.shape}")
+    not_whole = y.dtype.kind == "f" and not np.all(np.isfinite(y) & (y == np.round(y)))
+    if y.dtype.kind not in "biuf" or not_whole or np.any(y < 0):
+        raise ValueError(f"{w}: y must hold class numbers 0, 1, 2, ..., got values like "
+                         f"{np.unique(y.ravel())[:5]}")
+    return X.astype(np.float64), y.astype(int).ravel()
+
+
 def decision_boundary(model, X, y, resolution=150, title=None, ax=None):
     """A Figure with the model's predicted class over the plane and the points ``X`` coloured by ``y``."""
-    X, y = _numpy(X).astype(np.float64), _numpy(y).astype(int).ravel()
+    X, y = _checked_points(model, X, y)
+    resolution = argcheck.need_int("decision_boundary", "resolution", resolution, minimum=2)
     xx, yy, classes, confidence = predict_grid(model, X, resolution)
     n_classes = int(max(y.max(initial=0), classes.max(initial=0))) + 1
-    cmap = ListedColormap(CLASS_COLOURS[:n_classes])
+    # More classes than colours: the colours repeat rather than a class silently taking the last one.
+    cmap = ListedColormap([CLASS_COLOURS[i % len(CLASS_COLOURS)] for i in range(n_classes)])
     fig = None
     if ax is None:
         fig = plotting.new_figure(5.0, 4.2)
