@@ -22,7 +22,7 @@ import math
 import os
 import struct
 import zipfile
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 import numpy as np
 
@@ -113,13 +113,14 @@ def unsupported_dtype(dtype: np.dtype) -> str | None:
     """Why MiniTorch refuses arrays of ``dtype``, or None if it is one of MiniTorch's four.
 
     The rule is :func:`minitorch.dtypes.get_dtype`: only bool, int64, float32 and float64
-    (in either byte order) are kept as they are; nothing is silently widened or cast.
+    (in any byte order) are accepted; nothing is silently widened or cast.
     """
     try:
         dtypes.get_dtype(dtype.newbyteorder("="))
-        return None
     except TypeError:
-        pass
+        pass  # not one of the four: say why below
+    else:
+        return None
     kind, name = dtype.kind, dtype.name
     supports = f"MiniTorch supports {_SUPPORTED}"
     if kind == "f" and dtype.itemsize == 2:
@@ -313,18 +314,19 @@ class CheckpointReader:
                     f"({fmt_bytes(nbytes)}), but the entry holds {fmt_bytes(max(stored, 0))} of data"
                 )
             flat = np.empty(count, dtype=dtype)  # nbytes <= the entry's checked size
-            view = memoryview(flat.view(np.uint8))
+            raw = flat.view(np.uint8)  # the same memory, seen as bytes
             done = 0
-            while done < nbytes:  # in chunks: readinto fills the array without a second copy
-                got = fp.readinto(view[done : done + _CHUNK])
-                if not got:
+            while done < nbytes:  # in pieces, so there is never a second full-size copy
+                piece = fp.read(min(_CHUNK, nbytes - done))
+                if not piece:
                     raise self.fail(f"{entry} is truncated")
-                done += got
+                raw[done : done + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
+                done += len(piece)
         if not dtype.isnative:
             flat = flat.astype(dtype.newbyteorder("="))  # e.g. written on a big-endian machine
         return flat.reshape(shape, order="F" if fortran_order else "C")
 
-    def _read_exact(self, fp: BinaryIO, n: int, entry: str) -> bytes:
+    def _read_exact(self, fp: IO[bytes], n: int, entry: str) -> bytes:
         data = fp.read(n)
         if len(data) != n:
             raise self.fail(f"{entry} is truncated")
