@@ -48,6 +48,7 @@ from widgets.check_result import (
     fmt_err,
     to_numpy,
 )
+from widgets.checker_args import BadArguments, bad_arguments_result, check_backward_arguments, normalise_cases
 
 DEFAULT_SHAPES = {
     1: [(4,), (2, 3), ()],
@@ -158,6 +159,18 @@ class _Target:
             return len(required) or 1
         return max(min(len(required), len(positional) - len(self.args)), 1)
 
+    def exact_inputs(self):
+        """How many tensors forward takes when its signature says so exactly (no defaults, no ``*args``), else None."""
+        if not self.is_function:
+            return None
+        try:
+            params = list(inspect.signature(self.op.forward).parameters.values())[1:]
+        except (TypeError, ValueError):
+            return None
+        if any(p.default is not p.empty or p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+            return None
+        return len(params) - len(self.args)
+
     def forward(self, tensors):
         """The op's output for these input tensors."""
         if self.is_function:
@@ -207,11 +220,19 @@ def check_backward(op, backward=None, shapes=None, *, args=(), reference=None, d
                    atol=1e-6, rtol=1e-5, seed=0, name=None):
     """Check a backward against float64 finite differences and the reference; see the module docstring.
 
-    Returns a ``CheckResult``; shows a pass/fail table in a notebook; never raises.
+    Returns a ``CheckResult``; shows a pass/fail table in a notebook; never raises. Wrong
+    arguments (a shape that is not a shape, ``args=1``, ...) give a failed result whose
+    message starts "Bad arguments" and says how to call it.
     """
-    target = _Target(op, backward, reference, args)
-    name = name or target.label
-    cases = _normalise_cases(shapes, target.n_tensor_inputs())
+    try:
+        check_backward_arguments(op, backward, reference, args, domain, atol, rtol, name)
+        target = _Target(op, backward, reference, args)
+        name = name or target.label
+        if shapes is None:
+            shapes = DEFAULT_SHAPES.get(target.n_tensor_inputs(), DEFAULT_SHAPES[1])
+        cases = normalise_cases(shapes, target.exact_inputs())
+    except BadArguments as exc:
+        return bad_arguments_result("check_backward", name, op, str(exc), COLUMNS)
     if domain is None:
         domain = (0.5, 2.0) if getattr(op, "__name__", "") in POSITIVE_OPS else (-2.0, 2.0)
     tol = _Tolerance(atol, rtol)
@@ -233,19 +254,6 @@ def check_backward(op, backward=None, shapes=None, *, args=(), reference=None, d
     result = CheckResult(name, COLUMNS, rows, status, message, note, error)
     exercises.record(result)
     return result
-
-
-def _normalise_cases(shapes, n_operands):
-    """Every case as a tuple of shapes, one per input (the defaults when ``shapes`` is None)."""
-    if shapes is None:
-        shapes = DEFAULT_SHAPES.get(n_operands, DEFAULT_SHAPES[1])
-    cases = []
-    for case in shapes:
-        case = tuple(case)
-        if all(isinstance(s, (int, np.integer)) for s in case):  # one input given as one shape
-            case = (case,)
-        cases.append(tuple(tuple(int(v) for v in s) for s in case))
-    return cases
 
 
 def _case_label(shapes):

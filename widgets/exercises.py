@@ -31,7 +31,13 @@ class Scoreboard:
     """Passed / failed / not done per exercise; shows as a small table in a notebook."""
 
     def __init__(self, expected=None):
+        if isinstance(expected, str) or (expected is not None and not hasattr(expected, "__iter__")):
+            raise TypeError(f"lesson_score: expected must be a list of exercise names, got {expected!r}; "
+                            f"for one exercise write lesson_score([{expected!r}])")
         names = list(expected) if expected is not None else list(_RESULTS)
+        bad = [n for n in names if not isinstance(n, str)]
+        if bad:
+            raise TypeError(f"lesson_score: exercise names must be strings (as given to the checks), got {bad[0]!r}")
         self.statuses = {n: (_RESULTS[n].status if n in _RESULTS else "not done") for n in names}
 
     def count(self, status):

@@ -15,7 +15,7 @@ check is recorded for ``widgets.exercises.lesson_score()``.
 import numpy as np
 
 from minitorch.tensor import Tensor
-from widgets import exercises, style
+from widgets import argcheck, exercises, style
 from widgets.check_result import (
     FAILED,
     NOT_DONE,
@@ -27,6 +27,9 @@ from widgets.check_result import (
     short,
     to_numpy,
 )
+from widgets.checker_args import BadArguments, bad_arguments_result
+
+COLUMNS = ["case", "expected", "got"]
 
 
 def same(got, expected, atol=1e-6, rtol=1e-5):
@@ -61,13 +64,24 @@ def check_function(name, learner_fn, reference_fn, cases, compare=None, describe
     """Run ``learner_fn`` and ``reference_fn`` on every case and compare; see the module docstring.
 
     ``describe(args) -> str`` names a case in the table (default: the arguments, shortened).
+    A wrong call (no cases, a case that is not a tuple, a reference that fails on a case)
+    gives a failed result whose message starts "Bad arguments".
     """
+    try:
+        cases = _check_arguments(name, learner_fn, reference_fn, cases, compare, describe)
+    except BadArguments as exc:
+        return bad_arguments_result("check_function", name, None, str(exc), COLUMNS)
     compare = compare or same
     rows, error, status = [], "", None
-    for case in cases:
-        args_l, args_r = (case(), case()) if callable(case) else (tuple(case), tuple(case))
-        label = describe(args_r) if describe else ", ".join(short(a, 30) for a in args_r)
-        expected = reference_fn(*args_r)
+    for i, case in enumerate(cases, 1):
+        try:
+            args_l, args_r = (case(), case()) if callable(case) else (tuple(case), tuple(case))
+            args_l, args_r = tuple(args_l), tuple(args_r)
+            label = describe(args_r) if describe else ", ".join(short(a, 30) for a in args_r)
+            expected = reference_fn(*args_r)
+        except Exception as exc:  # the case itself is wrong: say so, never blame the learner's code
+            return bad_arguments_result("check_function", name, None, f"case {i}: the reference failed on it "
+                                        f"({type(exc).__name__}: {exc}); check the case's arguments", COLUMNS)
         try:
             got = learner_fn(*args_l)
         except NotImplementedError:
@@ -92,6 +106,29 @@ def check_function(name, learner_fn, reference_fn, cases, compare=None, describe
     else:
         status = FAILED
         message = f"{sum(1 for r in rows if not r.ok)} of {len(rows)} cases differ from the reference."
-    result = CheckResult(name, ["case", "expected", "got"], rows, status, message, "", error)
+    result = CheckResult(name, COLUMNS, rows, status, message, "", error)
     exercises.record(result)
     return result
+
+
+def _check_arguments(name, learner_fn, reference_fn, cases, compare, describe):
+    """The cases as a list, or ``BadArguments`` saying what to pass."""
+    if not isinstance(name, str) or not name:
+        raise BadArguments(f"name must be the exercise's name (a string), got {argcheck.what(name)}")
+    for arg, fn in (("learner_fn", learner_fn), ("reference_fn", reference_fn)):
+        if not callable(fn):
+            raise BadArguments(f"{arg} must be a function, got {argcheck.what(fn)} (pass the function, not its result)")
+    for arg, fn in (("compare", compare), ("describe", describe)):
+        if fn is not None and not callable(fn):
+            raise BadArguments(f"{arg} must be a function or None, got {argcheck.what(fn)}")
+    if isinstance(cases, (str, bytes, dict)) or not hasattr(cases, "__iter__"):
+        raise BadArguments(f"cases must be a list of argument tuples, e.g. cases=[(1, 2), (3, 4)], "
+                           f"got {argcheck.what(cases)}")
+    cases = list(cases)
+    if not cases:
+        raise BadArguments("cases is empty, so nothing would be checked: give at least one tuple of arguments")
+    for i, case in enumerate(cases, 1):
+        if not callable(case) and not isinstance(case, (tuple, list)):
+            raise BadArguments(f"case {i} is {argcheck.what(case)}: write each case as a tuple of arguments, "
+                               f"e.g. ({case!r},) for one argument")
+    return cases
