@@ -2,11 +2,12 @@
 
 A Tensor wraps a backend array (``.data``: a NumPy array on the CPU, a CuPy array on a
 GPU) and adds ``requires_grad``, ``.grad`` and ``.grad_fn``. This file holds the Tensor's
-own state: its attributes, conversions to Python and NumPy, hooks, in-place updates and
-Python protocols. It imports nothing above the device seam.
+own state: its attributes, conversions to Python and NumPy, ``.grad``, hooks, the version
+counter and Python protocols. It imports nothing above the device seam.
 
 The methods that run ops (``+``, ``exp``, ``sum``, ``reshape``, ``backward``, ...) live in
-``tensor_methods.py``, which ``Tensor`` inherits from: that is the one place where the
+``tensor_methods.py``, and the in-place updates (``+=``, ``zero_``, ``t[i] = v``) in
+``tensor_inplace.py``; ``Tensor`` inherits both. Those two are the only places where the
 Tensor reaches up to the ops and the engine, which themselves import ``Tensor``.
 """
 
@@ -20,17 +21,18 @@ import numpy as np
 
 from minitorch import backends
 from minitorch.dtypes import DType, dtype_of_array, get_dtype
-from minitorch.errors import MiniTorchError, check_dim, device_mismatch_message
+from minitorch.errors import MiniTorchError, check_dim
 from minitorch.hints import Array, DTypeLike, Shape
 from minitorch.printing import tensor_repr
-from minitorch.switches import SWITCHES
+from minitorch.tensor_inplace import InPlaceMethods
+from minitorch.tensor_inplace import _link_ops as _link_inplace_ops
 from minitorch.tensor_methods import TensorMethods, _link_ops
 
 
-class Tensor(TensorMethods):
+class Tensor(TensorMethods, InPlaceMethods):
     """An n-dimensional array that can record the operations applied to it."""
 
-    __slots__ = ("data", "requires_grad", "grad", "grad_fn", "_hooks", "__dict__", "__weakref__")
+    __slots__ = ("data", "requires_grad", "_grad", "grad_fn", "_hooks", "_version_counter", "__dict__", "__weakref__")
 
     # Make NumPy hand ``ndarray * tensor`` over to Tensor.__rmul__ instead of converting.
     __array_ufunc__ = None
@@ -39,9 +41,10 @@ class Tensor(TensorMethods):
     # The fields (see __slots__), with what each holds.
     data: Array  # the values: a NumPy array on the CPU, a CuPy array on a GPU
     requires_grad: bool
-    grad: Tensor | None  # filled in by backward, for leaves (and retain_grad tensors)
+    _grad: Tensor | None  # ``.grad``: filled in by backward, for leaves (and retain_grad tensors)
     grad_fn: Any  # the BackwardNode of the op that made it (autograd/function.py); None for a leaf
     _hooks: list[Hook] | None  # register_hook functions of a leaf
+    _version_counter: VersionCounter | None  # in-place changes to .data; made on first need
 
     def __init__(
         self, data: Any, dtype: DTypeLike | None = None, device: Any = None, requires_grad: bool = False
@@ -52,9 +55,10 @@ class Tensor(TensorMethods):
     def _init_leaf(self, array: Array, requires_grad: bool) -> None:
         """Set the fields of a new leaf tensor around a backend ``array`` (Parameter uses it too)."""
         self.data = array
-        self.grad = None
+        self._grad = None
         self.grad_fn = None
         self._hooks = None
+        self._version_counter = None
         self.requires_grad = False
         if requires_grad:
             self.requires_grad_(True)
@@ -66,8 +70,9 @@ class Tensor(TensorMethods):
         t.data = data
         t.grad_fn = grad_fn
         t.requires_grad = requires_grad
-        t.grad = None
+        t._grad = None
         t._hooks = None
+        t._version_counter = None
         return t
 
     # ------------------------------------------------------------------ attributes
@@ -188,8 +193,11 @@ class Tensor(TensorMethods):
         return data if dtype is None else data.astype(dtype)
 
     def detach(self) -> Tensor:
-        """A tensor sharing this one's data but cut off from the graph."""
-        return Tensor._make(self.data, None, False)
+        """A tensor sharing this one's data (and version counter) but cut off from the graph."""
+        out = Tensor._make(self.data, None, False)
+        out._version_counter = self._counter()
+        out._version_counter.shared = True
+        return out
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Start (or stop) recording operations on this leaf tensor; returns self."""
@@ -207,6 +215,36 @@ class Tensor(TensorMethods):
         return self
 
     # ------------------------------------------------------------------ autograd
+    @property
+    def grad(self) -> Tensor | None:
+        """The gradient that backward computed for this tensor (None before the first backward)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        # As in PyTorch: a gradient must match its tensor, or the next optimizer step would
+        # silently broadcast it (a (1,) gradient spread over a (3, 4) weight).
+        if value is not None:
+            _check_assigned_grad(self, value)
+        self._grad = value
+
+    @property
+    def _version(self) -> int:
+        """How many times this tensor's memory was changed in place (PyTorch's ``t._version``)."""
+        counter = self._version_counter
+        return 0 if counter is None else counter.value
+
+    def _counter(self) -> VersionCounter:
+        """This tensor's version counter, made on first need (views share their base's)."""
+        counter = self._version_counter
+        if counter is None:
+            counter = self._version_counter = VersionCounter()
+        return counter
+
+    def _bump_version(self) -> None:
+        """Record one in-place change (backward then refuses values saved before it)."""
+        self._counter().value += 1
+
     def retain_grad(self) -> None:
         """Keep ``.grad`` for this non-leaf tensor too after backward."""
         if not self.requires_grad:
@@ -260,71 +298,6 @@ class Tensor(TensorMethods):
         else:
             hooks.append(hook)
         return _HookHandle(hooks, hook)
-
-
-    # ------------------------------------------------------------------ in-place updates
-    def _check_inplace(self, op: str) -> None:
-        if SWITCHES.grad_enabled and self.requires_grad:
-            raise MiniTorchError(
-                f"{op}: a tensor that requires grad can't be changed in place while the graph is "
-                "recorded; update parameters inside `with minitorch.no_grad():`"
-            )
-
-    def _inplace(self, op: str, ufunc_name: str, other: Any) -> Tensor:
-        self._check_inplace(op)
-        value = other.data if isinstance(other, Tensor) else other
-        if backends.is_backend_array(value) and backends.device_of(value) != self.device:
-            raise MiniTorchError(device_mismatch_message(op, [(0, self.device), (1, backends.device_of(value))]))
-        xp = backends.module_of(self.data)
-        getattr(xp, ufunc_name)(self.data, value, out=self.data, casting="unsafe")
-        return self
-
-    def __iadd__(self, other: Any) -> Tensor:
-        return self._inplace("+=", "add", other)
-
-    def __isub__(self, other: Any) -> Tensor:
-        return self._inplace("-=", "subtract", other)
-
-    def __imul__(self, other: Any) -> Tensor:
-        return self._inplace("*=", "multiply", other)
-
-    def __itruediv__(self, other: Any) -> Tensor:
-        return self._inplace("/=", "true_divide", other)
-
-    def add_(self, other: Any, alpha: float = 1) -> Tensor:
-        """In-place ``self += alpha * other``."""
-        return self._inplace("add_", "add", other * alpha if alpha != 1 else other)
-
-    def sub_(self, other: Any, alpha: float = 1) -> Tensor:
-        """In-place ``self -= alpha * other``."""
-        return self._inplace("sub_", "subtract", other * alpha if alpha != 1 else other)
-
-    def mul_(self, other: Any) -> Tensor:
-        """In-place ``self *= other``."""
-        return self._inplace("mul_", "multiply", other)
-
-    def zero_(self) -> Tensor:
-        """Fill with zeros in place."""
-        self._check_inplace("zero_")
-        self.data[...] = 0
-        return self
-
-    def fill_(self, value: Any) -> Tensor:
-        """Fill with ``value`` in place."""
-        self._check_inplace("fill_")
-        self.data[...] = value.data if isinstance(value, Tensor) else value
-        return self
-
-    def copy_(self, src: Any) -> Tensor:
-        """Copy ``src``'s values into this tensor in place (broadcasting allowed)."""
-        self._check_inplace("copy_")
-        value = src.data if isinstance(src, Tensor) else src
-        self.data[...] = backends.to_device(backends.module_of(value).asarray(value), self.device)
-        return self
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        self._check_inplace("__setitem__ (t[...] = value)")
-        self.data[_index_to_arrays(index)] = value.data if isinstance(value, Tensor) else value
 
 
     # ------------------------------------------------------------------ python protocol
@@ -388,6 +361,42 @@ class _HookHandle:
             self._hooks.remove(self._hook)
 
 
+class VersionCounter:
+    """How many times a tensor's memory was changed in place; views of it share one counter.
+
+    An op that saves a tensor for backward records the counter and its value; backward
+    refuses to run if the value changed since (the saved values are not the ones forward
+    used any more), instead of computing a silently wrong gradient.
+    """
+
+    __slots__ = ("value", "shared")
+
+    def __init__(self) -> None:
+        self.value = 0
+        self.shared = False  # True once a second tensor (a view, a detach) uses this counter
+
+
+def _check_assigned_grad(tensor: Tensor, grad: Any) -> None:
+    """``tensor.grad = grad`` is allowed only for a Tensor of the same shape, dtype and device."""
+    if not isinstance(grad, Tensor):
+        raise TypeError(
+            f"assigned grad expected to be a Tensor or None but got grad of type {type(grad).__name__}; "
+            "wrap it with minitorch.tensor(...)"
+        )
+    if grad.device != tensor.device:
+        raise MiniTorchError(f"assigned grad has data located on {grad.device}, but the tensor is on {tensor.device}")
+    if grad.data.dtype != tensor.data.dtype:
+        raise MiniTorchError(
+            f"assigned grad has data of a different type: the tensor is {tensor.dtype}, the grad {grad.dtype}; "
+            f"convert it with .to({tensor.dtype})"
+        )
+    if grad.data.shape != tensor.data.shape:
+        raise MiniTorchError(
+            f"assigned grad has data of a different size: the tensor has shape {tuple(tensor.shape)}, "
+            f"the grad {tuple(grad.shape)}"
+        )
+
+
 # A gradient hook: called with the gradient, returns a replacement or None (register_hook).
 Hook = Callable[[Tensor], "Tensor | None"]
 
@@ -432,16 +441,7 @@ def _unwrap_nested(data: list[Any] | tuple[Any, ...]) -> list[Any]:
     return out
 
 
-def _index_to_arrays(index: Any) -> Any:
-    """Turn Tensors inside an index into backend arrays (NumPy indexes with those)."""
-    if isinstance(index, Tensor):
-        return index.data
-    if isinstance(index, tuple):
-        return tuple(i.data if isinstance(i, Tensor) else i for i in index)
-    if isinstance(index, list):
-        return np.asarray([i.item() if isinstance(i, Tensor) else i for i in index])
-    return index
-
-
-# Tensor exists now: let its methods (tensor_methods.py) import the ops, which import Tensor.
+# Tensor exists now: let its methods (tensor_methods.py, tensor_inplace.py) import the ops,
+# which import Tensor.
 _link_ops()
+_link_inplace_ops()

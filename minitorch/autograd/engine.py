@@ -80,6 +80,8 @@ def run_backward(root: Tensor, gradient: Array, retain_graph: bool = False) -> N
             if grad_output is None:  # no path from the root carried a gradient here
                 continue
             next_functions = node.next_functions
+            if node._versions is not None:
+                _check_saved_versions(node)
             if node._pre_hooks is not None:
                 grad_output = _run_tensor_hooks(node._pre_hooks, grad_output)
             grad_inputs = node.function.backward(node, grad_output)
@@ -98,6 +100,7 @@ def run_backward(root: Tensor, gradient: Array, retain_graph: bool = False) -> N
                     observer(node, grad_output, grad_inputs)
             if not retain_graph:
                 node._saved = ()
+                node._versions = None
                 node._freed = True
             for index, (nxt, g) in enumerate(zip(next_functions, grad_inputs)):
                 if nxt is None or g is None:
@@ -158,12 +161,50 @@ def _fit_leaf_grad(node: BackwardNode, index: int, g: Array, leaf: Tensor) -> Ar
 
 
 def _run_tensor_hooks(hooks: list[Hook], grad: Array) -> Array:
-    """Call ``register_hook`` functions in order; a hook may return a replacement gradient."""
+    """Call ``register_hook`` functions in order; a hook may return a replacement gradient.
+
+    A replacement must be a Tensor shaped like the gradient, of its dtype and device (as
+    PyTorch checks): anything else would flow on and break, or silently broadcast, later.
+    """
     for hook in hooks:
         result = hook(Tensor._make(grad, None, False))
-        if result is not None:
-            grad = result.data if isinstance(result, Tensor) else result
+        if result is None:
+            continue
+        name = getattr(hook, "__name__", type(hook).__name__)
+        if not isinstance(result, Tensor):
+            raise TypeError(
+                f"hook '{name}' returned a {type(result).__name__}; a hook returns None (keep the "
+                f"gradient) or a Tensor of the gradient's shape {tuple(grad.shape)}"
+            )
+        new = result.data
+        if new.shape != grad.shape:
+            raise MiniTorchError(
+                f"hook '{name}' has changed the size of the gradient: it was {tuple(grad.shape)}, "
+                f"the hook returned {tuple(new.shape)}"
+            )
+        if new.dtype != grad.dtype or backends.device_of(new) != backends.device_of(grad):
+            raise MiniTorchError(
+                f"hook '{name}' has changed the type of the gradient: it was {grad.dtype} on "
+                f"{backends.device_of(grad)}, the hook returned {new.dtype} on {backends.device_of(new)}"
+            )
+        grad = new
     return grad
+
+
+def _check_saved_versions(node: BackwardNode) -> None:
+    """Refuse to backward through values that were changed in place after forward saved them."""
+    for counter, expected, index, position in node._versions or ():
+        if counter.value != expected:
+            saved = node._saved[position]
+            what = "output 0" if index < 0 else f"input {index}"
+            raise MiniTorchError(
+                f"one of the variables needed for gradient computation has been modified by an inplace "
+                f"operation: the {tuple(saved.shape)} {saved.dtype} tensor saved as {what} of "
+                f"{node.function.__name__}Backward is at version {counter.value}; expected version "
+                f"{expected} instead. Hint: the in-place change (+=, zero_, t[i] = ..., an optimizer "
+                "step) came after the forward pass that saved the tensor and before backward(); move "
+                "it after backward(), or change a copy (x = x.clone())"
+            )
 
 
 def _input_meta(nxt: BackwardNode | Tensor) -> tuple[Shape, Any]:

@@ -61,6 +61,7 @@ class BackwardNode:
         "needs_input_grad",
         "is_tensor_input",
         "_saved",
+        "_versions",
         "_freed",
         "xp",
         "out_shape",
@@ -76,6 +77,9 @@ class BackwardNode:
     needs_input_grad: tuple[bool, ...]
     is_tensor_input: tuple[bool, ...]
     _saved: tuple[Any, ...]
+    # (version counter, version at save time, input index or -1 for the output, position in
+    # _saved) per saved tensor, checked before backward; None when nothing needs checking
+    _versions: tuple[tuple[Any, int, int, int], ...] | None
     _freed: bool
     xp: Any  # the array library of the inputs' device: numpy or cupy
     out_shape: Shape
@@ -174,6 +178,7 @@ class Function(metaclass=_FunctionMeta):
 
         ctx = cls._node_cls()
         ctx._saved = ()
+        ctx._versions = None
         ctx._freed = False
         ctx._pre_hooks = None
         xp: Any  # numpy or cupy (Backend.xp is None only for an unusable backend)
@@ -186,19 +191,70 @@ class Function(metaclass=_FunctionMeta):
             raise _op_error(cls, args, exc) from exc
         # NumPy returns scalars, not 0-d arrays, from reductions and ufuncs on 0-d input.
         if type(out) is not xp.ndarray:
+            if isinstance(out, (tuple, list)):
+                raise MiniTorchError(
+                    f"{cls.__name__}.forward returned a {type(out).__name__} of {len(out)} values; a MiniTorch "
+                    "Function returns one array. Write one Function per output (or stack the outputs "
+                    "into one array and index the result)"
+                )
             # (ToDevice returns an array of the *other* library: keep it where it is.)
             out = backends.module_of(out).asarray(out)
         # An integer or bool result (x.long(), x.bool()) is a constant, as in PyTorch: only
         # floating-point tensors can require grad.
         if not any_needs or out.dtype.kind != "f":
-            return Tensor._make(out, None, False)
+            result = Tensor._make(out, None, False)
+            if out.base is not None:
+                _share_counter_with_viewed_input(result, args)
+            return result
         ctx.next_functions = tuple(next_functions)
         ctx.needs_input_grad = tuple(needs)
         ctx.is_tensor_input = tuple(is_tensor)
         ctx.out_shape = out.shape
         ctx.out_dtype = out.dtype
         ctx.created_at = traceback.format_stack()[:-1] if SWITCHES.anomaly else None
-        return Tensor._make(out, ctx, True)
+        result = Tensor._make(out, ctx, True)
+        if out.base is not None:
+            _share_counter_with_viewed_input(result, args)
+        if ctx._saved:
+            ctx._versions = _saved_versions(ctx, args, result)
+        return result
+
+
+def _owner(array: Any) -> Any:
+    """The array that owns ``array``'s memory (NumPy and CuPy keep one level of ``.base``)."""
+    base = getattr(array, "base", None)
+    return array if base is None else base
+
+
+def _share_counter_with_viewed_input(result: Tensor, args: tuple[Any, ...]) -> None:
+    """A view (reshape, transpose, basic indexing, ...) shares its input's version counter."""
+    owner = _owner(result.data)
+    for arg in args:
+        if isinstance(arg, Tensor) and _owner(arg.data) is owner:
+            counter = arg._counter()
+            counter.shared = True
+            result._version_counter = counter
+            return
+
+
+def _saved_versions(ctx: BackwardNode, args: tuple[Any, ...], result: Tensor) -> tuple[Any, ...] | None:
+    """The version of every tensor whose memory ``ctx`` saved, to check before backward."""
+    records = []
+    out = result.data
+    for position, saved in enumerate(ctx._saved):
+        if saved is out:
+            counter = result._counter()
+            records.append((counter, counter.value, -1, position))
+            continue
+        owner = _owner(saved)
+        if owner is None or not hasattr(owner, "shape"):
+            continue
+        for i, arg in enumerate(args):
+            if isinstance(arg, Tensor) and (saved is arg.data or owner is _owner(arg.data)):
+                counter = arg._counter()
+                records.append((counter, counter.value, i, position))
+                break
+    return tuple(records) or None
 
 
 def describe_operand(value: Any) -> str:

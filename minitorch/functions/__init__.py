@@ -36,6 +36,7 @@ from minitorch.functions.broadcast import broadcast_shape, unbroadcast
 from minitorch.functions.conv import Conv2d, MaxPool2d, conv2d, max_pool2d
 from minitorch.functions.dropout import Dropout, dropout
 from minitorch.functions.fused import BiasReLU, Linear, SoftmaxCrossEntropy, bias_relu, linear, softmax_cross_entropy
+from minitorch.functions.index_put import IndexPut, index_put, index_put_index
 from minitorch.functions.indexing import Index, getitem
 from minitorch.functions.losses import NLLLoss, cross_entropy, mse_loss, nll_loss
 from minitorch.functions.matmul import MatMul, matmul
