@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
 
 
 class MiniTorchError(RuntimeError):
@@ -14,8 +18,65 @@ def fmt_shape(shape: Iterable[int]) -> str:
     return str(tuple(shape))
 
 
-def check_dim(op: str, dim: int, ndim: int) -> int:
-    """``dim`` made non-negative, or an IndexError naming ``op`` and the valid range."""
+def _float_hint(value: Any) -> str:
+    """A fix for the usual slip: a float size or dim, most often from ``/`` instead of ``//``."""
+    if isinstance(value, (float, np.floating)):
+        return "; sizes and dims are whole numbers: use // (integer division) or int(...)"
+    return ""
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, (bool, np.bool_))
+
+
+def check_int(op: str, name: str, value: Any) -> int:
+    """``value`` as an int, or a TypeError naming ``op`` and the argument ``name``.
+
+    Accepts what ``operator.index`` accepts: ints, NumPy integers and one-element integer
+    tensors. Floats are refused (2.5 would be truncated silently), and so are bools, as in
+    PyTorch: ``unsqueeze(): argument 'dim' must be int, not float``.
+    """
+    if not _is_bool(value):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    shown = f" ({value!r})" if isinstance(value, (float, np.floating, str)) else ""
+    raise TypeError(
+        f"{op}(): argument '{name}' must be int, not {type(value).__name__}{shown}{_float_hint(value)}"
+    )
+
+
+def check_sizes(op: str, name: str, sizes: Iterable[Any]) -> tuple[int, ...]:
+    """Each element of ``sizes`` as an int, or a TypeError naming ``op``, ``name`` and the position.
+
+    As PyTorch: ``reshape(): argument 'shape' must be a tuple of ints, but found element of
+    type float at pos 0``. Negative sizes are left to the caller (-1 means "infer" to some).
+    """
+    out = []
+    for pos, value in enumerate(sizes):
+        if not _is_bool(value):
+            try:
+                out.append(operator.index(value))
+                continue
+            except TypeError:
+                pass
+        shown = f" ({value!r})" if isinstance(value, (float, np.floating, str)) else ""
+        raise TypeError(
+            f"{op}(): argument '{name}' must be a tuple of ints, but found element of type "
+            f"{type(value).__name__}{shown} at pos {pos}{_float_hint(value)}"
+        )
+    return tuple(out)
+
+
+def check_dim(op: str, dim: Any, ndim: int, name: str = "dim") -> int:
+    """``dim`` made non-negative, or an error naming ``op``.
+
+    The one place dims are normalised: a TypeError for a non-integer ``dim`` (0.5, True,
+    None), an IndexError naming the valid range for one out of range. A 0-d tensor accepts
+    0 and -1, as in PyTorch.
+    """
+    dim = check_int(op, name, dim)
     low, high = -max(ndim, 1), max(ndim, 1) - 1
     if not low <= dim <= high:
         raise IndexError(f"{op}: dimension {dim} is out of range for a {ndim}-d tensor (expected {low} to {high})")

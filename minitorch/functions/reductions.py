@@ -25,7 +25,7 @@ Dims = int | tuple[int, ...] | None
 
 def normalize_dims(op: str, dim: Dims, ndim: int) -> tuple[int, ...]:
     """``dim`` (None, an int or a tuple, negatives allowed) as a sorted tuple of axes."""
-    dims = (dim,) if isinstance(dim, int) else tuple(dim) if dim is not None else ()
+    dims = () if dim is None else tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
     if not dims:  # None, and (as in PyTorch) an empty tuple, mean every dimension
         return tuple(range(ndim))
     axes = tuple(sorted({check_dim(op, d, ndim) for d in dims}))

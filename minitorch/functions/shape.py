@@ -8,12 +8,12 @@ in PyTorch; their backward only moves the gradient back into the input's layout.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.errors import MiniTorchError, check_dim
+from minitorch.errors import MiniTorchError, check_dim, check_int, check_sizes
 from minitorch.functions.broadcast import unbroadcast
 from minitorch.functions.promotion import promote
 from minitorch.hints import Array, Gradients, Shape
@@ -22,7 +22,7 @@ from minitorch.tensor import Tensor
 
 def infer_shape(op: str, in_shape: Shape, shape: Iterable[int]) -> Shape:
     """Resolve one ``-1`` in ``shape`` and check the element count matches ``in_shape``."""
-    shape = tuple(int(s) for s in shape)
+    shape = check_sizes(op, "shape", shape)
     numel = math.prod(in_shape)
     if shape.count(-1) > 1:
         raise MiniTorchError(f"{op}: only one dimension can be -1, got shape {shape}")
@@ -188,18 +188,23 @@ class ToDevice(Function):
 
 
 # ---------------------------------------------------------------------- user functions
-def _shape_args(shape: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` alike."""
+def _shape_args(op: str, name: str, shape: tuple[Any, ...]) -> Shape:
+    """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` alike; every size must be an int.
+
+    A float size (``x.reshape(n / 2, 2)``) is a TypeError, never truncated.
+    """
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        return tuple(shape[0])
-    if len(shape) == 1 and isinstance(shape[0], Tensor):
+        return check_sizes(op, name, shape[0])
+    if len(shape) == 1 and isinstance(shape[0], Tensor) and shape[0].ndim == 1:
+        if shape[0].data.dtype.kind not in "iu":
+            raise TypeError(f"{op}(): argument '{name}' must be a tuple of ints, not a {shape[0].dtype} tensor")
         return tuple(int(s) for s in shape[0].tolist())
-    return tuple(shape)
+    return check_sizes(op, name, shape)
 
 
 def reshape(a: Tensor, *shape: Any) -> Tensor:
     """The same elements in a new shape (a view when possible); one size may be -1."""
-    shape = infer_shape("reshape", a.shape, _shape_args(shape))
+    shape = infer_shape("reshape", a.shape, _shape_args("reshape", "shape", shape))
     if shape == a.shape:
         return a
     return Reshape.apply(a, shape)
@@ -207,13 +212,13 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
 
 def view(a: Tensor, *shape: Any) -> Tensor:
     """The same memory seen with a new shape; fails for non-contiguous layouts, as in PyTorch."""
-    shape = infer_shape("view", a.shape, _shape_args(shape))
+    shape = infer_shape("view", a.shape, _shape_args("view", "shape", shape))
     return View.apply(a, shape)
 
 
 def permute(a: Tensor, *dims: Any) -> Tensor:
     """Reorder the dimensions: ``x.permute(2, 0, 1)``."""
-    dims = _shape_args(dims)
+    dims = _shape_args("permute", "dims", dims)
     ndim = a.ndim
     if len(dims) != ndim:
         raise MiniTorchError(
@@ -228,14 +233,15 @@ def permute(a: Tensor, *dims: Any) -> Tensor:
 def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap dimensions ``dim0`` and ``dim1`` (a view)."""
     ndim = a.ndim
+    axis0, axis1 = check_dim("transpose", dim0, ndim, "dim0"), check_dim("transpose", dim1, ndim, "dim1")
     if ndim == 0:
         return a
-    return Transpose.apply(a, check_dim("transpose", dim0, ndim), check_dim("transpose", dim1, ndim))
+    return Transpose.apply(a, axis0, axis1)
 
 
 def expand(a: Tensor, *sizes: Any) -> Tensor:
     """Repeat size-1 dimensions to ``sizes`` without copying; -1 keeps a size."""
-    sizes = _shape_args(sizes)
+    sizes = _shape_args("expand", "size", sizes)
     if len(sizes) < a.ndim:
         raise MiniTorchError(
             f"expand: the number of sizes {len(sizes)} must be at least the tensor's number of "
@@ -246,12 +252,20 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
     for i, size in enumerate(sizes):
         if i < lead:
             if size < 0:
-                raise MiniTorchError(f"expand: -1 is not allowed for the new leading dimension {i}")
+                raise MiniTorchError(
+                    f"expand: the expanded size {size} isn't allowed in a leading, non-existing "
+                    f"dimension {i} (target {tuple(sizes)}); -1 only keeps the size of an existing dimension"
+                )
             shape.append(size)
             continue
         current = a.shape[i - lead]
         if size == -1:
             size = current
+        if size < 0:
+            raise MiniTorchError(
+                f"expand: invalid size {size} at dimension {i} (target {tuple(sizes)}): sizes must "
+                "be >= 0, or -1 to keep the existing size"
+            )
         if current != size and current != 1:
             raise MiniTorchError(
                 f"expand: the expanded size {size} must match the existing size {current} at "
@@ -268,6 +282,7 @@ def expand_as(a: Tensor, other: Tensor) -> Tensor:
 
 def unsqueeze(a: Tensor, dim: int) -> Tensor:
     """Insert a dimension of size 1 at ``dim``."""
+    dim = check_int("unsqueeze", "dim", dim)
     if not -a.ndim - 1 <= dim <= a.ndim:
         raise IndexError(
             f"unsqueeze: dimension {dim} is out of range for a {a.ndim}-d tensor of shape "
@@ -284,9 +299,9 @@ def squeeze(a: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
     if dim is None:
         axes = {i for i, s in enumerate(a.shape) if s == 1}
     else:
-        dims = (dim,) if isinstance(dim, int) else tuple(dim)
-        axes = {check_dim("squeeze", d, a.ndim) for d in dims} if a.ndim else set()
-        axes = {i for i in axes if a.shape[i] == 1}
+        dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+        axes = {check_dim("squeeze", d, a.ndim) for d in dims}
+        axes = {i for i in axes if a.ndim and a.shape[i] == 1}
     if not axes:
         return Reshape.apply(a, a.shape) if a.requires_grad else Tensor._make(a.data, None, False)
     shape = tuple(s for i, s in enumerate(a.shape) if i not in axes)
@@ -295,19 +310,31 @@ def squeeze(a: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
 
 def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dimensions ``start_dim..end_dim`` into one."""
+    start = check_dim("flatten", start_dim, a.ndim, "start_dim")
+    end = check_dim("flatten", end_dim, a.ndim, "end_dim")
     if a.ndim == 0:
         return reshape(a, 1)
-    start = check_dim("flatten", start_dim, a.ndim)
-    end = check_dim("flatten", end_dim, a.ndim)
     if start > end:
         raise MiniTorchError("flatten: start_dim cannot come after end_dim")
     shape = a.shape[:start] + (math.prod(a.shape[start : end + 1]),) + a.shape[end + 1 :]
     return reshape(a, shape)
 
 
-def _promote_all(tensors: Iterable[Tensor], op: str) -> list[Tensor]:
+def _promote_all(tensors: Sequence[Tensor], op: str) -> list[Tensor]:
+    """The tensors of a list or tuple, promoted to one dtype (as PyTorch, a generator or a
+    single Tensor is refused: ``cat(x)`` would silently join the rows of ``x``)."""
+    if not isinstance(tensors, (list, tuple)):
+        hint = f"; collect it first: {op}(list(...))" if isinstance(tensors, Iterator) else (
+            f"; to join several, pass a list: {op}([a, b])" if isinstance(tensors, Tensor) else ""
+        )
+        raise TypeError(
+            f"{op}(): argument 'tensors' must be a tuple or list of Tensors, not "
+            f"{type(tensors).__name__}{hint}"
+        )
     tensors = list(tensors)
     if not tensors:
+        if op == "cat":  # PyTorch raises ValueError here and RuntimeError for stack
+            raise ValueError("cat(): expected a non-empty list of Tensors")
         raise MiniTorchError(f"{op}: expected a non-empty list of tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
@@ -320,13 +347,24 @@ def _promote_all(tensors: Iterable[Tensor], op: str) -> list[Tensor]:
     return [t.to(target) for t in tensors]
 
 
-def cat(tensors: Iterable[Tensor], dim: int = 0) -> Tensor:
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join tensors along dimension ``dim``; the other sizes must match."""
     tensors = _promote_all(tensors, "cat")
     ref = tensors[0]
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise MiniTorchError(
+                f"cat: zero-dimensional tensor (at position {i}) cannot be concatenated; "
+                "use stack to join scalars into a 1-d tensor"
+            )
     axis = check_dim("cat", dim, ref.ndim)
     for i, t in enumerate(tensors):
-        if t.ndim != ref.ndim or any(
+        if t.ndim != ref.ndim:
+            raise MiniTorchError(
+                f"cat: tensors must have the same number of dimensions: tensor 0 has shape "
+                f"{tuple(ref.shape)} ({ref.ndim}-d) but tensor {i} has shape {tuple(t.shape)} ({t.ndim}-d)"
+            )
+        if any(
             t.shape[d] != ref.shape[d] for d in range(ref.ndim) if d != axis
         ):
             raise MiniTorchError(
@@ -336,7 +374,7 @@ def cat(tensors: Iterable[Tensor], dim: int = 0) -> Tensor:
     return Cat.apply(axis, *tensors)
 
 
-def stack(tensors: Iterable[Tensor], dim: int = 0) -> Tensor:
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join same-shaped tensors along a new dimension ``dim``."""
     tensors = _promote_all(tensors, "stack")
     ref = tensors[0]

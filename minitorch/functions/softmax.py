@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import DEFAULT_FLOAT
-from minitorch.errors import MiniTorchError
+from minitorch.errors import MiniTorchError, check_dim
 from minitorch.functions.promotion import cast
 from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor
@@ -21,9 +21,7 @@ from minitorch.tensor import Tensor
 def _norm_dim(op: str, dim: int | None, ndim: int) -> int:
     if dim is None:
         raise MiniTorchError(f"{op}: pass the dimension to normalise over, e.g. {op}(x, dim=-1)")
-    if not -max(ndim, 1) <= dim < max(ndim, 1):
-        raise MiniTorchError(f"{op}: dim {dim} is out of range for a {ndim}-d tensor")
-    return dim % max(ndim, 1)
+    return check_dim(op, dim, ndim)  # a TypeError for 0.5, an IndexError out of range, as PyTorch
 
 
 class Softmax(Function):
