@@ -1,11 +1,13 @@
 """Ways to make tensors: ``tensor``, ``zeros``, ``ones``, ``rand``, ``arange``, ... and the
 random seed. Shapes may be given as separate numbers or as one tuple, as in PyTorch."""
 
+import math
+
 import numpy as np
 
 from minitorch import backends
 from minitorch.dtypes import DEFAULT_FLOAT, bool_, float32, get_dtype, int64
-from minitorch.errors import MiniTorchError
+from minitorch.errors import MiniTorchError, check_int, check_sizes
 from minitorch.random import default_generator
 from minitorch.tensor import Tensor
 
@@ -25,12 +27,14 @@ def from_numpy(array):
     return Tensor._make(array, None, False)
 
 
-def _size(size):
+def _size(size, op):
+    """``f(2, 3)``, ``f((2, 3))`` or ``f([2, 3])`` as a tuple of ints; a float size (2.5)
+    is a TypeError naming ``op``, never truncated, and a negative one is an error."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    size = tuple(int(s) for s in size)
+    size = check_sizes(op, "size", size)
     if any(s < 0 for s in size):
-        raise MiniTorchError(f"negative dimension in size {size}")
+        raise MiniTorchError(f"{op}(): trying to create a tensor with negative dimension in size {size}")
     return size
 
 
@@ -45,35 +49,37 @@ def _finish(array, dtype, device, requires_grad):
     return t.requires_grad_(True) if requires_grad else t
 
 
-def _filled(size, value, dtype, device, requires_grad):
+def _filled(size, value, dtype, device, requires_grad, op):
     dtype = get_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
     device = backends.normalize_device(device)
     xp = backends.array_module(device)
-    array = xp.full(_size(size), value, dtype=dtype.np_dtype)
+    array = xp.full(_size(size, op), value, dtype=dtype.np_dtype)
     t = Tensor._make(array, None, False)
     return t.requires_grad_(True) if requires_grad else t
 
 
 def zeros(*size, dtype=None, device="cpu", requires_grad=False):
     """A tensor of zeros with the given shape."""
-    return _filled(size, 0, dtype, device, requires_grad)
+    return _filled(size, 0, dtype, device, requires_grad, "zeros")
 
 
 def ones(*size, dtype=None, device="cpu", requires_grad=False):
     """A tensor of ones with the given shape."""
-    return _filled(size, 1, dtype, device, requires_grad)
+    return _filled(size, 1, dtype, device, requires_grad, "ones")
 
 
 def empty(*size, dtype=None, device="cpu", requires_grad=False):
     """A tensor with the given shape (MiniTorch fills it with zeros)."""
-    return _filled(size, 0, dtype, device, requires_grad)
+    return _filled(size, 0, dtype, device, requires_grad, "empty")
 
 
 def full(size, fill_value, dtype=None, device="cpu", requires_grad=False):
     """A tensor filled with ``fill_value``; the dtype follows the value, as in PyTorch."""
     if dtype is None:
         dtype = bool_ if isinstance(fill_value, bool) else int64 if isinstance(fill_value, int) else DEFAULT_FLOAT
-    return _filled((size,) if isinstance(size, int) else (tuple(size),), fill_value, dtype, device, requires_grad)
+    # PyTorch wants a tuple; a lone int is accepted here (its meaning is unambiguous).
+    size = (size,) if not isinstance(size, (tuple, list)) else (tuple(size),)
+    return _filled(size, fill_value, dtype, device, requires_grad, "full")
 
 
 def _like(t, dtype, device):
@@ -83,19 +89,19 @@ def _like(t, dtype, device):
 def zeros_like(t, dtype=None, device=None, requires_grad=False):
     """Zeros with ``t``'s shape (and dtype and device unless given)."""
     dtype, device = _like(t, dtype, device)
-    return _filled((t.shape,), 0, dtype, device, requires_grad)
+    return _filled((t.shape,), 0, dtype, device, requires_grad, "zeros_like")
 
 
 def ones_like(t, dtype=None, device=None, requires_grad=False):
     """Ones with ``t``'s shape (and dtype and device unless given)."""
     dtype, device = _like(t, dtype, device)
-    return _filled((t.shape,), 1, dtype, device, requires_grad)
+    return _filled((t.shape,), 1, dtype, device, requires_grad, "ones_like")
 
 
 def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
     """``fill_value`` everywhere, with ``t``'s shape (and dtype and device unless given)."""
     dtype, device = _like(t, dtype, device)
-    return _filled((t.shape,), fill_value, dtype, device, requires_grad)
+    return _filled((t.shape,), fill_value, dtype, device, requires_grad, "full_like")
 
 
 # The random factories draw on the host from the one NumPy generator and upload the result:
@@ -104,14 +110,14 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
 def rand(*size, dtype=None, device="cpu", requires_grad=False):
     """Uniform random numbers in [0, 1)."""
     dtype = get_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
-    array = default_generator().random(_size(size), dtype=np.float64).astype(dtype.np_dtype)
+    array = default_generator().random(_size(size, "rand"), dtype=np.float64).astype(dtype.np_dtype)
     return _finish(array, None, device, requires_grad)
 
 
 def randn(*size, dtype=None, device="cpu", requires_grad=False):
     """Standard normal random numbers (mean 0, std 1)."""
     dtype = get_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
-    array = default_generator().standard_normal(_size(size)).astype(dtype.np_dtype)
+    array = default_generator().standard_normal(_size(size, "randn")).astype(dtype.np_dtype)
     return _finish(array, None, device, requires_grad)
 
 
@@ -123,12 +129,23 @@ def randint(low, high=None, size=None, dtype=None, device="cpu"):
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
-    array = default_generator().integers(low, high, size=_size((size,)))
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(
+            f"randint(): argument 'size' must be a tuple of ints, not {type(size).__name__}; "
+            f"e.g. randint({low}, {high}, ({size},))"
+        )
+    low, high = check_int("randint", "low", low), check_int("randint", "high", high)
+    if low >= high:
+        raise MiniTorchError(f"randint(): expected low < high, but got low={low} >= high={high}")
+    array = default_generator().integers(low, high, size=_size((size,), "randint"))
     return _finish(array, dtype if dtype is not None else int64, device, False)
 
 
 def randperm(n, device="cpu"):
     """A random permutation of 0..n-1 (int64)."""
+    n = check_int("randperm", "n", n)
+    if n < 0:
+        raise MiniTorchError(f"randperm(): n must be non-negative, got {n}")
     return _finish(default_generator().permutation(n).astype(np.int64), None, device, False)
 
 
@@ -138,6 +155,13 @@ def arange(start, end=None, step=1, dtype=None, device="cpu", requires_grad=Fals
         start, end = 0, start
     if step == 0:
         raise MiniTorchError("arange: step must be nonzero")
+    if not all(math.isfinite(v) for v in (start, end, step)):
+        raise MiniTorchError(f"arange: unsupported range: {start} -> {end} (step {step}); bounds must be finite")
+    if (end - start) * step < 0:
+        raise MiniTorchError(
+            f"arange: upper bound and lower bound inconsistent with step sign: {start} -> {end} "
+            f"with step {step}"
+        )
     if dtype is None:
         whole = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = int64 if whole else DEFAULT_FLOAT
@@ -152,13 +176,21 @@ def arange(start, end=None, step=1, dtype=None, device="cpu", requires_grad=Fals
 def linspace(start, end, steps, dtype=None, device="cpu", requires_grad=False):
     """``steps`` evenly spaced values from start to end, both included."""
     dtype = get_dtype(dtype) if dtype is not None else float32
+    steps = check_int("linspace", "steps", steps)
+    if steps < 0:
+        raise MiniTorchError(f"linspace(): number of steps must be non-negative, got {steps}")
     xp = backends.array_module(backends.normalize_device(device))
-    array = xp.linspace(start, end, int(steps)).astype(dtype.np_dtype)
+    array = xp.linspace(start, end, steps).astype(dtype.np_dtype)
     return _finish(array, None, device, requires_grad)
 
 
 def eye(n, m=None, dtype=None, device="cpu", requires_grad=False):
     """An identity matrix (ones on the diagonal)."""
     dtype = get_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
+    n = check_int("eye", "n", n)
+    m = n if m is None else check_int("eye", "m", m)
+    for name, value in (("n", n), ("m", m)):
+        if value < 0:
+            raise MiniTorchError(f"eye(): {name} must be greater or equal to 0, got {value}")
     xp = backends.array_module(backends.normalize_device(device))
     return _finish(xp.eye(n, m, dtype=dtype.np_dtype), None, device, requires_grad)
