@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import DEFAULT_FLOAT
+from minitorch.errors import MiniTorchError
 from minitorch.functions.broadcast import unbroadcast
 from minitorch.functions.promotion import Operand, cast, promote
 from minitorch.hints import Array, Gradients, Shape
@@ -109,8 +111,11 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
-        out = a**b
         dtype = (a if isinstance(a, ctx.xp.ndarray) else b).dtype
+        if dtype.kind in "iu" and isinstance(b, ctx.xp.ndarray) and bool((b < 0).any()):
+            out = _int_pow_negative(ctx.xp, a, b)
+        else:
+            out = a**b
         if out.dtype != dtype:  # NumPy turns bool ** bool into int8; PyTorch keeps bool
             out = out.astype(dtype)
         ctx.save_for_backward(a, b, out)
@@ -135,6 +140,15 @@ class Pow(Function):
             log_a = xp.log(xp.where((a == 0) & (b >= 0), 1, a))
             grad_b = unbroadcast((grad * out * log_a).astype(out.dtype, copy=False), _shape(b))
         return grad_a, grad_b
+
+
+def _int_pow_negative(xp: Any, a: Array, b: Array) -> Array:
+    """Integer a ** b where some exponents are negative, as PyTorch: 1/a**|b| rounded toward
+    zero, which is 1 for a == 1, +-1 for a == -1 and 0 otherwise (0 for a == 0 too)."""
+    negative = b < 0
+    out = a ** xp.where(negative, 0, b)
+    minus_one = xp.where(b % 2 == 0, 1, -1)
+    return xp.where(negative, xp.where(a == 1, 1, xp.where(a == -1, minus_one, 0)), out)
 
 
 class Maximum(Function):
@@ -231,7 +245,16 @@ def neg(a: Tensor) -> Tensor:
 def pow(a: Operand, b: Operand) -> Tensor:
     """a ** b (either may be a Python number)."""
     a, b = promote(a, b)
+    if isinstance(a, Tensor) and a.data.dtype.kind in "iu" and _is_int_number(b) and b < 0:
+        raise MiniTorchError(
+            f"pow(): integers to negative integer powers are not allowed ({a.dtype} tensor ** {b}); "
+            f"use a float tensor, e.g. x.float() ** {b}"
+        )
     return Pow.apply(a, b)
+
+
+def _is_int_number(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def maximum(a: Operand, b: Operand) -> Tensor:
@@ -247,10 +270,21 @@ def minimum(a: Operand, b: Operand) -> Tensor:
 
 
 def where(condition: Tensor | Array, a: Operand, b: Operand) -> Tensor:
-    """Elements of ``a`` where ``condition`` is true, else of ``b`` (scalars allowed)."""
+    """Elements of ``a`` where ``condition`` is true, else of ``b`` (scalars allowed).
+
+    ``condition`` must be a bool tensor, as in PyTorch: a float one is refused, never read
+    as "nonzero" (``where(x, a, b)`` for ``where(x > 0, a, b)`` is a common slip).
+    """
     data = condition.data if isinstance(condition, Tensor) else condition
-    if data.dtype != bool:
-        data = data.astype(bool)
+    dtype = getattr(data, "dtype", None)
+    if dtype is None or dtype.kind != "b":
+        shown: Any = type(condition).__name__ if dtype is None else dtype
+        if isinstance(condition, Tensor):
+            shown = condition.dtype
+        raise MiniTorchError(
+            f"where(): expected condition to be a boolean tensor, but got {shown}; "
+            "compare first, e.g. where(x > 0, a, b), or convert with condition.bool()"
+        )
     # Passed as a Tensor so that Function.apply checks it is on the same device as a and b.
     condition = Tensor._make(data, None, False)
     a, b = promote(a, b)
@@ -267,3 +301,32 @@ def _to_default_float(value: Operand) -> Operand:
     if isinstance(value, Tensor):
         return cast(value, DEFAULT_FLOAT)
     return float(value)
+
+
+def floor_divide(a: Operand, b: Operand) -> Tensor:
+    """``a // b`` elementwise, outside the graph (no useful gradient), with PyTorch's dtypes.
+
+    Integer division by zero is an error, as in PyTorch (NumPy would give 0 silently).
+    """
+    return _integer_safe("floor_divide", a, b)
+
+
+def remainder(a: Operand, b: Operand) -> Tensor:
+    """``a % b`` elementwise (the sign of ``b``, as Python), outside the graph; integer ``% 0``
+    is an error, as in PyTorch."""
+    return _integer_safe("remainder", a, b)
+
+
+def _integer_safe(op: str, a: Operand, b: Operand) -> Tensor:
+    a, b = promote(a, b)
+    a_data: Any = a.data if isinstance(a, Tensor) else a
+    b_data: Any = b.data if isinstance(b, Tensor) else b
+    ref: Array = a_data if isinstance(a, Tensor) else b_data
+    xp = backends.module_of(ref)
+    if ref.dtype.kind in "iub" and bool(xp.any(xp.asarray(b_data) == 0)):
+        raise MiniTorchError(
+            f"{op}: integer division by zero (PyTorch: ZeroDivisionError); the divisor has a 0 "
+            "element; divide float tensors instead, e.g. a.float()"
+        )
+    out = getattr(xp, op)(a_data, b_data)
+    return Tensor._make(xp.asarray(out).astype(ref.dtype, copy=False), None, False)
