@@ -9,20 +9,36 @@ Every op works on ``ctx.xp`` (NumPy or CuPy), so it runs on either device.
 
 from __future__ import annotations
 
+from typing import Any
+
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.errors import MiniTorchError
+from minitorch.errors import MiniTorchError, check_int
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.tensor import Tensor
 
 
-def pair(value: int | tuple[int, int] | list[int], name: str) -> tuple[int, int]:
-    """``(value, value)`` for an int, the two ints of a pair, else an error naming ``name``."""
-    if isinstance(value, int):
-        return value, value
-    if isinstance(value, (tuple, list)) and len(value) == 2:
-        return int(value[0]), int(value[1])
-    raise MiniTorchError(f"{name} must be an int or a pair of ints, got {value!r}")
+def pair(value: Any, name: str) -> tuple[int, int]:
+    """``(value, value)`` for an int, the two ints of a pair, else an error naming ``name``.
+
+    ``name`` is "op: argument" (``"conv2d: stride"``). A float (2.5, or 2.0) is a TypeError,
+    never truncated; a tuple of another length is an error, as in PyTorch.
+    """
+    op, _, arg = name.rpartition(": ")
+    if isinstance(value, (tuple, list)):
+        if len(value) != 2:
+            raise MiniTorchError(f"{name} must be a single int or a pair of ints, got {value!r}")
+        return check_int(op, arg, value[0]), check_int(op, arg, value[1])
+    v = check_int(op, arg, value)
+    return v, v
+
+
+def _check_positive(op: str, name: str, value: tuple[int, int], allow_zero: bool = False) -> None:
+    """An error naming ``op``, the argument and its value unless both numbers are > 0 (>= 0)."""
+    low = 0 if allow_zero else 1
+    if value[0] < low or value[1] < low:
+        needed = "non-negative" if allow_zero else "greater than zero"
+        raise MiniTorchError(f"{op}: {name} must be {needed}, got {name}={value}")
 
 
 def windows(x: Array, kh: int, kw: int, sh: int, sw: int) -> Array:
@@ -133,13 +149,20 @@ def conv2d(
     stride: int | tuple[int, int] = 1,
     padding: int | tuple[int, int] = 0,
 ) -> Tensor:
-    """2-D convolution of ``x`` (N, C, H, W) with ``weight`` (O, C, kh, kw), as PyTorch's."""
+    """2-D convolution of ``x`` (N, C, H, W) with ``weight`` (O, C, kh, kw), as PyTorch's.
+
+    Unlike PyTorch, an unbatched ``x`` (C, H, W) is refused, with the fix: ``x.unsqueeze(0)``.
+    """
     stride, padding = pair(stride, "conv2d: stride"), pair(padding, "conv2d: padding")
+    _check_positive("conv2d", "stride", stride)
+    _check_positive("conv2d", "padding", padding, allow_zero=True)
     if x.ndim != 4 or weight.ndim != 4:
+        hint = "; for a single image use x.unsqueeze(0)" if x.ndim == 3 else ""
         raise MiniTorchError(
             f"conv2d: expected input (N, C, H, W) and weight (O, C, kh, kw), got shapes "
-            f"{tuple(x.shape)} and {tuple(weight.shape)}"
+            f"{tuple(x.shape)} and {tuple(weight.shape)}{hint}"
         )
+    _check_positive("conv2d", "kernel size", (weight.shape[2], weight.shape[3]))
     if x.shape[1] != weight.shape[1]:
         raise MiniTorchError(
             f"conv2d: input has {x.shape[1]} channels (shape {tuple(x.shape)}) but the weight "
@@ -150,8 +173,11 @@ def conv2d(
         raise MiniTorchError(
             f"conv2d: kernel {tuple(weight.shape[2:])} is larger than the padded input ({h}, {w})"
         )
-    if stride[0] < 1 or stride[1] < 1 or padding[0] < 0 or padding[1] < 0:
-        raise MiniTorchError(f"conv2d: stride must be >= 1 and padding >= 0, got {stride} and {padding}")
+    if bias is not None and tuple(bias.shape) != (weight.shape[0],):
+        raise MiniTorchError(
+            f"conv2d: expected bias of shape ({weight.shape[0]},), one per output channel of the "
+            f"weight {tuple(weight.shape)}, got {tuple(bias.shape)}"
+        )
     if x.data.dtype != weight.data.dtype:
         raise MiniTorchError(f"conv2d: input dtype {x.dtype} and weight dtype {weight.dtype} differ")
     return Conv2d.apply(x, weight, bias, stride, padding)
@@ -195,14 +221,16 @@ class MaxPool2d(Function):
         return col2im(grad_win, shape, sh, sw), None, None
 
 
-def max_pool2d(
-    x: Tensor, kernel_size: int | tuple[int, int], stride: int | tuple[int, int] | None = None
-) -> Tensor:
-    """Maximum over each window of ``x`` (N, C, H, W); ``stride`` defaults to the kernel size."""
+def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None) -> Tensor:
+    """Maximum over each window of ``x`` (N, C, H, W); ``stride`` defaults to the kernel size
+    (also when given as None or an empty tuple, as in PyTorch)."""
     kernel = pair(kernel_size, "max_pool2d: kernel_size")
-    stride = kernel if stride is None else pair(stride, "max_pool2d: stride")
+    _check_positive("max_pool2d", "kernel_size", kernel)
+    stride = kernel if stride is None or stride in ((), []) else pair(stride, "max_pool2d: stride")
+    _check_positive("max_pool2d", "stride", stride)
     if x.ndim != 4:
-        raise MiniTorchError(f"max_pool2d: expected input (N, C, H, W), got shape {tuple(x.shape)}")
+        hint = "; for a single image use x.unsqueeze(0)" if x.ndim == 3 else ""
+        raise MiniTorchError(f"max_pool2d: expected input (N, C, H, W), got shape {tuple(x.shape)}{hint}")
     if x.shape[2] < kernel[0] or x.shape[3] < kernel[1]:
         raise MiniTorchError(f"max_pool2d: kernel {kernel} is larger than the input {tuple(x.shape[2:])}")
     return MaxPool2d.apply(x, kernel, stride)
