@@ -82,6 +82,11 @@ def _convert(item: Any) -> Any:
 
 def getitem(a: Tensor, index: Any) -> Tensor:
     """``a[index]`` as a recorded op."""
+    if a.ndim == 0 and (_is_int(index) or isinstance(index, Tensor) and index.ndim == 0):
+        raise IndexError(
+            f"index: invalid index {index!r} of a 0-dim tensor, which has no dimension to index; "
+            "use tensor.item() to get its number"
+        )
     index = tuple(_convert(i) for i in index) if isinstance(index, tuple) else _convert(index)
     if isinstance(index, tuple) and _mixes_ints_and_arrays(index):
         # NumPy counts an int next to an index array as one more index array, which can move
