@@ -131,7 +131,8 @@ def _accumulate_leaves(leaf_grads: dict[Tensor, Array]) -> None:
         hooked = bool(leaf._hooks)
         if leaf._hooks:
             g = _run_tensor_hooks(leaf._hooks, g)
-        if leaf.grad is None:
+        grad = leaf._grad  # the field itself: .grad's setter checks what users assign
+        if grad is None:
             # ``.grad.zero_()`` and optimizers write into ``.grad``, so it must own its
             # memory. Copy unless g is a fresh array nobody else holds: it may be a view
             # (a read-only broadcast from sum or expand, say), a hook's array, or the very
@@ -139,9 +140,9 @@ def _accumulate_leaves(leaf_grads: dict[Tensor, Array]) -> None:
             if hooked or g.base is not None or id(g) in handed_out:
                 g = g.copy()
             handed_out.add(id(g))
-            leaf.grad = Tensor._make(g, None, False)
+            leaf._grad = Tensor._make(g, None, False)
         else:
-            leaf.grad.data = leaf.grad.data + g
+            grad.data = grad.data + g
 
 
 def _fit_leaf_grad(node: BackwardNode, index: int, g: Array, leaf: Tensor) -> Array:

@@ -243,18 +243,30 @@ def _saved_versions(ctx: BackwardNode, args: tuple[Any, ...], result: Tensor) ->
     out = result.data
     for position, saved in enumerate(ctx._saved):
         if saved is out:
-            counter = result._counter()
-            records.append((counter, counter.value, -1, position))
-            continue
-        owner = _owner(saved)
-        if owner is None or not hasattr(owner, "shape"):
-            continue
-        for i, arg in enumerate(args):
-            if isinstance(arg, Tensor) and (saved is arg.data or owner is _owner(arg.data)):
-                counter = arg._counter()
-                records.append((counter, counter.value, i, position))
-                break
+            tensor, index = result, -1
+        else:
+            tensor, index = _input_holding(saved, args)
+            if tensor is None:
+                continue
+        counter = tensor._version_counter
+        if counter is None:
+            counter = tensor._counter()
+        records.append((counter, counter.value, index, position))
     return tuple(records) or None
+
+
+def _input_holding(saved: Any, args: tuple[Any, ...]) -> tuple[Any, int]:
+    """The input tensor whose memory ``saved`` is (or is a view of), with its position."""
+    for i, arg in enumerate(args):
+        if isinstance(arg, Tensor) and arg.data is saved:  # the common case: an input itself
+            return arg, i
+    if getattr(saved, "base", None) is None:
+        return None, -1  # a new array (or not an array at all): nothing can change it
+    owner = saved.base
+    for i, arg in enumerate(args):
+        if isinstance(arg, Tensor) and _owner(arg.data) is owner:
+            return arg, i
+    return None, -1
 
 
 def describe_operand(value: Any) -> str:
