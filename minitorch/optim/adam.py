@@ -18,14 +18,15 @@ from collections.abc import Iterable
 from typing import Any
 
 from minitorch import backends
-from minitorch.errors import MiniTorchError
-from minitorch.optim.optimizer import Optimizer
+from minitorch.optim.optimizer import Optimizer, check_non_negative, check_number
+from minitorch.tensor import Tensor
 
 
 class Adam(Optimizer):
     """``Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0)``."""
 
     decoupled = False  # AdamW sets True: weight decay shrinks p directly
+    state_keys = ("step", "exp_avg", "exp_avg_sq")
 
     def __init__(
         self,
@@ -35,11 +36,32 @@ class Adam(Optimizer):
         eps: float = 1e-8,
         weight_decay: float = 0.0,
     ) -> None:
-        if lr < 0 or eps < 0 or weight_decay < 0:
-            raise MiniTorchError(f"{type(self).__name__}: lr, eps and weight_decay must be >= 0")
-        if not (0 <= betas[0] < 1 and 0 <= betas[1] < 1):
-            raise MiniTorchError(f"{type(self).__name__}: betas must be in [0, 1), got {betas}")
-        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay))
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
+
+    def _check_hyperparameters(self, group: dict[str, Any]) -> dict[str, Any]:
+        """lr, eps and weight_decay >= 0 and betas a pair in [0, 1), as PyTorch checks them (NaN refused)."""
+        super()._check_hyperparameters(group)
+        name = type(self).__name__
+        group["eps"] = check_non_negative(name, "eps", group["eps"], "epsilon value")
+        group["weight_decay"] = check_non_negative(name, "weight_decay", group["weight_decay"], "weight_decay value")
+        betas = group["betas"]
+        if isinstance(betas, Tensor) or not isinstance(betas, (tuple, list)):
+            raise TypeError(f"{name}: betas must be a pair (beta1, beta2), e.g. (0.9, 0.999), got {betas!r}")
+        if len(betas) != 2:
+            raise ValueError(
+                f"{name}: betas must be a pair (beta1, beta2), e.g. (0.9, 0.999), got {len(betas)} values {betas!r}"
+            )
+        checked = []
+        for i, beta in enumerate(betas):
+            beta = check_number(name, f"betas[{i}]", beta)
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(
+                    f"{name}: Invalid beta parameter at index {i}: {beta} (each beta must be in [0, 1), "
+                    "e.g. betas=(0.9, 0.999))"
+                )
+            checked.append(beta)
+        group["betas"] = tuple(checked)
+        return group
 
     def step(self) -> None:
         """One update of every parameter that has a gradient."""

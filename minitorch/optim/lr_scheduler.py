@@ -7,22 +7,48 @@ PyTorch. Building a scheduler records each group's ``initial_lr`` and sets epoch
 from __future__ import annotations
 
 import math
+import numbers
+from collections.abc import Mapping
 from typing import Any
 
-from minitorch.errors import MiniTorchError
-from minitorch.optim.optimizer import Optimizer
+from minitorch.optim.optimizer import Optimizer, check_number
+
+
+def _check_int(owner: str, name: str, value: Any, low: int) -> None:
+    """A TypeError unless ``value`` is an int (not a bool), a ValueError unless it is >= ``low``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{owner}: {name} must be an int, got {type(value).__name__} {value!r}")
+    if value < low:
+        raise ValueError(f"{owner}: {name} must be >= {low}, got {value}")
+
+
+def _check_not_nan(owner: str, name: str, value: Any) -> Any:
+    value = check_number(owner, name, value)
+    if math.isnan(value):
+        raise ValueError(f"{owner}: {name} is NaN: check the computation that produced it")
+    return value
 
 
 class LRScheduler:
     """Base class: subclasses give ``lr_at(base_lr, epoch)``, the lr after ``epoch`` steps."""
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
+        name = type(self).__name__
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(
+                f"{name}: {type(optimizer).__name__} is not an Optimizer: build the optimizer first and pass "
+                f"it, e.g. {name}(minitorch.optim.SGD(model.parameters(), lr=0.1), ...)"
+            )
+        _check_int(name, "last_epoch", last_epoch, low=-1)
         self.optimizer = optimizer
-        for group in optimizer.param_groups:
+        for i, group in enumerate(optimizer.param_groups):
             if last_epoch == -1:
                 group.setdefault("initial_lr", group["lr"])
             elif "initial_lr" not in group:
-                raise MiniTorchError("resuming a scheduler (last_epoch != -1) needs 'initial_lr' in each param group")
+                raise KeyError(
+                    f"{name}: param 'initial_lr' is not specified in param_groups[{i}] when resuming a scheduler "
+                    f"with last_epoch={last_epoch}: load the optimizer's state_dict first (or use last_epoch=-1)"
+                )
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         self.step()
@@ -48,6 +74,15 @@ class LRScheduler:
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore what ``state_dict()`` returned."""
+        name = f"{type(self).__name__}.load_state_dict"
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(
+                f"{name}: expected a dict (what scheduler.state_dict() returned), got {type(state_dict).__name__}"
+            )
+        missing = [k for k in ("last_epoch", "base_lrs") if k not in state_dict]
+        if missing:
+            looks = " (this is an optimizer's state_dict)" if "param_groups" in state_dict else ""
+            raise ValueError(f"{name}: the dict has no {missing} entry: expected a scheduler's state_dict{looks}")
         self.__dict__.update(state_dict)
 
 
@@ -55,9 +90,8 @@ class StepLR(LRScheduler):
     """Multiply the lr by ``gamma`` every ``step_size`` epochs: base_lr * gamma ** (epoch // step_size)."""
 
     def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1) -> None:
-        if step_size < 1:
-            raise MiniTorchError(f"StepLR: step_size must be >= 1, got {step_size}")
-        self.step_size, self.gamma = step_size, gamma
+        _check_int("StepLR", "step_size", step_size, low=1)
+        self.step_size, self.gamma = step_size, _check_not_nan("StepLR", "gamma", gamma)
         super().__init__(optimizer, last_epoch)
 
     def lr_at(self, base_lr: float, epoch: int) -> float:
@@ -71,9 +105,8 @@ class CosineAnnealingLR(LRScheduler):
     """
 
     def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1) -> None:
-        if T_max < 1:
-            raise MiniTorchError(f"CosineAnnealingLR: T_max must be >= 1, got {T_max}")
-        self.T_max, self.eta_min = T_max, eta_min
+        _check_int("CosineAnnealingLR", "T_max", T_max, low=1)
+        self.T_max, self.eta_min = T_max, _check_not_nan("CosineAnnealingLR", "eta_min", eta_min)
         super().__init__(optimizer, last_epoch)
 
     def lr_at(self, base_lr: float, epoch: int) -> float:

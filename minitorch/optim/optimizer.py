@@ -4,54 +4,134 @@ An optimizer holds ``param_groups``, a list of dicts each with ``'params'`` and 
 hyperparameters (``'lr'``, ...), and ``state``, a dict from parameter to its running
 buffers (momentum, Adam's moments). ``step()`` updates every ``p.data`` in place with
 plain array arithmetic: no graph is recorded and the Parameter objects never change.
+
+Every hyperparameter is checked when the optimizer is built, when a group is added and
+when a state_dict is loaded, as PyTorch checks them (``if not 0.0 <= lr``), so a NaN or a
+negative value is refused instead of turning every weight into NaN. Parameters that do not
+require grad (a frozen layer) are accepted and skipped by ``step()``, as in PyTorch.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+import math
+import numbers
+import warnings
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from minitorch import backends
-from minitorch.errors import MiniTorchError
 from minitorch.tensor import Tensor
 
 
+# ---------------------------------------------------------------------- hyperparameter checks
+def check_number(owner: str, name: str, value: Any) -> Any:
+    """``value`` if it is a real number (a one-element Tensor becomes a float), else a TypeError."""
+    if isinstance(value, Tensor) and value.numel() == 1:
+        return float(value.item())
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"{owner}: {name} must be a number, got {type(value).__name__} {value!r}")
+    return value
+
+
+def check_non_negative(owner: str, name: str, value: Any, label: str) -> Any:
+    """PyTorch's ``if not 0.0 <= value: raise ValueError("Invalid <label>: value")``, which refuses NaN too."""
+    value = check_number(owner, name, value)
+    if not 0.0 <= value:
+        why = "it is NaN: check the computation that produced it" if math.isnan(value) else f"{name} must be >= 0"
+        raise ValueError(f"{owner}: Invalid {label}: {value} ({why})")
+    return value
+
+
+def _not_a_params_iterable(owner: str, params: Any) -> str | None:
+    """Why ``params`` cannot be the first argument of an optimizer, or None if it can."""
+    kind = type(params).__name__
+    if isinstance(params, Tensor):
+        return f"got a single Tensor: wrap it in a list, {owner}([t], ...)"
+    if callable(getattr(params, "parameters", None)) and callable(getattr(params, "forward", None)):
+        return f"got the module {kind} itself: pass model.parameters(), e.g. {owner}(model.parameters(), lr=0.1)"
+    if callable(params) and not hasattr(params, "__iter__"):
+        return f"got the method {getattr(params, '__name__', kind)} itself: call it, model.parameters()"
+    if isinstance(params, (str, bytes, Mapping)):
+        return f"got a {kind}: pass model.parameters(), or a list of dicts for parameter groups"
+    if not hasattr(params, "__iter__"):
+        return f"got {kind} {params!r}"
+    return None
+
+
 class Optimizer:
-    """Base class: subclasses set ``defaults`` and write ``step()``."""
+    """Base class: subclasses set ``defaults``, check them in ``_check_hyperparameters`` and write ``step()``."""
+
+    # The buffers step() keeps for each parameter (load_state_dict checks a checkpoint has them).
+    state_keys: tuple[str, ...] = ()
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]], defaults: dict[str, Any]) -> None:
-        self.defaults = dict(defaults)
+        name = type(self).__name__
+        self.defaults = self._check_hyperparameters(dict(defaults))
         self.state: dict[Tensor, dict[str, Any]] = {}  # per parameter: its buffers ("momentum_buffer", ...)
         self.param_groups: list[dict[str, Any]] = []  # each: {"params": [...], "lr": ..., ...}
-        if isinstance(params, Tensor):
-            raise TypeError("params must be an iterable of Tensors (e.g. model.parameters()), got a single Tensor")
+        problem = _not_a_params_iterable(name, params)
+        if problem is not None:
+            raise TypeError(
+                f"{name}: params must be an iterable of Tensors or dicts (e.g. model.parameters()); {problem}"
+            )
         groups: list[Any] = list(params)
         if not groups:
-            raise MiniTorchError(f"{type(self).__name__} got an empty parameter list")
+            raise ValueError(
+                f"{name}: optimizer got an empty parameter list (a model without parameters, or a "
+                "model.parameters() generator that was already used up: call model.parameters() again)"
+            )
         if not isinstance(groups[0], dict):
             groups = [{"params": groups}]
         for group in groups:
             self.add_param_group(group)
 
+    def _check_hyperparameters(self, group: dict[str, Any]) -> dict[str, Any]:
+        """Check (and return) the hyperparameters in ``group``; subclasses add theirs."""
+        if "lr" in group:
+            group["lr"] = check_non_negative(type(self).__name__, "lr", group["lr"], "learning rate")
+        return group
+
     def add_param_group(self, group: dict[str, Any]) -> None:
         """Add a dict ``{'params': [...], 'lr': ..., ...}``; missing settings take the defaults."""
+        name = type(self).__name__
+        if not isinstance(group, dict):
+            raise TypeError(
+                f"{name}: a parameter group must be a dict {{'params': [...], ...}}, got {type(group).__name__} "
+                "(don't mix Tensors and dicts in one list)"
+            )
+        if "params" not in group:
+            raise KeyError(f"{name}: a parameter group needs a 'params' entry, got the keys {sorted(group)}")
         group = dict(group)
         params = group["params"]
+        problem = _not_a_params_iterable(name, params) if not isinstance(params, Tensor) else None
+        if problem is not None:
+            raise TypeError(f"{name}: a group's 'params' must be an iterable of Tensors; {problem}")
         group["params"] = [params] if isinstance(params, Tensor) else list(params)
-        for p in group["params"]:
+        if group["params"] and all(isinstance(p, tuple) and len(p) == 2 for p in group["params"]):
+            # model.named_parameters(): PyTorch keeps the names in the group as 'param_names'
+            group["param_names"] = [n for n, _ in group["params"]]
+            group["params"] = [p for _, p in group["params"]]
+        for i, p in enumerate(group["params"]):
             if not isinstance(p, Tensor):
-                raise TypeError(f"{type(self).__name__} can only optimize Tensors, got {type(p).__name__}")
-            if not p.requires_grad or p.grad_fn is not None:
-                raise MiniTorchError(
-                    f"{type(self).__name__}: can't optimize a tensor that is not a leaf requiring grad "
-                    f"(shape {tuple(p.shape)})"
+                hint = " (wrap it with minitorch.tensor(..., requires_grad=True))" if hasattr(p, "shape") else ""
+                raise TypeError(f"{name} can only optimize Tensors, but parameter {i} is a {type(p).__name__}{hint}")
+            if p.grad_fn is not None:
+                raise ValueError(
+                    f"{name}: can't optimize a non-leaf Tensor (parameter {i}, shape {tuple(p.shape)}, made by "
+                    f"{type(p.grad_fn).__name__}): optimize the leaf tensors it was computed from"
                 )
+        if len({id(p) for p in group["params"]}) != len(group["params"]):
+            warnings.warn(
+                f"{name}: a parameter group lists the same parameter twice; it would be updated twice per step",
+                stacklevel=3,
+            )
         for key, value in self.defaults.items():
             group.setdefault(key, value)
+        self._check_hyperparameters(group)
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in group["params"]):
-            raise MiniTorchError("some parameters appear in more than one parameter group")
+            raise ValueError(f"{name}: some parameters appear in more than one parameter group")
         self.param_groups.append(group)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
@@ -90,39 +170,72 @@ class Optimizer:
                     }
         return {"state": state, "param_groups": groups}
 
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore hyperparameters and buffers saved by ``state_dict()`` (same parameter order)."""
-        groups = state_dict["param_groups"]
+    def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
+        """Restore hyperparameters and buffers saved by ``state_dict()`` (same parameter order).
+
+        Everything is checked before anything changes: the number of groups and of parameters
+        in each, the hyperparameters, and each saved buffer's shape against its parameter's.
+        """
+        name = f"{type(self).__name__}.load_state_dict"
+        _check_is_optimizer_state(name, state_dict)
+        groups, saved_state = state_dict["param_groups"], state_dict["state"]
         if len(groups) != len(self.param_groups):
-            raise MiniTorchError(
-                f"{type(self).__name__}.load_state_dict: the saved state has {len(groups)} parameter "
-                f"group(s), this optimizer has {len(self.param_groups)}"
+            raise ValueError(
+                f"{name}: the saved state has {len(groups)} parameter group(s), this optimizer has "
+                f"{len(self.param_groups)}"
             )
         by_index: dict[int, Tensor] = {}
-        for saved, group in zip(groups, self.param_groups):
+        new_settings = []
+        for g, (saved, group) in enumerate(zip(groups, self.param_groups)):
+            if not isinstance(saved, Mapping) or "params" not in saved:
+                raise ValueError(f"{name}: saved parameter group {g} is not a dict with a 'params' entry")
             if len(saved["params"]) != len(group["params"]):
-                raise MiniTorchError(
-                    f"{type(self).__name__}.load_state_dict: a saved group has {len(saved['params'])} "
-                    f"parameters, this optimizer's has {len(group['params'])}"
+                raise ValueError(
+                    f"{name}: saved parameter group {g} has {len(saved['params'])} parameters, this "
+                    f"optimizer's group {g} has {len(group['params'])} (was it built from another model?)"
                 )
             for i, p in zip(saved["params"], group["params"]):
                 by_index[int(i)] = p
-            for key, value in saved.items():
-                if key != "params":
-                    group[key] = copy.deepcopy(value)
-        self.state = {}
-        for i, buffers in state_dict["state"].items():
-            p = by_index[int(i)]
-            restored = {}
-            for key, value in buffers.items():
-                array = value.data if isinstance(value, Tensor) else value
-                if backends.is_backend_array(array):
-                    array = backends.to_device(array, p.device).astype(
-                        p.data.dtype if array.dtype.kind == "f" and key != "step" else array.dtype
+            settings = {k: copy.deepcopy(v) for k, v in saved.items() if k != "params"}
+            new_settings.append(self._check_hyperparameters({**group, **settings}))
+        new_state = {}
+        for i, buffers in saved_state.items():
+            index = int(i)
+            if index not in by_index:
+                raise ValueError(
+                    f"{name}: the saved state has buffers for parameter {index}, but this optimizer has "
+                    f"parameters 0 to {len(by_index) - 1}"
+                )
+            new_state[by_index[index]] = self._restore_buffers(name, index, by_index[index], buffers)
+        for group, settings in zip(self.param_groups, new_settings):
+            group.update({k: v for k, v in settings.items() if k != "params"})
+        self.state = new_state
+
+    def _restore_buffers(self, name: str, index: int, p: Tensor, buffers: Mapping[str, Any]) -> dict[str, Any]:
+        """The saved buffers of parameter ``index``, checked against ``p`` and moved to its device and dtype."""
+        missing = [k for k in self.state_keys if k not in buffers]
+        if missing:
+            raise ValueError(
+                f"{name}: the saved state of parameter {index} has {sorted(buffers)}, but "
+                f"{type(self).__name__} keeps {list(self.state_keys)}: was it saved by another optimizer?"
+            )
+        restored: dict[str, Any] = {}
+        for key, value in buffers.items():
+            array = value.data if isinstance(value, Tensor) else value
+            if backends.is_backend_array(array):
+                if key == "step":
+                    restored[key] = int(array)
+                    continue
+                if tuple(array.shape) != tuple(p.shape):
+                    raise ValueError(
+                        f"{name}: the saved {key!r} of parameter {index} has shape {tuple(array.shape)}, but "
+                        f"parameter {index} has shape {tuple(p.shape)}: the checkpoint belongs to a different "
+                        "model, or the parameters were passed in a different order"
                     )
-                    array = array.copy()
-                restored[key] = array
-            self.state[p] = restored
+                array = backends.to_device(array, p.device)
+                array = array.astype(p.data.dtype if array.dtype.kind == "f" else array.dtype).copy()
+            restored[key] = array
+        return restored
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
@@ -132,3 +245,22 @@ class Optimizer:
                 lines.append(f"    {key}: {group[key]}")
         lines.append(")")
         return "\n".join(lines)
+
+
+def _check_is_optimizer_state(name: str, state_dict: Any) -> None:
+    """A TypeError/ValueError saying what ``state_dict`` is, if it is not an optimizer's state_dict."""
+    if not isinstance(state_dict, Mapping):
+        kind = type(state_dict).__name__
+        hint = {
+            "str": ": load the file first, opt.load_state_dict(minitorch.load(path))",
+        }.get(kind, ": pass what optimizer.state_dict() returned")
+        if callable(getattr(state_dict, "state_dict", None)):
+            hint = ": pass its state_dict(), saved from the same kind of optimizer"
+        raise TypeError(f"{name}: expected a dict (what optimizer.state_dict() returned), got {kind}{hint}")
+    missing = [k for k in ("state", "param_groups") if k not in state_dict]
+    if missing:
+        looks = " (this looks like a model's state_dict: load it with model.load_state_dict)" if state_dict else ""
+        raise ValueError(
+            f"{name}: the dict has no {' or '.join(repr(k) for k in missing)} entry: expected what "
+            f"optimizer.state_dict() returned{looks}"
+        )

@@ -11,16 +11,18 @@ Per parameter, exactly PyTorch's update::
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
 from minitorch import backends
-from minitorch.errors import MiniTorchError
-from minitorch.optim.optimizer import Optimizer
+from minitorch.optim.optimizer import Optimizer, check_non_negative, check_number
 
 
 class SGD(Optimizer):
     """``SGD(params, lr, momentum=0, dampening=0, weight_decay=0, nesterov=False)``."""
+
+    state_keys = ("momentum_buffer",)
 
     def __init__(
         self,
@@ -31,14 +33,24 @@ class SGD(Optimizer):
         weight_decay: float = 0.0,
         nesterov: bool = False,
     ) -> None:
-        if lr < 0 or momentum < 0 or weight_decay < 0:
-            raise MiniTorchError(
-                f"SGD: lr, momentum and weight_decay must be >= 0, got {lr}, {momentum}, {weight_decay}"
-            )
-        if nesterov and (momentum <= 0 or dampening != 0):
-            raise MiniTorchError("SGD: Nesterov momentum requires a momentum > 0 and zero dampening")
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov)
         super().__init__(params, defaults)
+
+    def _check_hyperparameters(self, group: dict[str, Any]) -> dict[str, Any]:
+        """lr, momentum and weight_decay >= 0 (NaN refused), dampening a number, Nesterov's needs."""
+        super()._check_hyperparameters(group)
+        group["momentum"] = check_non_negative("SGD", "momentum", group["momentum"], "momentum value")
+        group["weight_decay"] = check_non_negative("SGD", "weight_decay", group["weight_decay"], "weight_decay value")
+        group["dampening"] = check_number("SGD", "dampening", group["dampening"])
+        if math.isnan(group["dampening"]):
+            raise ValueError("SGD: Invalid dampening value: nan (check the computation that produced it)")
+        if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
+            raise ValueError(
+                f"SGD: Nesterov momentum requires a momentum and zero dampening, got momentum="
+                f"{group['momentum']}, dampening={group['dampening']} "
+                "(e.g. SGD(params, lr, momentum=0.9, nesterov=True))"
+            )
+        return group
 
     def step(self) -> None:
         """One update of every parameter that has a gradient."""
@@ -63,8 +75,8 @@ class SGD(Optimizer):
                     g = g + weight_decay * p.data
                 if momentum:
                     state = self.state.get(p)
-                    if state is None:
-                        buf = g.copy()
+                    if state is None:  # an array even for a 0-d p, where g may be a NumPy scalar
+                        buf = backends.module_of(p.data).array(g, copy=True)
                         self.state[p] = {"momentum_buffer": buf}
                     else:
                         buf = state["momentum_buffer"]
