@@ -9,6 +9,7 @@ Random numbers come from ``minitorch.factories.default_generator()``, so
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -80,6 +81,9 @@ def kaiming_uniform_(
     tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
 ) -> Tensor:
     """He initialisation: U(-bound, bound) with bound = gain * sqrt(3 / fan)."""
+    if 0 in tuple(tensor.shape):  # as PyTorch: nothing to fill (and fan_in may be 0)
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
     fan_in, fan_out = calculate_fan_in_and_fan_out(tensor)
     fan = fan_in if mode == "fan_in" else fan_out
     bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / fan)
@@ -88,6 +92,9 @@ def kaiming_uniform_(
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
     """Glorot initialisation: U(-bound, bound) with bound = gain * sqrt(6 / (fan_in + fan_out))."""
+    if 0 in tuple(tensor.shape):
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
     fan_in, fan_out = calculate_fan_in_and_fan_out(tensor)
     bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
     return uniform_(tensor, -bound, bound)
