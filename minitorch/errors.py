@@ -13,6 +13,15 @@ class MiniTorchError(RuntimeError):
     """A RuntimeError (as PyTorch raises) whose message already names the op and operands."""
 
 
+class MiniTorchValueError(MiniTorchError, ValueError):
+    """Where PyTorch raises ValueError (a batch-size mismatch, an unknown reduction): both at once,
+    so ``except ValueError`` (as with PyTorch) and ``except MiniTorchError`` both catch it."""
+
+
+class MiniTorchIndexError(MiniTorchError, IndexError):
+    """Where PyTorch raises IndexError (a class index out of range, argmax of nothing): both at once."""
+
+
 def fmt_shape(shape: Iterable[int]) -> str:
     """``(3, 4)`` for a shape tuple, with ``()`` for a scalar."""
     return str(tuple(shape))

@@ -218,8 +218,15 @@ def add(a: Operand, b: Operand) -> Tensor:
 
 
 def sub(a: Operand, b: Operand) -> Tensor:
-    """a - b with broadcasting."""
+    """a - b with broadcasting; two bools are refused, as in PyTorch."""
     a, b = promote(a, b)
+    if any(isinstance(v, Tensor) and v.data.dtype.kind == "b" for v in (a, b)) and not any(
+        _is_number_not_bool(v) for v in (a, b)
+    ):
+        raise MiniTorchError(
+            "sub: subtraction, the - operator, with two bool tensors is not supported; "
+            "use ^ (logical xor) instead"
+        )
     return Sub.apply(a, b)
 
 
@@ -251,6 +258,10 @@ def pow(a: Operand, b: Operand) -> Tensor:
             f"use a float tensor, e.g. x.float() ** {b}"
         )
     return Pow.apply(a, b)
+
+
+def _is_number_not_bool(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _is_int_number(value: Any) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.errors import MiniTorchError
+from minitorch.errors import MiniTorchError, MiniTorchIndexError, MiniTorchValueError
 from minitorch.functions.fused import softmax_cross_entropy
 from minitorch.functions.softmax import log_softmax
 from minitorch.hints import Array, Gradients
@@ -21,7 +21,7 @@ from minitorch.tensor import Tensor
 
 def _check_reduction(op: str, reduction: str) -> None:
     if reduction not in ("mean", "sum", "none"):
-        raise MiniTorchError(f"{op}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+        raise MiniTorchValueError(f"{op}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
 
 class NLLLoss(Function):
@@ -67,7 +67,18 @@ def nll_loss(log_probs: Tensor, target: Tensor | Array, reduction: str = "mean")
             f"nll_loss/cross_entropy: target must hold integer class indices (int64), got {target.dtype}; "
             "convert with target.long()"
         )
+    if log_probs.ndim >= 2 and target.ndim >= 1 and target.shape[0] != log_probs.shape[0]:
+        raise MiniTorchValueError(
+            f"nll_loss: expected input batch_size ({log_probs.shape[0]}) to match target batch_size "
+            f"({target.shape[0]}): input has shape {tuple(log_probs.shape)} so target must have shape "
+            f"{(log_probs.shape[0],) + tuple(log_probs.shape[2:])}, got {tuple(target.shape)}"
+        )
     if log_probs.ndim == 1:  # one sample: (C,) with a scalar target
+        if target.ndim != 0:
+            raise MiniTorchError(
+                f"nll_loss: input of shape {tuple(log_probs.shape)} is one sample, so target must be "
+                f"one class index (shape ()), got shape {tuple(target.shape)}"
+            )
         log_probs, target = log_probs.unsqueeze(0), target.reshape(1)
         out = nll_loss(log_probs, target, reduction)
         return out.reshape(()) if reduction == "none" else out
@@ -85,8 +96,10 @@ def nll_loss(log_probs: Tensor, target: Tensor | Array, reduction: str = "mean")
         return out.reshape(target.shape) if reduction == "none" else out
     n, c = log_probs.shape
     if target.shape != (n,):
+        hint = "; one class index per sample: use target.reshape(-1)" if target.ndim > 1 else ""
         raise MiniTorchError(
-            f"nll_loss: input has shape {(n, c)} so target must have shape ({n},), got {tuple(target.shape)}"
+            f"nll_loss: input has shape {(n, c)} so target must have shape ({n},), got "
+            f"{tuple(target.shape)} (multi-target not supported){hint}"
         )
     _check_target_range(target.data, c)
     return NLLLoss.apply(log_probs, target.data, reduction)
@@ -100,7 +113,7 @@ def _check_target_range(t: Array, c: int) -> None:
     # Seen as unsigned, a negative index becomes huge: one max() checks both ends.
     unsigned = t.view(t.dtype.str.replace("i", "u")) if t.dtype.kind == "i" else t
     if check and t.size and int(unsigned.max()) >= c:
-        raise MiniTorchError(
+        raise MiniTorchIndexError(
             f"nll_loss: target values must be in [0, {c - 1}] for {c} classes, got {int(t.min())}..{int(t.max())}"
         )
 
@@ -136,6 +149,14 @@ def _is_class_batch(logits: Tensor, target: Any) -> bool:
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Mean (or sum) of squared differences."""
     _check_reduction("mse_loss", reduction)
+    for name, t in (("input", input), ("target", target)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"mse_loss(): argument '{name}' must be a Tensor, not {type(t).__name__}")
+    if input.data.dtype.kind != "f" and target.data.dtype.kind != "f":
+        raise MiniTorchError(
+            f"mse_loss: needs floating-point tensors, got {input.dtype} and {target.dtype}; "
+            "convert with .float()"
+        )
     if tuple(input.shape) != tuple(target.shape):
         raise MiniTorchError(
             f"mse_loss: input shape {tuple(input.shape)} and target shape {tuple(target.shape)} differ; "

@@ -79,6 +79,12 @@ def batch_norm(
         raise MiniTorchError(f"batch_norm: expected at least (N, C), got shape {tuple(x.shape)}")
     xp = backends.module_of(x.data)
     c = x.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
+        if t is not None and t.data.size != c:
+            raise MiniTorchError(
+                f"batch_norm: {name} should contain {c} elements (one per channel of input "
+                f"{tuple(x.shape)}), not {t.data.size} (shape {tuple(t.shape)})"
+            )
     axes = (0,) + tuple(range(2, x.ndim))
     stat_shape = (1, c) + (1,) * (x.ndim - 2)
     if training:

@@ -11,7 +11,7 @@ from collections import namedtuple
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.errors import MiniTorchError, check_dim
+from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim
 from minitorch.functions.promotion import cast
 from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.tensor import Tensor
@@ -318,7 +318,8 @@ def argmin(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
 
 
 def _arg_extreme(op: str, a: Tensor, dim: int | None, keepdim: bool) -> Tensor:
-    _check_not_empty(op, a, dim)
+    if a.data.size == 0:  # PyTorch raises IndexError here
+        raise MiniTorchIndexError(f"{op}(): expected a non-empty tensor, got shape {tuple(a.shape)}")
     data = a.data
     if dim is None:
         index = getattr(data.reshape(-1), op)()

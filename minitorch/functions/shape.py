@@ -13,7 +13,7 @@ from typing import Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.errors import MiniTorchError, check_dim, check_int, check_sizes
+from minitorch.errors import MiniTorchError, MiniTorchValueError, check_dim, check_int, check_sizes
 from minitorch.functions.broadcast import unbroadcast
 from minitorch.functions.promotion import promote
 from minitorch.hints import Array, Gradients, Shape
@@ -334,7 +334,7 @@ def _promote_all(tensors: Sequence[Tensor], op: str) -> list[Tensor]:
     tensors = list(tensors)
     if not tensors:
         if op == "cat":  # PyTorch raises ValueError here and RuntimeError for stack
-            raise ValueError("cat(): expected a non-empty list of Tensors")
+            raise MiniTorchValueError("cat(): expected a non-empty list of Tensors")
         raise MiniTorchError(f"{op}: expected a non-empty list of tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
