@@ -7,6 +7,8 @@ and buffer has PyTorch's name and shape, so a PyTorch ``state_dict`` loads as-is
 from __future__ import annotations
 
 import math
+import numbers
+from typing import Any
 
 import numpy as np
 
@@ -17,6 +19,23 @@ from minitorch.nn import functional as F
 from minitorch.nn import init
 from minitorch.nn.module import Module, Parameter
 from minitorch.tensor import Tensor
+
+
+def _size(layer: str, name: str, value: Any, low: int = 0) -> int:
+    """``value`` as an int >= ``low``: a TypeError for a float or a string, a MiniTorchError if too small."""
+    if not isinstance(value, numbers.Integral):
+        raise TypeError(f"{layer}: {name} must be an int, got {type(value).__name__} {value!r}")
+    if value < low:
+        raise MiniTorchError(f"{layer}: {name} must be >= {low}, got {value}")
+    return int(value)
+
+
+def _pair_at_least(layer: str, name: str, value: Any, low: int) -> tuple[int, int]:
+    """``pair(value)`` with both numbers >= ``low`` (a kernel or stride of 0 is an error at construction)."""
+    result = pair(value, f"{layer}: {name}")
+    if min(result) < low:
+        raise MiniTorchError(f"{layer}: {name} must be >= {low}, got {value!r}")
+    return result
 
 
 def _empty(*shape: int) -> Tensor:
@@ -33,10 +52,13 @@ class Identity(Module):
 class Linear(Module):
     """y = x @ W.T + b, with W of shape (out_features, in_features) as in PyTorch."""
 
+    _tensor_input = True
+
     def __init__(self, in_features: int, out_features: int, bias: bool = True) -> None:
         super().__init__()
-        self.in_features, self.out_features = in_features, out_features
-        self.weight = Parameter(_empty(out_features, in_features))
+        self.in_features = _size("Linear", "in_features", in_features)
+        self.out_features = _size("Linear", "out_features", out_features)
+        self.weight = Parameter(_empty(self.out_features, self.in_features))
         if bias:
             self.bias = Parameter(_empty(out_features))
         else:
@@ -51,6 +73,13 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, x: Tensor) -> Tensor:
+        shape = x.shape
+        if not shape or shape[-1] != self.in_features:
+            raise MiniTorchError(
+                f"Linear(in_features={self.in_features}, out_features={self.out_features}): expected an input "
+                f"whose last dimension is {self.in_features}, got shape {tuple(shape)}"
+                + ("" if shape else " (a 0-d tensor: give it at least one dimension)")
+            )
         return F.linear(x, self.weight, self.bias)
 
     def extra_repr(self) -> str:
@@ -59,6 +88,8 @@ class Linear(Module):
 
 class Conv2d(Module):
     """2-D convolution over (N, C, H, W) inputs; weight of shape (out, in, kh, kw)."""
+
+    _tensor_input = True
 
     def __init__(
         self,
@@ -70,10 +101,11 @@ class Conv2d(Module):
         bias: bool = True,
     ) -> None:
         super().__init__()
-        self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size = pair(kernel_size, "Conv2d: kernel_size")
-        self.stride = pair(stride, "Conv2d: stride")
-        self.padding = pair(padding, "Conv2d: padding")
+        self.in_channels = _size("Conv2d", "in_channels", in_channels)
+        self.out_channels = _size("Conv2d", "out_channels", out_channels)
+        self.kernel_size = _pair_at_least("Conv2d", "kernel_size", kernel_size, 1)
+        self.stride = _pair_at_least("Conv2d", "stride", stride, 1)
+        self.padding = _pair_at_least("Conv2d", "padding", padding, 0)
         self.weight = Parameter(_empty(out_channels, in_channels, *self.kernel_size))
         if bias:
             self.bias = Parameter(_empty(out_channels))
@@ -90,6 +122,8 @@ class Conv2d(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, x: Tensor) -> Tensor:
+        if x.ndim == 3:  # one unbatched (C, H, W) image, as PyTorch accepts
+            return F.conv2d(x.unsqueeze(0), self.weight, self.bias, self.stride, self.padding).squeeze(0)
         return F.conv2d(x, self.weight, self.bias, self.stride, self.padding)
 
     def extra_repr(self) -> str:
@@ -104,12 +138,18 @@ class Conv2d(Module):
 class MaxPool2d(Module):
     """Maximum over each window; ``stride`` defaults to ``kernel_size``."""
 
+    _tensor_input = True
+
     def __init__(self, kernel_size: int | tuple[int, int], stride: int | tuple[int, int] | None = None) -> None:
         super().__init__()
+        _pair_at_least("MaxPool2d", "kernel_size", kernel_size, 1)
+        _pair_at_least("MaxPool2d", "stride", kernel_size if stride is None else stride, 1)
         self.kernel_size = kernel_size
         self.stride = kernel_size if stride is None else stride
 
     def forward(self, x: Tensor) -> Tensor:
+        if x.ndim == 3:  # one unbatched (C, H, W) image, as PyTorch accepts
+            return F.max_pool2d(x.unsqueeze(0), self.kernel_size, self.stride).squeeze(0)
         return F.max_pool2d(x, self.kernel_size, self.stride)
 
     def extra_repr(self) -> str:
@@ -119,12 +159,16 @@ class MaxPool2d(Module):
 class ReLU(Module):
     """max(x, 0)."""
 
+    _tensor_input = True
+
     def forward(self, x: Tensor) -> Tensor:
         return F.relu(x)
 
 
 class Sigmoid(Module):
     """1 / (1 + exp(-x))."""
+
+    _tensor_input = True
 
     def forward(self, x: Tensor) -> Tensor:
         return F.sigmoid(x)
@@ -133,12 +177,16 @@ class Sigmoid(Module):
 class Tanh(Module):
     """tanh(x)."""
 
+    _tensor_input = True
+
     def forward(self, x: Tensor) -> Tensor:
         return F.tanh(x)
 
 
 class Softmax(Module):
     """softmax(x, dim)."""
+
+    _tensor_input = True
 
     def __init__(self, dim: int | None = None) -> None:
         super().__init__()
@@ -161,6 +209,8 @@ class LogSoftmax(Softmax):
 class Flatten(Module):
     """Merge dims ``start_dim..end_dim`` (by default all but the batch dim)."""
 
+    _tensor_input = True
+
     def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
         self.start_dim, self.end_dim = start_dim, end_dim
@@ -175,11 +225,15 @@ class Flatten(Module):
 class Dropout(Module):
     """Zero elements with probability ``p`` while training; identity in eval mode."""
 
+    _tensor_input = True
+
     def __init__(self, p: float = 0.5) -> None:
         super().__init__()
-        if not 0 <= p <= 1:
-            raise MiniTorchError(f"Dropout: probability p must be between 0 and 1, got {p}")
-        self.p = p
+        if not isinstance(p, numbers.Real):
+            raise TypeError(f"Dropout: probability p must be a number, got {type(p).__name__} {p!r}")
+        if not 0 <= p <= 1:  # refuses NaN too
+            raise ValueError(f"Dropout: dropout probability has to be between 0 and 1, but got {p}")
+        self.p: float = float(p)
 
     def forward(self, x: Tensor) -> Tensor:
         return F.dropout(x, self.p, self.training)
@@ -190,6 +244,8 @@ class Dropout(Module):
 
 class _BatchNorm(Module):
     """Shared code of BatchNorm1d/2d: affine weight/bias and running statistics, as PyTorch."""
+
+    _tensor_input = True
 
     expected_dims: tuple[int, ...] = ()
     # Registered as buffers by __init__ (as None without track_running_stats).
@@ -206,6 +262,11 @@ class _BatchNorm(Module):
         track_running_stats: bool = True,
     ) -> None:
         super().__init__()
+        name = type(self).__name__
+        num_features = _size(name, "num_features", num_features)
+        for key, value in (("eps", eps), ("momentum", momentum)):
+            if value is not None and (not isinstance(value, numbers.Real) or math.isnan(value)):
+                raise ValueError(f"{name}: {key} must be a number (not NaN), got {value!r}")
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
@@ -273,6 +334,8 @@ class BatchNorm2d(_BatchNorm):
 
 class CrossEntropyLoss(Module):
     """Softmax cross-entropy of logits against integer class targets."""
+
+    _tensor_input = True
 
     def __init__(self, reduction: str = "mean") -> None:
         super().__init__()

@@ -54,6 +54,20 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
 
+class RawInputError(TypeError):
+    """A Module was called on a NumPy array, a list or a number instead of a Tensor."""
+
+
+def _raw_input_message(module: Module, x: Any) -> str:
+    kind = "numpy.ndarray" if isinstance(x, np.ndarray) else type(x).__name__
+    fix = "minitorch.tensor(x)"
+    if isinstance(x, np.ndarray) and x.dtype == np.float64:
+        fix = "minitorch.tensor(x, dtype=minitorch.float32) (a float64 array gives a float64 tensor)"
+    elif isinstance(x, (list, tuple)) and x and all(isinstance(v, Tensor) for v in x):
+        fix = "minitorch.stack(x) (or call the layer on each tensor)"
+    return f"{type(module).__name__}: the input must be a Tensor, got a {kind}: wrap it with {fix} first"
+
+
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
@@ -61,6 +75,7 @@ class Module:
     """Base class of every layer and model: subclass it, assign layers, write ``forward``."""
 
     training = True
+    _tensor_input = False  # the built-in layers set True: their first input must be a Tensor
     # Filled in by __init__ (through object.__setattr__, which skips the sorting below).
     _parameters: OrderedDict[str, Parameter | None]
     _buffers: OrderedDict[str, Tensor | None]
@@ -150,6 +165,10 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # Built-in layers take a Tensor: one isinstance test (the training hot path) turns a NumPy
+        # array or a list into a clear error, where it would fail deep inside or even pass.
+        if self._tensor_input and args and not isinstance(args[0], Tensor):
+            raise RawInputError(_raw_input_message(self, args[0]))
         return self.forward(*args, **kwargs)
 
     # ------------------------------------------------------------------ traversal
@@ -311,21 +330,27 @@ class Module:
         loads as-is). With ``strict`` (the default) missing or unexpected keys are an error;
         a wrong shape is always an error. Returns ``(missing_keys, unexpected_keys)``.
         """
+        name = type(self).__name__
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"{name}.load_state_dict: expected a dict-like state_dict, got {_what_it_is(state_dict)}")
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
+        unexpected = [str(k) for k in state_dict if k not in own]
         problems = []
         if strict and missing:
             problems.append("missing keys: " + ", ".join(missing))
         if strict and unexpected:
-            problems.append("unexpected keys: " + ", ".join(unexpected))
+            problems.append("unexpected keys: " + ", ".join(unexpected) + _unexpected_hint(unexpected, missing))
         arrays: dict[str, Any] = {}
         for key, target in own.items():
             if key not in state_dict:
                 continue
             value = state_dict[key]
             array = value.data if isinstance(value, Tensor) else value
-            shape = tuple(getattr(array, "shape", ()))
+            if not backends.is_backend_array(array):
+                problems.append(f"{key}: expected a Tensor (or an array), got {type(value).__name__}")
+                continue
+            shape = tuple(array.shape)
             if shape != tuple(target.shape):
                 problems.append(
                     f"size mismatch for {key}: the checkpoint has shape {shape}, this model has "
@@ -443,6 +468,26 @@ class ModuleList(Module):
 
     def forward(self, *args: Any) -> Any:
         raise MiniTorchError("ModuleList has no forward(): iterate over it in your own module's forward")
+
+
+def _what_it_is(value: Any) -> str:
+    """``value``'s type, and what to pass instead when the slip is a common one."""
+    kind = type(value).__name__
+    if isinstance(value, Module):
+        return f"the module {kind} itself: pass its state_dict(), model.load_state_dict(other.state_dict())"
+    if isinstance(value, (str, bytes)) or hasattr(value, "__fspath__"):
+        return f"a {kind} (a file name?): load the file first, model.load_state_dict(minitorch.load(path))"
+    if isinstance(value, (list, tuple)):
+        return f"a {kind}: a state_dict maps names to tensors (dict(pairs) turns (name, tensor) pairs into one)"
+    return kind
+
+
+def _unexpected_hint(unexpected: list[str], missing: list[str]) -> str:
+    if "param_groups" in unexpected:
+        return " (this is an optimizer's state_dict: load it with optimizer.load_state_dict)"
+    if missing and all(k.startswith("module.") for k in unexpected):
+        return " (saved from a wrapped model: strip the 'module.' prefix from the keys)"
+    return ""
 
 
 def _check_module(module: Any, container: str) -> Module:
