@@ -5,6 +5,8 @@ whose first dimension indexes samples; for it the DataLoader takes a whole batch
 fancy index (``X[batch_indices]``) instead of a Python loop over samples.
 """
 
+import numbers
+
 import numpy as np
 
 from minitorch import backends
@@ -52,15 +54,69 @@ class TensorDataset(Dataset):
         return tuple(out)
 
 
+class CollateError(MiniTorchError):
+    """Samples of one batch that cannot be stacked; ``entries`` are their positions in the batch."""
+
+    def __init__(self, message, entries):
+        super().__init__(message)
+        self.entries = entries
+
+
+def _array_of(sample):
+    if isinstance(sample, Tensor):
+        return sample.data
+    return sample if isinstance(sample, np.ndarray) else None
+
+
 def default_collate(samples):
-    """Stack a list of samples (tuples of tensors or numbers) into one batch per field."""
+    """Stack a list of samples into one batch per field, as PyTorch's ``default_collate``.
+
+    Tensors and arrays are stacked (all must have one shape), numbers become a tensor, tuples,
+    lists and dicts are collated field by field, strings are returned as a list.
+    """
     first = samples[0]
     if isinstance(first, (tuple, list)):
+        for i, s in enumerate(samples):
+            if not isinstance(s, (tuple, list)) or len(s) != len(first):
+                raise CollateError(
+                    f"default_collate: entry {i} of the batch is {_describe(s)}, entry 0 is a "
+                    f"{type(first).__name__} of {len(first)} fields: every sample needs the same structure",
+                    (0, i),
+                )
         return tuple(default_collate([s[i] for s in samples]) for i in range(len(first)))
-    if isinstance(first, Tensor):
-        xp = backends.module_of(first.data)
-        return Tensor._make(xp.stack([s.data for s in samples]), None, False)
+    if isinstance(first, dict):
+        return {key: default_collate([s[key] for s in samples]) for key in first}
+    if isinstance(first, str):
+        return list(samples)
+    array = _array_of(first)
+    if array is not None:
+        for i, s in enumerate(samples):
+            other = _array_of(s)
+            if other is None or other.shape != array.shape:
+                raise CollateError(
+                    f"default_collate: samples in one batch must have the same shape to be stacked, but entry "
+                    f"{i} is {_describe(s)} and entry 0 has shape {tuple(array.shape)} (pad or crop them to "
+                    "one size, or pass a collate_fn)",
+                    (0, i),
+                )
+        if isinstance(first, Tensor):
+            xp = backends.module_of(first.data)
+            return Tensor._make(xp.stack([s.data for s in samples]), None, False)
+        return Tensor(np.stack(samples))
+    if not all(isinstance(s, (bool, int, float, np.generic)) for s in samples):
+        bad = next(i for i, s in enumerate(samples) if not isinstance(s, (bool, int, float, np.generic)))
+        raise TypeError(
+            f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; entry {bad} "
+            f"is {_describe(samples[bad])}"
+        )
     return Tensor(np.asarray(samples))
+
+
+def _describe(sample):
+    shape = getattr(sample, "shape", None)
+    if shape is not None:
+        return f"a {type(sample).__name__} of shape {tuple(shape)}"
+    return f"a {type(sample).__name__}"
 
 
 class DataLoader:
@@ -73,15 +129,30 @@ class DataLoader:
     """
 
     def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, seed=None, collate_fn=None):
-        if batch_size < 1:
-            raise MiniTorchError(f"DataLoader: batch_size must be >= 1, got {batch_size}")
-        self.dataset, self.batch_size = dataset, int(batch_size)
+        if not (hasattr(dataset, "__len__") and hasattr(dataset, "__getitem__")):
+            raise TypeError(
+                f"DataLoader: the dataset must define __len__ and __getitem__, got {type(dataset).__name__}; "
+                "wrap tensors with minitorch.data.TensorDataset(X, y)"
+            )
+        if batch_size is not None and (
+            isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size < 1
+        ):
+            raise ValueError(
+                f"DataLoader: batch_size should be a positive integer value, but got batch_size={batch_size!r}"
+                + (" (use // to divide sizes)" if isinstance(batch_size, float) else "")
+            )
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"DataLoader: drop_last should be a boolean value, but got drop_last={drop_last!r}")
+        # batch_size=None: no batching, each sample as the dataset returns it (as PyTorch)
+        self.dataset, self.batch_size = dataset, None if batch_size is None else int(batch_size)
         self.shuffle, self.drop_last = shuffle, drop_last
         self.collate_fn = collate_fn or default_collate
         self._rng = np.random.default_rng(seed) if seed is not None else None
 
     def __len__(self):
         n = len(self.dataset)
+        if self.batch_size is None:
+            return n
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
 
     def _order(self):
@@ -93,6 +164,10 @@ class DataLoader:
 
     def __iter__(self):
         order = self._order()
+        if self.batch_size is None:
+            for i in order:
+                yield self.dataset[int(i)]
+            return
         fast = isinstance(self.dataset, TensorDataset) and self.collate_fn is default_collate
         for start in range(0, len(order), self.batch_size):
             batch = order[start : start + self.batch_size]
@@ -101,4 +176,11 @@ class DataLoader:
             if fast:
                 yield self.dataset.take(batch)
             else:
-                yield self.collate_fn([self.dataset[int(i)] for i in batch])
+                yield self._collate(batch)
+
+    def _collate(self, batch):
+        try:
+            return self.collate_fn([self.dataset[int(i)] for i in batch])
+        except CollateError as error:  # say which dataset samples they were
+            samples = " and ".join(f"dataset[{int(batch[e])}]" for e in error.entries)
+            raise CollateError(f"DataLoader: {error} ({samples})", error.entries) from None
