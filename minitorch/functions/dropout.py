@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.errors import MiniTorchError
+from minitorch.errors import MiniTorchValueError
 from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor
 
@@ -34,7 +34,7 @@ def _uniform_like(x: Array) -> Array:
 def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
     """During training, zero elements with probability ``p`` and scale the rest by 1/(1-p)."""
     if not 0 <= p <= 1:
-        raise MiniTorchError(f"dropout: probability p must be between 0 and 1, got {p}")
+        raise MiniTorchValueError(f"dropout: probability p must be between 0 and 1, got {p}")
     if not training or p == 0:
         return x
     if p == 1:
