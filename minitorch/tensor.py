@@ -6,9 +6,10 @@ own state: its attributes, conversions to Python and NumPy, ``.grad``, hooks, th
 counter and Python protocols. It imports nothing above the device seam.
 
 The methods that run ops (``+``, ``exp``, ``sum``, ``reshape``, ``backward``, ...) live in
-``tensor_methods.py``, and the in-place updates (``+=``, ``zero_``, ``t[i] = v``) in
-``tensor_inplace.py``; ``Tensor`` inherits both. Those two are the only places where the
-Tensor reaches up to the ops and the engine, which themselves import ``Tensor``.
+``tensor_methods.py``, the operators in ``tensor_operators.py`` and the in-place updates
+(``+=``, ``zero_``, ``t[i] = v``) in ``tensor_inplace.py``; ``Tensor`` inherits all three.
+They are the only places where the Tensor reaches up to the ops and the engine, which
+themselves import ``Tensor``.
 """
 
 from __future__ import annotations
@@ -27,9 +28,11 @@ from minitorch.printing import tensor_repr
 from minitorch.tensor_inplace import InPlaceMethods
 from minitorch.tensor_inplace import _link_ops as _link_inplace_ops
 from minitorch.tensor_methods import TensorMethods, _link_ops
+from minitorch.tensor_operators import TensorOperators
+from minitorch.tensor_operators import _link_ops as _link_operators
 
 
-class Tensor(TensorMethods, InPlaceMethods):
+class Tensor(TensorOperators, TensorMethods, InPlaceMethods):
     """An n-dimensional array that can record the operations applied to it."""
 
     __slots__ = ("data", "requires_grad", "_grad", "grad_fn", "_hooks", "_version_counter", "__dict__", "__weakref__")
@@ -441,7 +444,8 @@ def _unwrap_nested(data: list[Any] | tuple[Any, ...]) -> list[Any]:
     return out
 
 
-# Tensor exists now: let its methods (tensor_methods.py, tensor_inplace.py) import the ops,
-# which import Tensor.
+# Tensor exists now: let its methods (tensor_methods.py, tensor_operators.py,
+# tensor_inplace.py) import the ops, which import Tensor.
 _link_ops()
+_link_operators()
 _link_inplace_ops()

@@ -1,22 +1,23 @@
-"""The Tensor methods that run ops: operators, op methods, conversions and ``backward``.
+"""The Tensor methods that run ops: op methods (``exp``, ``sum``, ``reshape``...),
+conversions (``to``, ``float``...) and ``backward``.
 
 ``Tensor`` (``tensor.py``) inherits from ``TensorMethods``. Each method here is one line
 that hands the work to an op in ``minitorch/functions/``, so adding an op touches the op's
-file and, if it should be a method too, one line here.
+file and, if it should be a method too, one line here. The operators (``+``, ``<``,
+``[]``) are in ``tensor_operators.py``, the in-place updates in ``tensor_inplace.py``.
 
-This is the one place where the Tensor reaches up to the ops and the engine, which
-themselves import ``Tensor``. That cycle is closed by ``_link_ops()`` below, which
+These three modules are where the Tensor reaches up to the ops and the engine, which
+themselves import ``Tensor``. The cycle is closed by each one's ``_link_ops()``, which
 ``tensor.py`` calls once ``Tensor`` exists.
 """
 
 from __future__ import annotations
 
 import builtins  # ``bool`` is a method name in this class: annotations say ``builtins.bool``
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
-from minitorch.dtypes import DEFAULT_FLOAT, SCALAR_TYPES, DType, bool_, float64, get_dtype, int64
+from minitorch.dtypes import DEFAULT_FLOAT, DType, bool_, float64, get_dtype, int64
 from minitorch.errors import MiniTorchError
 
 # Bound by _link_ops() (see the module docstring); None until then. To the type checker
@@ -35,7 +36,7 @@ else:
 
 
 class TensorMethods:
-    """Operators and op methods of ``Tensor`` (a mixin: it holds no state of its own).
+    """Op methods of ``Tensor`` (a mixin: it holds no state of its own).
 
     ``self`` is always a Tensor, but the type checker sees a TensorMethods: where a method
     returns ``self``, a ``# type: ignore[return-value]`` tells it so.
@@ -145,144 +146,6 @@ class TensorMethods:
                     f"shape {tuple(self.shape)}; they must match"
                 )
         run_backward(self, grad, retain_graph=retain_graph)
-
-    # ------------------------------------------------------------------ operators
-    def _binary(self, fn: Callable[[Any, Any], Tensor], other: Any, reverse: builtins.bool = False) -> Any:
-        other = as_operand(other, self)
-        if other is None:
-            return NotImplemented
-        return fn(other, self) if reverse else fn(self, other)
-
-    def __add__(self, other: Any) -> Any:
-        return self._binary(_ops.add, other)
-
-    def __radd__(self, other: Any) -> Any:
-        return self._binary(_ops.add, other, reverse=True)
-
-    def __sub__(self, other: Any) -> Any:
-        return self._binary(_ops.sub, other)
-
-    def __rsub__(self, other: Any) -> Any:
-        return self._binary(_ops.sub, other, reverse=True)
-
-    def __mul__(self, other: Any) -> Any:
-        return self._binary(_ops.mul, other)
-
-    def __rmul__(self, other: Any) -> Any:
-        return self._binary(_ops.mul, other, reverse=True)
-
-    def __truediv__(self, other: Any) -> Any:
-        return self._binary(_ops.div, other)
-
-    def __rtruediv__(self, other: Any) -> Any:
-        return self._binary(_ops.div, other, reverse=True)
-
-    def __pow__(self, other: Any) -> Any:
-        return self._binary(_ops.pow, other)
-
-    def __rpow__(self, other: Any) -> Any:
-        return self._binary(_ops.pow, other, reverse=True)
-
-    def __matmul__(self, other: Any) -> Any:
-        return self._binary(_ops.matmul, other)
-
-    def __rmatmul__(self, other: Any) -> Any:
-        return self._binary(_ops.matmul, other, reverse=True)
-
-    def __neg__(self) -> Tensor:
-        if self.data.dtype.kind == "b":
-            raise MiniTorchError("neg: negation (-) of a bool tensor is not supported; use ~ (logical not) instead")
-        return _ops.Neg.apply(self)
-
-    def __pos__(self) -> Tensor:
-        return self  # type: ignore[return-value]
-
-    def __abs__(self) -> Tensor:
-        return _ops.abs(self)
-
-    def __floordiv__(self, other: Any) -> Any:
-        return self._no_grad_binary("floor_divide", other)
-
-    def __mod__(self, other: Any) -> Any:
-        return self._no_grad_binary("remainder", other)
-
-    def _no_grad_binary(self, ufunc_name: str, other: Any) -> Tensor:
-        """``//`` and ``%``: computed on the data, outside the graph (not differentiable)."""
-        value = other.data if isinstance(other, TensorMethods) else other
-        out = getattr(backends.module_of(self.data), ufunc_name)(self.data, value)
-        return Tensor._make(backends.module_of(self.data).asarray(out), None, False)
-
-    def _compare(self, ufunc_name: str, other: Any) -> Any:
-        """Elementwise comparison: a bool tensor, never part of the graph."""
-        if isinstance(other, TensorMethods):
-            value = other.data
-        elif isinstance(other, SCALAR_TYPES) or backends.is_backend_array(other):
-            value = other
-        else:
-            return NotImplemented
-        xp = backends.module_of(self.data)
-        try:
-            out = getattr(xp, ufunc_name)(self.data, value)
-        except ValueError as exc:
-            _ops.broadcast_shape(self.shape, getattr(value, "shape", ()), op=ufunc_name)
-            raise exc
-        return Tensor._make(xp.asarray(out), None, False)
-
-    def __eq__(self, other: Any) -> Any:
-        return self._compare("equal", other)
-
-    def __ne__(self, other: Any) -> Any:
-        return self._compare("not_equal", other)
-
-    def __lt__(self, other: Any) -> Any:
-        return self._compare("less", other)
-
-    def __le__(self, other: Any) -> Any:
-        return self._compare("less_equal", other)
-
-    def __gt__(self, other: Any) -> Any:
-        return self._compare("greater", other)
-
-    def __ge__(self, other: Any) -> Any:
-        return self._compare("greater_equal", other)
-
-    def eq(self, other: Any) -> Tensor:
-        """Elementwise ``==`` (a bool tensor)."""
-        return self.__eq__(other)
-
-    def ne(self, other: Any) -> Tensor:
-        """Elementwise ``!=``."""
-        return self.__ne__(other)
-
-    def lt(self, other: Any) -> Tensor:
-        """Elementwise ``<``."""
-        return self.__lt__(other)
-
-    def le(self, other: Any) -> Tensor:
-        """Elementwise ``<=``."""
-        return self.__le__(other)
-
-    def gt(self, other: Any) -> Tensor:
-        """Elementwise ``>``."""
-        return self.__gt__(other)
-
-    def ge(self, other: Any) -> Tensor:
-        """Elementwise ``>=``."""
-        return self.__ge__(other)
-
-    def __invert__(self) -> Tensor:
-        if self.data.dtype.kind != "b":
-            raise MiniTorchError(f"~ (logical not) needs a bool tensor, got {self.dtype}")
-        return Tensor._make(~self.data, None, False)
-
-    def __and__(self, other: Any) -> Any:
-        return Tensor._make(self.data & (other.data if isinstance(other, TensorMethods) else other), None, False)
-
-    def __or__(self, other: Any) -> Any:
-        return Tensor._make(self.data | (other.data if isinstance(other, TensorMethods) else other), None, False)
-
-    def __getitem__(self, index: Any) -> Tensor:
-        return _ops.getitem(self, index)
 
     # ------------------------------------------------------------------ op methods
     def add(self, other: Any) -> Tensor:

@@ -24,11 +24,13 @@ from minitorch.functions.arithmetic import (
     Where,
     add,
     div,
+    floor_divide,
     maximum,
     minimum,
     mul,
     neg,
     pow,
+    remainder,
     sub,
     where,
 )
