@@ -286,7 +286,7 @@ class Module:
         if dtype is not None:
             np_dtype = get_dtype(dtype).np_dtype
             if np_dtype.kind != "f":
-                raise MiniTorchError(f"Module.to(): only floating dtypes are allowed, got {dtype}")
+                raise TypeError(f"Module.to(): only floating dtypes are allowed, got {dtype} (as PyTorch)")
             self._apply_to_arrays(lambda a: a.astype(np_dtype) if a.dtype.kind == "f" else a)
         return self
 
