@@ -284,6 +284,25 @@ class Tensor(TensorOperators, TensorMethods, InPlaceMethods):
             raise MiniTorchError("register_hook(): cannot register a hook on a tensor that doesn't require grad")
         return self._add_hook(hook)
 
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> _HookHandle:
+        """Call ``hook(tensor)`` right after backward added into this leaf's ``.grad``.
+
+        It fires during backward, as soon as the leaf's gradient is complete (distributed
+        training starts averaging a parameter's gradient there). Returns a removable handle.
+        """
+        if self.grad_fn is not None:
+            raise MiniTorchError(
+                "register_post_accumulate_grad_hook(): only leaf tensors have .grad accumulated; "
+                "use register_hook on a non-leaf tensor"
+            )
+        if not self.requires_grad:
+            raise MiniTorchError(
+                "register_post_accumulate_grad_hook(): cannot register a hook on a tensor that doesn't require grad"
+            )
+        hooks = self.__dict__.setdefault("_post_accumulate_hooks", [])
+        hooks.append(hook)
+        return _HookHandle(hooks, hook)
+
     def _add_hook(self, hook: Hook) -> _HookHandle:
         if self.grad_fn is None:
             if self._hooks is None:

@@ -22,6 +22,7 @@ from minitorch.autograd.engine import (
     add_backward_observer,
     backward_observers,
     is_debug_enabled,
+    queue_callback,
     remove_backward_observer,
     set_debug,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "is_grad_enabled",
     "no_grad",
     "overridden_functions",
+    "queue_callback",
     "override_backward",
     "remove_backward_observer",
     "restore_backward",

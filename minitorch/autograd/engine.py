@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from minitorch import backends
 from minitorch.autograd.anomaly import check_gradient
-from minitorch.autograd.graph import backward_order
+from minitorch.autograd.graph import backward_plan
 from minitorch.errors import MiniTorchError
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.switches import SWITCHES
@@ -62,20 +62,51 @@ def backward_observers() -> tuple[Observer, ...]:
     return tuple(_OBSERVERS)
 
 
+# Functions to call once the backward now running has finished (queue_callback).
+_CALLBACKS: list[Callable[[], Any]] = []
+_RUNNING = [0]  # how many backward passes are running (a hook may start another)
+
+
+def queue_callback(callback: Callable[[], Any]) -> None:
+    """Call ``callback()`` when the backward pass now running ends, before it returns.
+
+    For code that starts work from gradient hooks (distributed training starts an
+    all-reduce per bucket of gradients) and must finish it before ``backward()`` returns.
+    """
+    if not _RUNNING[0]:
+        raise MiniTorchError("queue_callback: can only be called during a backward pass (from a hook)")
+    _CALLBACKS.append(callback)
+
+
 def run_backward(root: Tensor, gradient: Array, retain_graph: bool = False) -> None:
     """Backpropagate ``gradient`` (an array shaped like ``root``) through ``root``'s graph."""
+    _RUNNING[0] += 1
+    try:
+        _run(root, gradient, retain_graph)
+        if _RUNNING[0] == 1:
+            while _CALLBACKS:
+                _CALLBACKS.pop(0)()
+    finally:
+        _RUNNING[0] -= 1
+        if not _RUNNING[0]:
+            _CALLBACKS.clear()
+
+
+def _run(root: Tensor, gradient: Array, retain_graph: bool) -> None:
     root_node = root.grad_fn
+    handed_out: set[int] = set()  # ids of arrays stored as some leaf's .grad in this pass
     if root_node is None:
-        _accumulate_leaves({root: gradient})
+        _accumulate_leaf(root, gradient, handed_out)
         return
+    order, leaf_edges = backward_plan(root_node)
     grads: dict[BackwardNode, Array] = {root_node: gradient}  # arriving at each node, summed over its consumers
-    leaf_grads: dict[Tensor, Array] = {}  # the same for leaf tensors, added into .grad at the end
+    leaf_grads: dict[Tensor, Array] = {}  # the same for leaf tensors, until their last edge
     debug, anomaly, observers = SWITCHES.debug, SWITCHES.anomaly, _OBSERVERS
     # Backward itself records no graph (no higher-order gradients in MiniTorch).
     previous_mode = SWITCHES.grad_enabled
     SWITCHES.grad_enabled = False
     try:
-        for node in backward_order(root_node):
+        for node in order:
             grad_output = grads.pop(node, None)
             if grad_output is None:  # no path from the root carried a gradient here
                 continue
@@ -105,44 +136,53 @@ def run_backward(root: Tensor, gradient: Array, retain_graph: bool = False) -> N
             for index, (nxt, g) in enumerate(zip(next_functions, grad_inputs)):
                 if nxt is None or g is None:
                     continue
-                if isinstance(nxt, Tensor):  # a leaf: gather, accumulate once at the end
+                if isinstance(nxt, Tensor):  # a leaf: gather until its last edge, then into .grad
                     if getattr(g, "shape", ()) != nxt.data.shape:
                         g = _fit_leaf_grad(node, index, g, nxt)
-                    previous = leaf_grads.get(nxt)
-                    leaf_grads[nxt] = g if previous is None else previous + g
+                    previous = leaf_grads.pop(nxt, None)
+                    total = g if previous is None else previous + g
+                    left = leaf_edges[nxt] = leaf_edges[nxt] - 1
+                    if left:
+                        leaf_grads[nxt] = total
+                    else:
+                        _accumulate_leaf(nxt, total, handed_out)
                 else:
                     previous = grads.get(nxt)
                     grads[nxt] = g if previous is None else previous + g
+        # Leaves with an edge from a node that got no gradient were not finished above.
+        for leaf, g in leaf_grads.items():
+            _accumulate_leaf(leaf, g, handed_out)
     finally:
         SWITCHES.grad_enabled = previous_mode
-    _accumulate_leaves(leaf_grads)
 
 
-def _accumulate_leaves(leaf_grads: dict[Tensor, Array]) -> None:
-    """Add each leaf's gradient into its ``.grad``, after its hooks have had their say."""
-    handed_out = set()  # ids of arrays already stored as some leaf's .grad in this pass
-    for leaf, g in leaf_grads.items():
-        if type(g) is not type(leaf.data):  # a NumPy scalar from a reduction, say
-            g = backends.module_of(leaf.data).asarray(g)
-        if g.dtype != leaf.data.dtype:
-            g = g.astype(leaf.data.dtype)
-        if g.shape != leaf.data.shape:  # only from ``backward(gradient=...)`` on a leaf itself
-            g = g.reshape(leaf.data.shape)
-        hooked = bool(leaf._hooks)
-        if leaf._hooks:
-            g = _run_tensor_hooks(leaf._hooks, g)
-        grad = leaf._grad  # the field itself: .grad's setter checks what users assign
-        if grad is None:
-            # ``.grad.zero_()`` and optimizers write into ``.grad``, so it must own its
-            # memory. Copy unless g is a fresh array nobody else holds: it may be a view
-            # (a read-only broadcast from sum or expand, say), a hook's array, or the very
-            # array another leaf got (``a + b``).
-            if hooked or g.base is not None or id(g) in handed_out:
-                g = g.copy()
-            handed_out.add(id(g))
-            leaf._grad = Tensor._make(g, None, False)
-        else:
-            grad.data = grad.data + g
+def _accumulate_leaf(leaf: Tensor, g: Array, handed_out: set[int]) -> None:
+    """Add a leaf's gradient into its ``.grad``, after its hooks have had their say."""
+    if type(g) is not type(leaf.data):  # a NumPy scalar from a reduction, say
+        g = backends.module_of(leaf.data).asarray(g)
+    if g.dtype != leaf.data.dtype:
+        g = g.astype(leaf.data.dtype)
+    if g.shape != leaf.data.shape:  # only from ``backward(gradient=...)`` on a leaf itself
+        g = g.reshape(leaf.data.shape)
+    hooked = bool(leaf._hooks)
+    if leaf._hooks:
+        g = _run_tensor_hooks(leaf._hooks, g)
+    grad = leaf._grad  # the field itself: .grad's setter checks what users assign
+    if grad is None:
+        # ``.grad.zero_()`` and optimizers write into ``.grad``, so it must own its
+        # memory. Copy unless g is a fresh array nobody else holds: it may be a view
+        # (a read-only broadcast from sum or expand, say), a hook's array, or the very
+        # array another leaf got (``a + b``).
+        if hooked or g.base is not None or id(g) in handed_out:
+            g = g.copy()
+        handed_out.add(id(g))
+        leaf._grad = Tensor._make(g, None, False)
+    else:
+        grad.data = grad.data + g
+    post_hooks = leaf.__dict__.get("_post_accumulate_hooks")
+    if post_hooks:
+        for hook in list(post_hooks):
+            hook(leaf)
 
 
 def _fit_leaf_grad(node: BackwardNode, index: int, g: Array, leaf: Tensor) -> Array:

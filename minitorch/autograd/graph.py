@@ -44,19 +44,32 @@ def backward_order(root: BackwardNode) -> list[BackwardNode]:
     because only then is its gradient complete. Of the ready nodes, the one made ready
     last runs first (a stack), which finishes one branch before starting the next.
     """
+    return backward_plan(root)[0]
+
+
+def backward_plan(root: BackwardNode) -> tuple[list[BackwardNode], dict[Tensor, int]]:
+    """``backward_order(root)``, and for each leaf tensor the number of edges into it.
+
+    The engine uses the counts to add a leaf's gradient into ``.grad`` as soon as its last
+    consumer has run (so gradient hooks fire during backward, as distributed training needs).
+    """
     waiting = consumer_counts(root)
-    order: list[BackwardNode] = []
+    order = []
+    leaf_edges: dict[Tensor, int] = {}
     ready = [root]
     while ready:
         node = ready.pop()
         order.append(node)
         for nxt in node.next_functions:
-            if nxt is None or isinstance(nxt, Tensor):
+            if nxt is None:
+                continue
+            if isinstance(nxt, Tensor):
+                leaf_edges[nxt] = leaf_edges.get(nxt, 0) + 1
                 continue
             waiting[nxt] -= 1
             if waiting[nxt] == 0:
                 ready.append(nxt)
-    return order
+    return order, leaf_edges
 
 
 def nodes(root: BackwardNode) -> list[BackwardNode]:
@@ -83,4 +96,4 @@ def leaves(root: BackwardNode) -> list[Tensor]:
     return list(found.values())
 
 
-__all__ = ["backward_order", "consumer_counts", "leaves", "nodes"]
+__all__ = ["backward_order", "backward_plan", "consumer_counts", "leaves", "nodes"]

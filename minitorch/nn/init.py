@@ -23,6 +23,7 @@ def _fill(tensor: Tensor, array: np.ndarray) -> Tensor:
     """Write a NumPy array into ``tensor`` in place, on its device and dtype."""
     with no_grad():
         tensor.data[...] = backends.to_device(array.astype(tensor.data.dtype), tensor.device)
+    tensor._bump_version()
     return tensor
 
 
@@ -64,6 +65,7 @@ def constant_(tensor: Tensor, value: float) -> Tensor:
     """Fill with ``value``."""
     with no_grad():
         tensor.data[...] = value
+    tensor._bump_version()
     return tensor
 
 

@@ -367,6 +367,7 @@ class Module:
             xp = backends.module_of(target.data)
             converted = backends.to_device(backends.module_of(array).asarray(array), target.device)
             target.data[...] = xp.asarray(converted).astype(target.data.dtype, copy=False)
+            target._bump_version()  # changed in place: a graph that saved it is now stale
         return IncompatibleKeys(missing, unexpected)
 
     # ------------------------------------------------------------------ printing

@@ -96,6 +96,7 @@ class Adam(Optimizer):
                 update = m / denom
                 update *= step_size
                 data -= update
+                p._bump_version()  # p changed in place: a graph that saved it is now stale
 
 
 class AdamW(Adam):

@@ -70,6 +70,7 @@ class SGD(Optimizer):
                     if state is None:
                         state = self.state[p] = {"momentum_buffer": backends.module_of(g).zeros_like(p.data)}
                     kernels.sgd_momentum_step(p.data, state["momentum_buffer"], g, lr, momentum, weight_decay)
+                    p._bump_version()  # p changed in place: a graph that saved it is now stale
                     continue
                 if weight_decay:
                     g = g + weight_decay * p.data
@@ -84,3 +85,4 @@ class SGD(Optimizer):
                         buf += (1 - dampening) * g if dampening else g
                     g = g + momentum * buf if nesterov else buf
                 p.data -= lr * g
+                p._bump_version()  # p changed in place: a graph that saved it is now stale

@@ -218,3 +218,32 @@ def test_a_function_returning_a_tuple_is_refused():
 
     with pytest.raises(MiniTorchError, match=r"Pair.forward returned a tuple of 2 values"):
         Pair.apply(leaf([1.0]))
+
+
+def test_post_accumulate_hooks_fire_during_backward_as_each_leaf_is_done():
+    w1, w2 = leaf([1.0, 2.0]), leaf([3.0])
+    events = []
+    order = []
+    w1.register_post_accumulate_grad_hook(lambda t: events.append(("w1", t.grad.tolist())))
+    w2.register_post_accumulate_grad_hook(lambda t: events.append(("w2", t.grad.tolist())))
+    minitorch.autograd.add_backward_observer(lambda node, g_out, g_in: order.append(node.name()))
+    h = (w1 * 2).sum()  # w1's last consumer runs before w2's
+    loss = (h * w2).exp()
+    loss.backward()
+    assert [name for name, _ in events] == ["w2", "w1"]
+    # w2's hook ran before the nodes leading to w1 had all run
+    assert len(order) == 4
+
+
+def test_queue_callback_runs_at_the_end_of_backward():
+    w = leaf([1.0, 2.0])
+    seen = []
+
+    def hook(t):
+        minitorch.autograd.queue_callback(lambda: seen.append(("end", t.grad.tolist())))
+
+    w.register_post_accumulate_grad_hook(hook)
+    (w * 3).sum().backward()
+    assert seen == [("end", [3.0, 3.0])]
+    with pytest.raises(MiniTorchError, match="during a backward"):
+        minitorch.autograd.queue_callback(lambda: None)
