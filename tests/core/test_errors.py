@@ -446,3 +446,30 @@ def test_matmul_of_mixed_dtypes_is_refused_as_in_pytorch():
 def test_negating_a_bool_tensor_suggests_logical_not():
     with pytest.raises(MiniTorchError, match=r"neg.*bool.*~"):
         -(minitorch.ones(2) > 0)
+
+
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        ([[1, 2], [3]], "length 2 at dim 1 (got 1)"),
+        ([1, [2]], "expected a number at dim 1"),
+        ([[1], 2], "expected a sequence at dim 1"),
+        ([[[1, 2]], [[3]]], "length 2 at dim 2 (got 1)"),
+    ],
+)
+def test_ragged_lists_name_the_dimension(data, words):
+    with pytest.raises(ValueError, match=re.escape(words)):
+        minitorch.tensor(data)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: minitorch.tensor([2**63]),
+        lambda: minitorch.tensor([-(2**64)]),
+        lambda: minitorch.tensor(np.array([2**63], dtype=np.uint64)),
+    ],
+)
+def test_integers_beyond_int64_are_refused(make):
+    with pytest.raises(MiniTorchError, match="overflows int64"):
+        make()
