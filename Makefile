@@ -11,14 +11,14 @@ STAMP := $(VENV)/.installed
 TORCH_WHEEL := $(firstword $(wildcard /opt/wheels/torch-2.13.0*.whl))
 LAB_PORT ?= 8888
 
-.PHONY: setup system-deps lab test test-package test-lessons test-browser lint bench lessons example clean
+.PHONY: setup system-deps lab test test-package test-lessons test-browser lint bench lessons example example-dist clean
 
 setup: $(STAMP) system-deps
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -m pip install -q -e ".[dev,dist]"
 ifneq ($(TORCH_WHEEL),)
 	$(PY) -m pip install -q "torch==2.13.0" || echo "note: torch 2.13.0 not installed; oracle tests will skip"
 else
@@ -48,6 +48,10 @@ lab: setup
 
 example: setup
 	$(PY) -m minitorch.examples.digits --model mlp --epochs 20
+
+# Data-parallel training on 2 ranks (MPI from the mpich wheel: mpiexec is in .venv/bin).
+example-dist: setup
+	$(VENV)/bin/mpiexec -n 2 $(PY) -m minitorch.examples.digits --model mlp --epochs 20 --distributed
 
 test: setup
 	$(MAKE) lint test-package test-lessons

@@ -1,6 +1,7 @@
 """``minitorch.data``: datasets and the DataLoader that cuts them into (shuffled) batches.
 
-A ``Dataset`` answers ``len(ds)`` and ``ds[i]``. ``TensorDataset(X, y)`` wraps tensors
+``DataLoader(ds, sampler=DistributedSampler(ds))`` loads only this rank's share
+(``distributed.py``). A ``Dataset`` answers ``len(ds)`` and ``ds[i]``. ``TensorDataset(X, y)`` wraps tensors
 whose first dimension indexes samples; for it the DataLoader takes a whole batch with one
 fancy index (``X[batch_indices]``) instead of a Python loop over samples.
 """
@@ -128,7 +129,8 @@ class DataLoader:
     the final, smaller batch.
     """
 
-    def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, seed=None, collate_fn=None):
+    def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, seed=None, collate_fn=None,
+                 sampler=None):
         if not (hasattr(dataset, "__len__") and hasattr(dataset, "__getitem__")):
             raise TypeError(
                 f"DataLoader: the dataset must define __len__ and __getitem__, got {type(dataset).__name__}; "
@@ -141,21 +143,26 @@ class DataLoader:
                 f"DataLoader: batch_size should be a positive integer value, but got batch_size={batch_size!r}"
                 + (" (use // to divide sizes)" if isinstance(batch_size, float) else "")
             )
+        if sampler is not None and shuffle:
+            raise ValueError("DataLoader: sampler option is mutually exclusive with shuffle")
         if not isinstance(drop_last, bool):
             raise ValueError(f"DataLoader: drop_last should be a boolean value, but got drop_last={drop_last!r}")
         # batch_size=None: no batching, each sample as the dataset returns it (as PyTorch)
         self.dataset, self.batch_size = dataset, None if batch_size is None else int(batch_size)
         self.shuffle, self.drop_last = shuffle, drop_last
+        self.sampler = sampler  # yields the indices to load, in order (DistributedSampler: one rank's share)
         self.collate_fn = collate_fn or default_collate
         self._rng = np.random.default_rng(seed) if seed is not None else None
 
     def __len__(self):
-        n = len(self.dataset)
+        n = len(self.sampler) if self.sampler is not None else len(self.dataset)
         if self.batch_size is None:
             return n
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
 
     def _order(self):
+        if self.sampler is not None:
+            return np.fromiter(iter(self.sampler), dtype=np.int64)
         n = len(self.dataset)
         if not self.shuffle:
             return np.arange(n)
@@ -184,3 +191,6 @@ class DataLoader:
         except CollateError as error:  # say which dataset samples they were
             samples = " and ".join(f"dataset[{int(batch[e])}]" for e in error.entries)
             raise CollateError(f"DataLoader: {error} ({samples})", error.entries) from None
+
+
+from minitorch.data.distributed import DistributedSampler  # noqa: E402

@@ -1,4 +1,4 @@
-"""``minitorch.nn``: modules (layers with parameters), ``functional`` and ``init``."""
+"""``minitorch.nn``: modules (layers with parameters), ``functional``, ``init`` and ``parallel`` (DDP)."""
 
 from minitorch.nn import functional, init
 from minitorch.nn.layers import (
@@ -20,3 +20,4 @@ from minitorch.nn.layers import (
     Tanh,
 )
 from minitorch.nn.module import Module, ModuleList, Parameter, Sequential
+from minitorch.nn import parallel
