@@ -2,11 +2,16 @@
 
     python -m minitorch.examples.digits --model mlp --epochs 20
     python -m minitorch.examples.digits --model cnn --epochs 20 --seed 3
+    mpiexec -n 2 python -m minitorch.examples.digits --distributed   # data-parallel on 2 ranks
 
 Recipe (the same one bench/digits_accuracy.py runs in PyTorch): pixels standardised with
 the training images' statistics, Adam, lr 1e-2, a cosine learning-rate schedule over the
 epochs, batch 64, cross-entropy loss. Each epoch prints the mean training loss, the test
 accuracy and the seconds it took.
+
+With ``--distributed`` (under ``mpiexec -n N``) each rank trains on its share of every
+batch (``DistributedSampler``, batch ``batch_size / N`` per rank, so the global batch is the
+same), ``DistributedDataParallel`` averages the gradients, and rank 0 prints.
 """
 
 import argparse
@@ -55,8 +60,25 @@ def accuracy(model, X, y, batch_size=512):
     return correct / X.shape[0]
 
 
-def train(model_name="mlp", epochs=20, lr=1e-2, batch_size=64, seed=0, device="cpu", progress=True, log=print):
-    """Train one model; returns a dict with the per-epoch history and the final test accuracy."""
+def _distributed_setup(dataset, batch_size, seed):
+    """Join the MPI ranks; this rank's sampler and per-rank batch size (the global batch is kept)."""
+    from minitorch import distributed as dist
+    from minitorch.data import DistributedSampler
+
+    if not dist.is_initialized():
+        dist.init_process_group("mpi")
+    world = dist.get_world_size()
+    if batch_size % world:
+        raise MiniTorchError(f"--distributed: batch size {batch_size} does not divide by the {world} ranks")
+    return DistributedSampler(dataset, shuffle=True, seed=seed), batch_size // world, dist.get_rank()
+
+
+def train(model_name="mlp", epochs=20, lr=1e-2, batch_size=64, seed=0, device="cpu", progress=True, log=print,
+          distributed=False):
+    """Train one model; returns a dict with the per-epoch history and the final test accuracy.
+
+    ``distributed=True``: one rank of a data-parallel run (launched by mpiexec); only rank 0 logs.
+    """
     from tqdm.auto import tqdm
 
     if device == "cuda" and not minitorch.cuda.is_available():
@@ -65,8 +87,15 @@ def train(model_name="mlp", epochs=20, lr=1e-2, batch_size=64, seed=0, device="c
     split = load_digits(images=model_name == "cnn")
     X_train, y_train = split.X_train.to(device), split.y_train.to(device)
     X_test, y_test = split.X_test.to(device), split.y_test.to(device)
-    loader = DataLoader(TensorDataset(X_train, y_train), batch_size=batch_size, shuffle=True, seed=seed)
+    dataset, sampler, rank = TensorDataset(X_train, y_train), None, 0
+    if distributed:
+        sampler, batch_size, rank = _distributed_setup(dataset, batch_size, seed)
+        progress, log = progress and rank == 0, log if rank == 0 else (lambda _: None)
+        loader = DataLoader(dataset, batch_size=batch_size, sampler=sampler)
+    else:
+        loader = DataLoader(dataset, batch_size=batch_size, shuffle=True, seed=seed)
     model = MODELS[model_name]().to(device)
+    trained = nn.parallel.DistributedDataParallel(model) if distributed else model
     optimizer = minitorch.optim.Adam(model.parameters(), lr=lr)
     scheduler = minitorch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)
     loss_fn = nn.CrossEntropyLoss()
@@ -74,20 +103,33 @@ def train(model_name="mlp", epochs=20, lr=1e-2, batch_size=64, seed=0, device="c
     for epoch in range(1, epochs + 1):
         start = time.perf_counter()
         total, count = 0.0, 0
+        if sampler is not None:
+            sampler.set_epoch(epoch)  # a new shuffle each epoch, the same on every rank
         batches = tqdm(loader, desc=f"epoch {epoch}/{epochs}", leave=False, disable=not progress, file=sys.stderr)
         for xb, yb in batches:
-            loss = loss_fn(model(xb), yb)
+            loss = loss_fn(trained(xb), yb)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
             total += loss.item() * xb.shape[0]
             count += xb.shape[0]
         scheduler.step()
+        if distributed:  # the epoch's loss over all ranks' samples
+            total, count = _sum_over_ranks(total, count)
         seconds = time.perf_counter() - start
         acc = accuracy(model, X_test, y_test)
         history.append({"epoch": epoch, "loss": total / count, "test_acc": acc, "seconds": seconds})
         log(f"epoch {epoch:3d}/{epochs}  loss {total / count:.4f}  test acc {100 * acc:6.2f}%  {seconds:.3f} s/epoch")
     return {"model": model, "history": history, "test_acc": history[-1]["test_acc"] if history else None}
+
+
+def _sum_over_ranks(*values):
+    """Each value summed over the ranks (float64, so the sum is exact enough)."""
+    from minitorch import distributed as dist
+
+    t = minitorch.tensor(list(values), dtype=minitorch.float64)
+    dist.all_reduce(t)
+    return tuple(t.tolist())
 
 
 def blas_threads(n):
@@ -115,20 +157,34 @@ def main(argv=None):
     parser.add_argument(
         "--threads", type=int, default=1, help="BLAS threads for NumPy (default 1; 0 keeps the library's default)"
     )
+    parser.add_argument("--distributed", action="store_true",
+                        help="data-parallel over MPI ranks: run as mpiexec -n N python -m minitorch.examples.digits")
     args = parser.parse_args(argv)
     if args.device == "cuda" and not minitorch.cuda.is_available():
         parser.exit(2, f"error: --device cuda but no usable GPU: {minitorch.cuda.unavailable_reason()}\n")
     split = load_digits()
-    print(
+    rank = 0
+    if args.distributed:
+        from minitorch import distributed as dist
+
+        try:
+            dist.init_process_group("mpi")
+        except dist.DistributedError as exc:
+            parser.exit(2, f"error: --distributed: {exc}\n")
+        rank = dist.get_rank()
+    say = print if rank == 0 else (lambda *a, **k: None)
+    ranks = f", {dist.get_world_size()} ranks" if args.distributed else ""
+    say(
         f"digits: {split.X_train.shape[0]} train / {split.X_test.shape[0]} test images, model {args.model}, "
-        f"Adam lr {args.lr} + cosine schedule, batch {args.batch_size}, seed {args.seed}, device {args.device}"
+        f"Adam lr {args.lr} + cosine schedule, batch {args.batch_size}, seed {args.seed}, device {args.device}{ranks}"
     )
     start = time.perf_counter()
     with blas_threads(args.threads):
-        result = train(args.model, args.epochs, args.lr, args.batch_size, args.seed, args.device, not args.no_progress)
+        result = train(args.model, args.epochs, args.lr, args.batch_size, args.seed, args.device, not args.no_progress,
+                       distributed=args.distributed)
     history = result["history"]
     mean_epoch = sum(h["seconds"] for h in history) / max(len(history), 1)
-    print(
+    say(
         f"final test accuracy {100 * result['test_acc']:.2f}%  ({mean_epoch:.3f} s/epoch, "
         f"{time.perf_counter() - start:.1f} s in all)"
     )
