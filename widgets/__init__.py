@@ -7,6 +7,7 @@
     monitor = TrainingMonitor(model=model, grad_flow=True)   # live curves: monitor.update(step, loss=...)
     gradient_flow(model)                                     # gradient norm per parameter
     decision_boundary(model, X, y)                           # a 2-D classifier's regions
+    progress()                                               # every lesson's exercises, from the saved notebooks
 
 ``minitorch`` never imports this package; it watches the engine through
 ``minitorch.autograd.add_backward_observer`` (registered when this package is imported).
@@ -16,7 +17,7 @@ from widgets import plotting, recorder
 from widgets.backward_checker import check_backward
 from widgets.boundary import decision_boundary
 from widgets.check_result import CheckResult
-from widgets.exercises import Scoreboard, lesson_score
+from widgets.exercises import Progress, Scoreboard, lesson_score, progress
 from widgets.function_checker import check_function
 from widgets.graph import draw_graph
 from widgets.monitor import GradientFlow, TrainingMonitor, gradient_flow
@@ -29,6 +30,7 @@ __all__ = [
     "BackwardStepper",
     "CheckResult",
     "GradientFlow",
+    "Progress",
     "Scoreboard",
     "check_backward",
     "TrainingMonitor",
@@ -37,4 +39,5 @@ __all__ = [
     "draw_graph",
     "gradient_flow",
     "lesson_score",
+    "progress",
 ]

@@ -18,7 +18,10 @@
 * ``check_backward(lambda a, b: ..., shapes=...)``: any function of tensors; its gradients
   (through the engine) against finite differences, and ``reference=`` when given.
 * ``shapes``: a list of cases; a case is one shape (one input) or a tuple of shapes.
-  Defaults to elementwise cases with broadcasting. ``args``: extra non-tensor arguments
+  Defaults to elementwise cases with broadcasting. In a case, a Python float stands for a
+  number operand (``((4,), 2.0)`` checks ``x * 2.0``: the backward must return None for it,
+  as ``ctx.needs_input_grad`` says) and a NumPy array gives an input's exact values (ties).
+  The first case is also run in float32: a gradient must keep its input's dtype. ``args``: extra non-tensor arguments
   passed after the tensors (``check_backward(Sum, fn, shapes=[(3, 4)], args=((1,), False))``).
 
 It never raises into the notebook: the learner's exception is shown in the table, and
@@ -40,7 +43,6 @@ from widgets import exercises, style
 from widgets.check_result import (
     FAILED,
     NOT_DONE,
-    NOT_DONE_MESSAGE,
     PASSED,
     CheckResult,
     CheckRow,
@@ -49,6 +51,7 @@ from widgets.check_result import (
     to_numpy,
 )
 from widgets.checker_args import BadArguments, bad_arguments_result, check_backward_arguments, normalise_cases
+from widgets.hints import factor_hint, not_done_message
 
 DEFAULT_SHAPES = {
     1: [(4,), (2, 3), ()],
@@ -84,9 +87,10 @@ class _Expected:
     to recognise a backward that forgot to multiply by ``grad_output``.
     """
 
-    def __init__(self, k, shape, numeric, reference, ones_reference):
+    def __init__(self, k, shape, numeric, reference, ones_reference, out_shape=None):
         self.k = k
         self.shape = shape
+        self.out_shape = out_shape
         self.numeric = numeric
         self.reference = reference
         self.ones_reference = ones_reference
@@ -182,8 +186,11 @@ class _Target:
         out = self.forward(tensors)
         if self.is_function:
             node = out.grad_fn
-            raw = _as_tuple(self.learner_backward(node, grad_output.copy()))
-            slots = [self._slot(node, t) for t in tensors]
+            returned = self.learner_backward(node, grad_output.copy())
+            if returned is None:
+                return (None,) * len(tensors), "your backward returned None: did you forget `return`?"
+            raw = _as_tuple(returned)
+            slots = [self._slot(node, t) if isinstance(t, Tensor) else i for i, t in enumerate(tensors)]
             if len(raw) != len(node.next_functions):
                 return raw, (
                     f"backward returned {len(raw)} gradient(s) but forward has {len(node.next_functions)} "
@@ -191,7 +198,7 @@ class _Target:
                 )
             return tuple(raw[s] for s in slots), None
         out.backward(Tensor._make(grad_output, None, False))
-        return tuple(None if t.grad is None else t.grad.data for t in tensors), None
+        return tuple(None if not isinstance(t, Tensor) or t.grad is None else t.grad.data for t in tensors), None
 
     @staticmethod
     def _slot(node, tensor):
@@ -205,14 +212,20 @@ class _Target:
         ref = self.reference
         if ref is None:
             return None
-        tensors = [Tensor(a.copy(), requires_grad=True) for a in arrays]
+        tensors = _make_inputs(arrays)
         if isinstance(ref, type) and issubclass(ref, Function):
             out = ref.apply(*tensors, *self.args)
             raw = _as_tuple(ref.reference_backward(out.grad_fn, grad_output.copy()))
-            return tuple(to_numpy(raw[self._slot(out.grad_fn, t)]) for t in tensors)
+            return tuple(to_numpy(raw[self._slot(out.grad_fn, t)]) if isinstance(t, Tensor) else None
+                         for t in tensors)
         with _reference_backwards():
             ref(*tensors, *self.args).backward(Tensor._make(grad_output, None, False))
-        return tuple(to_numpy(t.grad) for t in tensors)
+        return tuple(to_numpy(t.grad) if isinstance(t, Tensor) else None for t in tensors)
+
+
+def _make_inputs(arrays, requires_grad=True):
+    """A fresh Tensor per array; Python numbers stay numbers."""
+    return [Tensor(a.copy(), requires_grad=requires_grad) if isinstance(a, np.ndarray) else a for a in arrays]
 
 
 # ---------------------------------------------------------------------- the check
@@ -237,18 +250,25 @@ def check_backward(op, backward=None, shapes=None, *, args=(), reference=None, d
         domain = (0.5, 2.0) if getattr(op, "__name__", "") in POSITIVE_OPS else (-2.0, 2.0)
     tol = _Tolerance(atol, rtol)
     rng = np.random.default_rng(seed)
-    rows, error, not_done = [], "", False
+    rows, error, not_done = [], "", None
     for case_shapes in cases:
         try:
             rows.extend(_check_case(target, case_shapes, rng, domain, tol))
-        except (_NotDone, NotImplementedError):
-            not_done = True
+        except (_NotDone, NotImplementedError) as exc:
+            not_done = exc.__cause__ or exc
             break
         except Exception as exc:  # the learner's code failed: show it, go on with the next case
             text = describe_exception(exc)
             error = error or text
-            rows.append(CheckRow(_case_label(case_shapes), False, text.splitlines()[0], {"input": "-"},
+            hint = text.splitlines()[0]
+            numbers = [i for i, s in enumerate(case_shapes) if isinstance(s, float)]
+            if numbers:
+                hint += (f" (input {numbers[0]} is a Python number here: check ctx.needs_input_grad "
+                         "and return None for it)")
+            rows.append(CheckRow(_case_label(case_shapes), False, hint, {"input": "-"},
                                  input=None, error_fd=None, error_ref=None))
+    if not_done is None and rows and all(r.ok for r in rows):
+        rows.extend(_check_float32(target, cases, domain))
     status, message = _verdict(rows, len(cases), not_done, target.reference is not None)
     note = _install(target, backward, status, install)
     result = CheckResult(name, COLUMNS, rows, status, message, note, error)
@@ -257,13 +277,21 @@ def check_backward(op, backward=None, shapes=None, *, args=(), reference=None, d
 
 
 def _case_label(shapes):
-    return " & ".join(style.fmt_shape(s) for s in shapes)
+    return " & ".join(_spec_label(s) for s in shapes)
+
+
+def _spec_label(spec):
+    if isinstance(spec, float):
+        return f"number {spec:g}"
+    if isinstance(spec, np.ndarray):
+        return f"{style.fmt_shape(spec.shape)} with ties"
+    return style.fmt_shape(spec)
 
 
 def _verdict(rows, n_cases, not_done, has_reference):
     """(status, message) for the whole check."""
-    if not_done:
-        return NOT_DONE, NOT_DONE_MESSAGE
+    if not_done is not None:
+        return NOT_DONE, not_done_message(not_done)
     if all(r.ok for r in rows):
         checks = "finite differences" + (" and the reference backward" if has_reference else "")
         return PASSED, f"All {len(rows)} checks passed on {n_cases} case(s): your gradients match {checks}."
@@ -288,12 +316,56 @@ def _install(target, backward, status, install):
     return f"{op.__name__} uses the reference backward (pass install=True to run the rest of the notebook on yours)."
 
 
+def _case_arrays(shapes, rng, domain, dtype=np.float64):
+    """The inputs of one case: random in ``domain``, given values (ties), or Python numbers."""
+    arrays = []
+    for spec in shapes:
+        if isinstance(spec, float):
+            arrays.append(spec)
+        elif isinstance(spec, np.ndarray):
+            arrays.append(spec.astype(dtype))
+        else:
+            arrays.append(np.asarray(rng.uniform(domain[0], domain[1], size=spec)).astype(dtype))
+    return arrays
+
+
+def _check_float32(target, cases, domain):
+    """A failing row when the learner's gradient of a float32 input is not float32 (none when it is)."""
+    if not (target.is_function and target.learner_backward is not None):
+        return []
+    shapes = next((c for c in cases if all(isinstance(s, tuple) for s in c)), None)
+    if shapes is None:
+        return []
+    arrays = _case_arrays(shapes, np.random.default_rng(1), domain, np.float32)
+    try:
+        with autograd.no_grad():
+            out_shape = tuple(target.forward(_make_inputs(arrays, False)).shape)
+        grad_output = np.ones(out_shape, dtype=np.float32)
+        learner, problem = target.learner_grads(_make_inputs(arrays), grad_output)
+    except Exception:  # float64 passed; an error only in float32 is reported by the rows below
+        learner, problem = None, "your backward raised an error on float32 inputs"
+    rows = []
+    for k, shape in enumerate(shapes):
+        got = None if learner is None or problem else to_numpy(learner[k])
+        if got is not None and got.dtype == np.float32:
+            continue
+        hint = problem or ("returned None for a float32 input" if got is None else
+                           f"your gradient is {got.dtype} for a float32 input: keep the input's dtype "
+                           "(np.ones/np.zeros and bool masks give float64: convert with .astype(a.dtype))")
+        cells = {"input": f"input {k}", "input shape": style.fmt_shape(shape) + " float32",
+                 "your grad shape": "-" if got is None else style.fmt_shape(got.shape),
+                 "error vs finite diff": "-", "error vs reference": "-"}
+        rows.append(CheckRow(_case_label(shapes) + " float32", False, hint, cells, input=k,
+                             error_fd=None, error_ref=None))
+    return rows
+
+
 def _check_case(target, shapes, rng, domain, tol):
     """Rows (one per input) for one case of input shapes."""
-    arrays = [np.asarray(rng.uniform(domain[0], domain[1], size=s)) for s in shapes]
-    tensors = [Tensor(a.copy(), requires_grad=True) for a in arrays]
+    arrays = _case_arrays(shapes, rng, domain)
+    tensors = _make_inputs(arrays)
     with autograd.no_grad():
-        out_shape = tuple(target.forward([Tensor(a.copy()) for a in arrays]).shape)
+        out_shape = tuple(target.forward(_make_inputs(arrays, False)).shape)
     grad_output = np.asarray(rng.standard_normal(out_shape))
     try:
         learner, count_problem = target.learner_grads(tensors, grad_output)
@@ -303,14 +375,28 @@ def _check_case(target, shapes, rng, domain, tol):
     ones_reference = target.reference_grads(arrays, np.ones(out_shape)) if reference is not None else None
     label = _case_label(shapes)
     rows = []
-    for k, shape in enumerate(shapes):
-        fd_inputs = [Tensor(a.copy(), requires_grad=True) for a in arrays]
-        # finite differences measure the forward only; any backward is irrelevant here
-        jacobian = numerical_jacobian(lambda *ts: target.forward(list(ts)), fd_inputs, k, 1e-6)
-        numeric = (jacobian @ grad_output.reshape(-1)).reshape(shape)
-        expected = _Expected(k, shape, numeric, reference, ones_reference)
+    positions = [i for i, a in enumerate(arrays) if isinstance(a, np.ndarray)]
+
+    def forward_of_tensors(*ts):
+        inputs = list(arrays)
+        for i, t in zip(positions, ts):
+            inputs[i] = t
+        return target.forward(inputs)
+
+    for k, spec in enumerate(shapes):
         got = None if count_problem else to_numpy(learner[k])
+        if isinstance(spec, float):  # a Python number: it needs no gradient
+            rows.append(_number_row(label, k, spec, got, count_problem))
+            continue
+        shape = arrays[k].shape
+        fd_inputs = [Tensor(arrays[i].copy(), requires_grad=True) for i in positions]
+        # finite differences measure the forward only; any backward is irrelevant here
+        jacobian = numerical_jacobian(forward_of_tensors, fd_inputs, positions.index(k), 1e-6)
+        numeric = (jacobian @ grad_output.reshape(-1)).reshape(shape)
+        expected = _Expected(k, shape, numeric, reference, ones_reference, out_shape)
         ok, hint, err_fd, err_ref = _judge(got, expected, tol)
+        if not ok and isinstance(spec, np.ndarray):
+            hint += "; this case has ties (equal values): tied elements share the gradient equally"
         if count_problem:
             ok, hint = False, count_problem
         cells = {
@@ -324,13 +410,23 @@ def _check_case(target, shapes, rng, domain, tol):
     return rows
 
 
+def _number_row(label, k, value, got, count_problem):
+    """The row of a Python-number input: its gradient must be None (``ctx.needs_input_grad[k]`` is False)."""
+    ok = got is None and not count_problem
+    hint = count_problem or ("" if ok else f"input {k} is the Python number {value:g}, so "
+                             f"ctx.needs_input_grad[{k}] is False: return None for it")
+    cells = {"input": f"input {k}", "input shape": "number", "your grad shape": "None" if got is None else
+             style.fmt_shape(got.shape), "error vs finite diff": "-", "error vs reference": "-"}
+    return CheckRow(label, ok, hint, cells, input=k, error_fd=None, error_ref=None)
+
+
 # ---------------------------------------------------------------------- judging one gradient
 def _judge(got, expected, tol):
     """(ok, hint, error vs finite differences, error vs reference) for one input's gradient."""
     if got is None:
         return False, f"backward returned None for input {expected.k}, which needs a gradient", None, None
     if tuple(got.shape) != tuple(expected.shape):
-        return False, _shape_hint(got, expected.shape), None, None
+        return False, _shape_hint(got, expected.shape, expected.out_shape), None, None
     if got.dtype != expected.numeric.dtype:  # inputs are float64; so must their gradients be
         hint = f"your gradient is {got.dtype}, the input is {expected.numeric.dtype}: keep the input's dtype"
         return False, hint, None, None
@@ -346,12 +442,16 @@ def _judge(got, expected, tol):
     return False, _values_hint(got, expected, tol, ok_fd, ok_ref), err_fd, err_ref
 
 
-def _shape_hint(got, shape):
-    """Why a gradient of the wrong shape is wrong (most often: the broadcast was not reduced)."""
-    if got.size > int(np.prod(shape)) or got.ndim > len(shape):
-        return (f"your gradient has the output's broadcast shape {style.fmt_shape(got.shape)}: did you reduce "
-                f"the broadcast dimensions? (unbroadcast(grad, {style.fmt_shape(shape)}))")
-    return f"the gradient of an input must have that input's shape {style.fmt_shape(shape)}"
+def _shape_hint(got, shape, out_shape=None):
+    """Why a gradient of the wrong shape is wrong: a stray axis from ctx.saved_tensors, an unreduced broadcast."""
+    got_shape, want = style.fmt_shape(got.shape), style.fmt_shape(shape)
+    if tuple(got.shape) == (1, *shape) or (out_shape is not None and tuple(got.shape) == (1, *out_shape)):
+        return (f"your gradient has a stray leading axis of size 1 ({got_shape} for an input of shape {want}): "
+                "did you unpack ctx.saved_tensors? (write `a, b = ctx.saved_tensors` or `(a,) = ctx.saved_tensors`)")
+    if out_shape is not None and tuple(got.shape) == tuple(out_shape):
+        return (f"your gradient has the output's broadcast shape {got_shape}: did you reduce "
+                f"the broadcast dimensions? (unbroadcast(grad, {want}))")
+    return f"your gradient has shape {got_shape}, but the gradient of an input must have that input's shape {want}"
 
 
 def _values_hint(got, expected, tol, ok_fd, ok_ref):
@@ -368,4 +468,19 @@ def _values_hint(got, expected, tol, ok_fd, ok_ref):
         return "this is another input's gradient: return them in the order of forward's inputs"
     if ok_ref and not ok_fd:
         return "matches the reference but not finite differences (is forward differentiable here?)"
-    return "the values differ from the true derivative: check the formula"
+    n_in = int(np.prod(expected.shape))
+    n_out = int(np.prod(expected.out_shape)) if expected.out_shape is not None else 1
+    factor = factor_hint(got, target, sizes=(n_in, n_out, n_in // max(n_out, 1)))
+    if factor:
+        return factor
+    return _where_hint(got, target)
+
+
+def _where_hint(got, target):
+    """Which elements are wrong: all, or only some (ties, zeros, one position)."""
+    bad = ~np.isclose(got, target, atol=1e-6, rtol=1e-5)
+    index = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), got.shape)) if got.ndim else ()
+    first = f"at {list(index)}: got {got[index]:.4g}, expected {target[index]:.4g}"
+    if bad.all():
+        return f"the values differ from the true derivative everywhere ({first}): check the formula"
+    return f"{int(bad.sum())} of {bad.size} values differ from the true derivative ({first}): check the formula"

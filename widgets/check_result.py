@@ -7,9 +7,10 @@ The helpers below turn values, errors and exceptions into the short text of a ta
 """
 
 import html
+import linecache
 import os
 import sys
-import traceback
+import sysconfig
 
 import numpy as np
 
@@ -109,24 +110,43 @@ class CheckResult:
 
 
 # ---------------------------------------------------------------------- formatting
-# Frames from these directories are library code, not the learner's.
+# Frames from these directories are library code, not the learner's: MiniTorch, the widgets,
+# NumPy, the standard library and installed packages.
 _LIBRARY_DIRS = tuple(
     os.path.dirname(module.__file__) + os.sep for module in (minitorch, np, sys.modules["widgets"])
+) + tuple(
+    os.path.realpath(sysconfig.get_paths()[key]) + os.sep for key in ("stdlib", "purelib", "platlib")
 )
 
 
+def _own_frames(exc):
+    """The traceback's (frame, line number) pairs that are the learner's code, oldest first."""
+    pairs = []
+    tb = exc.__traceback__
+    while tb is not None:
+        filename = os.path.realpath(tb.tb_frame.f_code.co_filename)
+        if not filename.startswith(_LIBRARY_DIRS) and not filename.startswith("<frozen"):
+            pairs.append((tb.tb_frame, tb.tb_lineno))
+        tb = tb.tb_next
+    return pairs
+
+
+def learner_frames(exc):
+    """The names (``MySGD.step``) of the learner's functions ``exc`` went through, oldest first."""
+    names = [getattr(frame.f_code, "co_qualname", frame.f_code.co_name) for frame, _ in _own_frames(exc)]
+    return [name.split("<locals>.")[-1] for name in names]
+
+
 def describe_exception(exc):
-    """``TypeError: message`` plus the line of the learner's code it came from."""
+    """``TypeError: message`` plus the line of the learner's code it came from (never library code)."""
     text = f"{type(exc).__name__}: {exc}"
-    frames = traceback.extract_tb(exc.__traceback__)
-    # The learner's line: the last frame outside minitorch, widgets and NumPy (else the last one).
-    own = [f for f in frames if not f.filename.startswith(_LIBRARY_DIRS)]
-    frames = own or frames
-    if frames:
-        last = frames[-1]
-        where = f"line {last.lineno} in {last.name}"
-        if last.line:
-            where += f":  {last.line.strip()}"
+    own = _own_frames(exc)
+    if own:
+        frame, lineno = own[-1]
+        where = f"line {lineno} in {frame.f_code.co_name}"
+        line = linecache.getline(frame.f_code.co_filename, lineno, frame.f_globals).strip()
+        if line:
+            where += f":  {line}"
         text += f"\n  ({where})"
     return text
 

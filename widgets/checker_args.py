@@ -2,8 +2,8 @@
 
 The checkers never raise into the notebook: a wrong call gives a failed ``CheckResult``
 whose message starts "Bad arguments to check_backward:" and says what to pass instead.
-``normalise_cases`` turns ``shapes=`` into one tuple of shapes per case, or says what is
-wrong with it.
+``normalise_cases`` turns ``shapes=`` into one tuple of shapes per case (a float stays a
+Python-number operand, an array an input's exact values), or says what is wrong with it.
 """
 
 import numpy as np
@@ -84,7 +84,9 @@ def normalise_cases(shapes, exact=None):
             case = (case,)  # one input given as one shape
         elif not isinstance(case, (tuple, list)):
             case = (case,)
-        case = tuple(_shape(s, f"case {i}") for s in case)
+        # a float is a Python-number operand, an array an input's exact values; the rest are shapes
+        case = tuple(s if isinstance(s, (float, np.ndarray)) and not isinstance(s, np.floating)
+                     else _shape(s, f"case {i}") for s in case)
         if exact is not None and len(case) != exact:
             raise BadArguments(f"case {i} gives {len(case)} shape(s) but forward takes {exact} tensor input(s): "
                                f"write each case as a tuple of {exact} shapes, e.g. {tuple([(3,)] * exact)}")

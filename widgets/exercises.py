@@ -6,10 +6,15 @@ its name. At the end of a lesson::
     from widgets import lesson_score
     lesson_score(["Mul.backward", "broadcast shape", "topological sort"])
 
-shows one line per exercise (those never checked count as "not done").
+shows one line per exercise (those never checked count as "not done"). ``progress()``
+shows every lesson's exercises at once, from the check results saved in the notebooks.
 """
 
+import ast
 import html
+import json
+import re
+from pathlib import Path
 
 from widgets import style
 
@@ -66,3 +71,101 @@ class Scoreboard:
 def lesson_score(expected=None):
     """A ``Scoreboard`` of the exercises in ``expected`` (default: every exercise checked so far)."""
     return Scoreboard(expected)
+
+
+# ---------------------------------------------------------------------- the whole course
+# A check's text form starts "name: PASSED - ..." (CheckResult.__repr__); notebooks keep it
+# in their saved outputs, so progress() needs no server and no extra file.
+_SAVED_RESULT = re.compile(r"^(?P<name>.+?): (?P<status>PASSED|FAILED|NOT DONE) - ", re.M)
+
+
+def _lesson_exercises(cells):
+    """The exercise names given to the notebook's last ``lesson_score([...])`` call, or None."""
+    names = None
+    for cell in cells:
+        if cell.get("cell_type") != "code":
+            continue
+        try:
+            tree = ast.parse("".join(cell.get("source", "")))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            called = getattr(node, "func", None)
+            if (isinstance(node, ast.Call) and getattr(called, "attr", getattr(called, "id", "")) == "lesson_score"
+                    and node.args and isinstance(node.args[0], (ast.List, ast.Tuple))):
+                names = [e.value for e in node.args[0].elts if isinstance(e, ast.Constant)]
+    return names
+
+
+def _saved_statuses(cells):
+    """Exercise name -> status of the last check result saved in the notebook's outputs."""
+    statuses = {}
+    for cell in cells:
+        for output in cell.get("outputs", []) or []:
+            text = output.get("data", {}).get("text/plain", "")
+            text = "".join(text) if isinstance(text, list) else text
+            for match in _SAVED_RESULT.finditer(text):
+                statuses[match["name"]] = match["status"].lower()
+    return statuses
+
+
+def _default_folder():
+    """The folder of the lessons: the current one when it holds them (a notebook's), else ``lessons/``."""
+    for folder in (Path.cwd(), Path.cwd() / "lessons", Path(__file__).resolve().parents[1] / "lessons"):
+        if any(folder.glob("[0-9][0-9]_*.ipynb")):
+            return folder
+    return Path.cwd()
+
+
+class Progress:
+    """Every lesson's exercises: passed / failed / not done, as saved in the notebooks on disk."""
+
+    def __init__(self, folder=None):
+        self.folder = Path(folder) if folder is not None else _default_folder()
+        self.lessons = {}  # notebook name -> {exercise: status}
+        for path in sorted(self.folder.glob("[0-9][0-9]_*.ipynb")):
+            try:
+                cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+            except (OSError, ValueError):
+                continue
+            names = _lesson_exercises(cells)
+            if names is None:  # a lesson without exercises
+                continue
+            saved = _saved_statuses(cells)
+            self.lessons[path.stem] = {n: saved.get(n, "not done") for n in names}
+
+    def count(self, status):
+        """How many exercises of the whole course have ``status``."""
+        return sum(1 for lesson in self.lessons.values() for s in lesson.values() if s == status)
+
+    @property
+    def summary(self):
+        total = sum(len(lesson) for lesson in self.lessons.values())
+        return (f"{self.count('passed')} of {total} exercises passed, {self.count('failed')} failed, "
+                f"{self.count('not done')} not done (as saved in the notebooks: save a notebook to update it)")
+
+    def __repr__(self):
+        lines = [self.summary]
+        for lesson, statuses in self.lessons.items():
+            done = sum(1 for s in statuses.values() if s == "passed")
+            lines.append(f"  {lesson}: {done}/{len(statuses)} passed")
+            lines += [f"      {s:>8}  {n}" for n, s in statuses.items() if s != "passed"]
+        return "\n".join(lines)
+
+    def _repr_html_(self):
+        colours = {"passed": style.PASS_COLOUR, "failed": style.FAIL_COLOUR, "not done": style.TODO_COLOUR}
+        rows = []
+        for lesson, statuses in self.lessons.items():
+            marks = ", ".join(f'<span style="color:{colours.get(s, "#000")}">{html.escape(n)} ({s})</span>'
+                              for n, s in statuses.items())
+            done = sum(1 for s in statuses.values() if s == "passed")
+            rows.append(f'<tr><td style="padding:2px 8px">{html.escape(lesson)}</td>'
+                        f'<td style="padding:2px 8px">{done}/{len(statuses)}</td>'
+                        f'<td style="padding:2px 8px">{marks}</td></tr>')
+        return (f'<div class="minitorch-progress" style="font-family:sans-serif"><b>{html.escape(self.summary)}</b>'
+                f'<table style="border-collapse:collapse">{"".join(rows)}</table></div>')
+
+
+def progress(folder=None):
+    """Every lesson's exercises, passed / failed / not done, read from the saved notebooks in ``folder``."""
+    return Progress(folder)

@@ -5,7 +5,9 @@
 
 A case is a tuple of arguments, or a zero-argument function returning one (fresh
 arguments for each side: use this when the function mutates them, like ``SGD.step``).
-``compare(got, expected) -> (ok, hint)`` replaces the default comparison.
+``compare(got, expected) -> (ok, hint)`` replaces the default comparison, which is strict
+about types where a lesson asks for one: a tuple is not a list, a float not a Tensor.
+``raises=ValueError``: where the reference raises, the learner's function must raise that type.
 
 It never raises into the notebook: the learner's exception is shown in the table, and
 ``raise NotImplementedError`` (the unsolved exercise) gives the status "not done". Every
@@ -19,7 +21,6 @@ from widgets import argcheck, exercises, style
 from widgets.check_result import (
     FAILED,
     NOT_DONE,
-    NOT_DONE_MESSAGE,
     PASSED,
     CheckResult,
     CheckRow,
@@ -28,12 +29,20 @@ from widgets.check_result import (
     to_numpy,
 )
 from widgets.checker_args import BadArguments, bad_arguments_result
+from widgets.hints import factor_hint, not_done_message
 
 COLUMNS = ["case", "expected", "got"]
 
 
 def same(got, expected, atol=1e-6, rtol=1e-5):
     """(ok, hint) for a default comparison: arrays/tensors by shape and value, the rest by ==."""
+    if got is None and expected is not None:
+        return False, "returned None: did you forget `return`?"
+    if isinstance(expected, (float, int)) and not isinstance(expected, bool) and isinstance(got, (Tensor, np.ndarray)):
+        return False, (f"returned a {type(got).__name__}; return a Python number "
+                       "(tensor.item() gives one, and keeps no graph alive)")
+    if isinstance(expected, tuple) and isinstance(got, list):
+        return False, "returned a list: return a tuple (write tuple(...) around it)"
     if isinstance(expected, (Tensor, np.ndarray)) or isinstance(got, (Tensor, np.ndarray)):
         g, e = to_numpy(got), to_numpy(expected)
         if g is None or e is None:
@@ -44,7 +53,7 @@ def same(got, expected, atol=1e-6, rtol=1e-5):
             ok = np.allclose(g, e, atol=atol, rtol=rtol, equal_nan=True)
         else:
             ok = np.array_equal(g, e)
-        return bool(ok), "" if ok else "values differ"
+        return bool(ok), "" if ok else _array_hint(g, e, atol, rtol)
     if isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple)):
         if len(got) != len(expected):
             return False, f"{len(got)} items, expected {len(expected)}"
@@ -60,7 +69,26 @@ def same(got, expected, atol=1e-6, rtol=1e-5):
     return bool(ok), "" if ok else "values differ"
 
 
-def check_function(name, learner_fn, reference_fn, cases, compare=None, describe=None):
+def _array_hint(got, expected, atol, rtol):
+    """How two arrays of the same shape differ: a constant factor, or the first wrong element."""
+    if got.dtype.kind in "fc" and expected.dtype.kind in "fc":
+        factor = factor_hint(got, expected, sizes=expected.shape + (expected.size,))
+        if factor:
+            return factor
+        bad = ~np.isclose(got, expected, atol=atol, rtol=rtol, equal_nan=True)
+    else:
+        bad = got != expected
+    index = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), got.shape)) if got.ndim else ()
+    return (f"values differ at {list(index)}: got {got[index]:.6g}, expected {expected[index]:.6g} "
+            f"({int(bad.sum())} of {bad.size} differ)")
+
+
+def _is_one_pass(value):
+    """True for an iterator (a generator such as model.named_parameters()): it can be read only once."""
+    return hasattr(value, "__next__") and iter(value) is value
+
+
+def check_function(name, learner_fn, reference_fn, cases, compare=None, describe=None, raises=None):
     """Run ``learner_fn`` and ``reference_fn`` on every case and compare; see the module docstring.
 
     ``describe(args) -> str`` names a case in the table (default: the arguments, shortened).
@@ -72,34 +100,49 @@ def check_function(name, learner_fn, reference_fn, cases, compare=None, describe
     except BadArguments as exc:
         return bad_arguments_result("check_function", name, None, str(exc), COLUMNS)
     compare = compare or same
-    rows, error, status = [], "", None
+    rows, error, status, not_done = [], "", None, None
     for i, case in enumerate(cases, 1):
         try:
             args_l, args_r = (case(), case()) if callable(case) else (tuple(case), tuple(case))
             args_l, args_r = tuple(args_l), tuple(args_r)
             label = describe(args_r) if describe else ", ".join(short(a, 30) for a in args_r)
-            expected = reference_fn(*args_r)
+            expected = _expected_value(reference_fn, args_r, raises)
         except Exception as exc:  # the case itself is wrong: say so, never blame the learner's code
             return bad_arguments_result("check_function", name, None, f"case {i}: the reference failed on it "
                                         f"({type(exc).__name__}: {exc}); check the case's arguments", COLUMNS)
+        one_pass = any(_is_one_pass(a) for a in args_l)
         try:
             got = learner_fn(*args_l)
-        except NotImplementedError:
-            status = NOT_DONE
+        except NotImplementedError as exc:
+            status, not_done = NOT_DONE, exc
             break
         except Exception as exc:
+            if isinstance(expected, _Raises) and isinstance(exc, expected.type):
+                rows.append(CheckRow(label, True, "", {"expected": str(expected), "got": type(exc).__name__}))
+                continue
+            if isinstance(expected, _Raises):
+                rows.append(CheckRow(label, False, f"raised {type(exc).__name__}, expected {expected.type.__name__}",
+                                     {"expected": str(expected), "got": type(exc).__name__}))
+                continue
             text = describe_exception(exc)
             error = error or text
             rows.append(CheckRow(label, False, text.splitlines()[0], {"expected": short(expected), "got": "error"}))
+            continue
+        if isinstance(expected, _Raises):
+            rows.append(CheckRow(label, False, f"no error raised: these arguments must raise {expected.type.__name__} "
+                                 f"(returned {short(got, 30)})", {"expected": str(expected), "got": short(got)}))
             continue
         try:
             ok, hint = compare(got, expected)
         except Exception as exc:  # comparing itself failed: the result has an unexpected type
             ok, hint = False, f"could not compare: {type(exc).__name__}: {exc}"
+        if not ok and one_pass:
+            hint += ("; the argument here is a generator (like model.named_parameters()): it can be read only "
+                     "once, so go through it in a single loop")
         rows.append(CheckRow(label, bool(ok), hint, {"expected": short(expected), "got": short(got)},
                              expected=expected, got=got))
     if status == NOT_DONE:
-        message = NOT_DONE_MESSAGE
+        message = not_done_message(not_done)
     elif all(r.ok for r in rows):
         status = PASSED
         message = f"All {len(rows)} cases match the reference."
@@ -109,6 +152,26 @@ def check_function(name, learner_fn, reference_fn, cases, compare=None, describe
     result = CheckResult(name, COLUMNS, rows, status, message, "", error)
     exercises.record(result)
     return result
+
+
+class _Raises:
+    """The reference raised: the learner's function must raise ``type`` too."""
+
+    def __init__(self, exc_type):
+        self.type = exc_type
+
+    def __str__(self):
+        return f"raises {self.type.__name__}"
+
+
+def _expected_value(reference_fn, args, raises):
+    """The reference's result, or ``_Raises`` when it raises and ``raises`` says that is expected."""
+    if raises is None:
+        return reference_fn(*args)
+    try:
+        return reference_fn(*args)
+    except Exception:
+        return _Raises(raises)
 
 
 def _check_arguments(name, learner_fn, reference_fn, cases, compare, describe):

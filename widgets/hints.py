@@ -1,0 +1,110 @@
+"""Hints that name the mistake: what a wrong answer's numbers say about how it was written.
+
+The checkers call these when a value is wrong; lessons call them from their own compare
+functions. Each returns a short sentence for the table's "hint" column.
+
+    factor_hint(got, expected, sizes=(12, 4))   # "off by exactly 1/12: did you divide ...?"
+    derivative_hint(got, expected, eps)         # lesson 00: which finite difference was written
+    trajectory_compare(names)                   # lesson 07/08: which step, parameter, by how much
+    not_done_message(exc)                       # which function (so which cell) still raises
+"""
+
+import numpy as np
+
+from widgets.check_result import learner_frames
+
+
+def constant_factor(got, expected, rtol=1e-5, atol=1e-8):
+    """The number c with got == c * expected (within tolerance), or None when there is none."""
+    got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    if got.shape != expected.shape or not np.all(np.isfinite(got)) or not np.any(np.abs(expected) > atol):
+        return None
+    c = float(np.sum(got * expected) / np.sum(expected * expected))
+    if np.allclose(got, c * expected, rtol=rtol, atol=atol):
+        return c
+    return None
+
+
+def factor_hint(got, expected, sizes=()):
+    """Name a gradient off by a constant factor (sign, 2, the number of elements...), else None."""
+    c = constant_factor(got, expected)
+    if c is None or abs(c - 1) < 1e-6:
+        return None
+    if abs(c + 1) < 1e-6:
+        return "the sign is flipped"
+    if abs(c) < 1e-12:
+        return None
+    sign = "minus " if c < 0 else ""
+    for n in sorted({int(s) for s in sizes if s and int(s) > 1}, reverse=True):
+        if np.isclose(abs(c), 1 / n, rtol=1e-6):
+            return (f"off by exactly {sign}1/{n}: did you divide by the number of elements ({n})? "
+                    "(only a mean divides; check which count you divide by)")
+        if np.isclose(abs(c), n, rtol=1e-6):
+            return (f"off by exactly a factor {sign}{n}: did you forget to divide by the number of "
+                    f"elements ({n})?")
+    if np.isclose(abs(c), 2, rtol=1e-6):
+        return f"{sign}twice the right values: is a factor 2 counted twice (or a term added twice)?"
+    if np.isclose(abs(c), 0.5, rtol=1e-6):
+        return f"{sign}half the right values: is a factor 2 missing?"
+    return f"off by a constant factor {c:.3g} everywhere: the formula has a wrong constant"
+
+
+def derivative_hint(got, expected, eps=1e-4):
+    """Lesson 00: which finite difference ``got`` looks like, from its ratio and sign to ``expected``."""
+    if not isinstance(got, (int, float)) or isinstance(got, bool):
+        return f"return a number, got {type(got).__name__}"
+    if expected == 0:
+        return f"off by {abs(got):.1e}"
+    ratio = got / expected
+    error = abs(got - expected)
+    if np.isclose(ratio, -1, rtol=1e-3):
+        return "the sign is flipped: it is f(x + eps) - f(x - eps), in that order"
+    if np.isclose(ratio, 2, rtol=1e-3):
+        return "twice the derivative: divide by 2 * eps (the two points are 2 * eps apart)"
+    if np.isclose(ratio, 0.5, rtol=1e-3):
+        return "half the derivative: the two points are 2 * eps apart, divide by 2 * eps, not 4 * eps"
+    if abs(ratio) > 0.1 / eps:
+        return "far too large: divide the difference by 2 * eps (in parentheses: / (2 * eps))"
+    if abs(ratio) < 10 * eps:
+        return "far too small: is the difference multiplied by eps instead of divided?"
+    if error < 1e-6 * max(1.0, abs(expected)) * 1e4 and error > 1e-2 * eps * max(1.0, abs(expected)):
+        return (f"off by {error:.1e}, about the size of eps: that is the one-sided difference's error; "
+                "use the central difference (f(x + eps) - f(x - eps)) / (2 * eps)")
+    return f"off by {error:.1e} (ratio {ratio:.3g} to the true derivative): check the formula"
+
+
+def trajectory_compare(names, atol=1e-6, rtol=1e-5):
+    """A ``compare`` for histories: one list entry per step, each the parameters' values flattened.
+
+    ``names`` labels the flat entries (e.g. ["w[0,0]", ..., "b[1]"]). The hint says the first
+    step and parameter that differ, the values, and whether the first step was already wrong.
+    """
+    def compare(got, expected):
+        if got is None:
+            return False, "returned None: did you forget `return`?"
+        if len(got) != len(expected):
+            return False, f"{len(got)} steps, expected {len(expected)}"
+        for step, (g, e) in enumerate(zip(got, expected), 1):
+            g, e = np.asarray(g, dtype=float), np.asarray(e, dtype=float)
+            if g.shape != e.shape:
+                return False, f"step {step}: {g.size} values, expected {e.size}"
+            bad = ~np.isclose(g, e, atol=atol, rtol=rtol)
+            if bad.any():
+                i = int(np.argmax(bad))
+                name = names[i] if i < len(names) else f"value {i}"
+                where = "already at the first step" if step == 1 else f"steps 1-{step - 1} matched"
+                return False, (f"step {step}, {name}: got {g[i]:.6g}, expected {e[i]:.6g} "
+                               f"(off by {g[i] - e[i]:+.2g}); {where}")
+        return True, ""
+    return compare
+
+
+def not_done_message(exc=None):
+    """'Not done yet' naming the function that still raises NotImplementedError (its cell is the one to edit)."""
+    where = ""
+    if exc is not None and exc.__traceback__ is not None:
+        frames = learner_frames(exc)
+        if frames:
+            where = f"`{frames[-1]}` still raises NotImplementedError. "
+    return (f"Not done yet: {where}Edit the exercise cell above that defines it: replace `# YOUR CODE HERE` "
+            "and `raise NotImplementedError()` with your code, run that cell, then run this one again.")
