@@ -26,9 +26,13 @@ from minitorch import autograd  # noqa: E402
 from minitorch.autograd import enable_grad, no_grad, set_grad_enabled  # noqa: E402
 from minitorch.dtypes import bool_, float32, float64, int64  # noqa: E402
 from minitorch.random import manual_seed  # noqa: E402
+from minitorch.backends.device import device  # noqa: E402
+from minitorch.defaults import get_default_device, get_default_dtype, set_default_device, set_default_dtype  # noqa: E402
+from minitorch import accelerator  # noqa: E402
 from minitorch.factories import (  # noqa: E402
     arange,
     empty,
+    empty_like,
     eye,
     from_numpy,
     full,
@@ -37,8 +41,11 @@ from minitorch.factories import (  # noqa: E402
     ones,
     ones_like,
     rand,
+    rand_like,
     randint,
+    randint_like,
     randn,
+    randn_like,
     randperm,
     tensor,
     zeros,
@@ -63,7 +70,11 @@ from minitorch.functions import (  # noqa: E402
     log,
     log1p,
     logsumexp,
+    addmm,
+    bmm,
     matmul,
+    mm,
+    mv,
     max,
     maximum,
     mean,

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.hints import Array, DTypeLike
+from minitorch.switches import SWITCHES
 
 
 class DType:
@@ -41,7 +42,12 @@ float32 = DType("float32", np.float32, 2)
 float64 = DType("float64", np.float64, 2)
 
 ALL_DTYPES = (bool_, int64, float32, float64)
-DEFAULT_FLOAT = float32
+
+
+def default_float() -> DType:
+    """The dtype of Python floats and float factories: float32 unless ``set_default_dtype``."""
+    return _BY_NAME[SWITCHES.default_dtype]
+
 
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NAME.update({"float": float32, "double": float64, "long": int64, "bool_": bool_})
@@ -133,7 +139,7 @@ def result_dtype(
             result = group_result
     top_scalar = max(scalar_categories, default=-1)
     if result is None:
-        return (bool_, int64, DEFAULT_FLOAT)[top_scalar]
+        return (bool_, int64, default_float())[top_scalar]
     if top_scalar > result.category:
-        return int64 if top_scalar == 1 else DEFAULT_FLOAT
+        return int64 if top_scalar == 1 else default_float()
     return result

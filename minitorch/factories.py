@@ -6,13 +6,13 @@ import math
 import numpy as np
 
 from minitorch import backends
-from minitorch.dtypes import DEFAULT_FLOAT, bool_, float32, get_dtype, int64
+from minitorch.dtypes import bool_, default_float, float32, get_dtype, int64
 from minitorch.errors import MiniTorchError, check_int, check_sizes
 from minitorch.random import default_generator
 from minitorch.tensor import Tensor
 
 
-def tensor(data, dtype=None, device="cpu", requires_grad=False):
+def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of ``data`` (nested lists, a number, an array or a Tensor)."""
     return Tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
 
@@ -50,7 +50,7 @@ def _finish(array, dtype, device, requires_grad):
 
 
 def _filled(size, value, dtype, device, requires_grad, op):
-    dtype = get_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
+    dtype = get_dtype(dtype) if dtype is not None else default_float()
     device = backends.normalize_device(device)
     xp = backends.array_module(device)
     array = xp.full(_size(size, op), value, dtype=dtype.np_dtype)
@@ -58,25 +58,25 @@ def _filled(size, value, dtype, device, requires_grad, op):
     return t.requires_grad_(True) if requires_grad else t
 
 
-def zeros(*size, dtype=None, device="cpu", requires_grad=False):
+def zeros(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of zeros with the given shape."""
     return _filled(size, 0, dtype, device, requires_grad, "zeros")
 
 
-def ones(*size, dtype=None, device="cpu", requires_grad=False):
+def ones(*size, dtype=None, device=None, requires_grad=False):
     """A tensor of ones with the given shape."""
     return _filled(size, 1, dtype, device, requires_grad, "ones")
 
 
-def empty(*size, dtype=None, device="cpu", requires_grad=False):
+def empty(*size, dtype=None, device=None, requires_grad=False):
     """A tensor with the given shape (MiniTorch fills it with zeros)."""
     return _filled(size, 0, dtype, device, requires_grad, "empty")
 
 
-def full(size, fill_value, dtype=None, device="cpu", requires_grad=False):
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     """A tensor filled with ``fill_value``; the dtype follows the value, as in PyTorch."""
     if dtype is None:
-        dtype = bool_ if isinstance(fill_value, bool) else int64 if isinstance(fill_value, int) else DEFAULT_FLOAT
+        dtype = bool_ if isinstance(fill_value, bool) else int64 if isinstance(fill_value, int) else default_float()
     # PyTorch wants a tuple; a lone int is accepted here (its meaning is unambiguous).
     size = (size,) if not isinstance(size, (tuple, list)) else (tuple(size),)
     return _filled(size, fill_value, dtype, device, requires_grad, "full")
@@ -104,24 +104,50 @@ def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
     return _filled((t.shape,), fill_value, dtype, device, requires_grad, "full_like")
 
 
+def empty_like(t, dtype=None, device=None, requires_grad=False):
+    """A tensor with ``t``'s shape whose values are not set (MiniTorch gives zeros)."""
+    dtype, device = _like(t, dtype, device)
+    return _filled((t.shape,), 0, dtype, device, requires_grad, "empty_like")
+
+
+def rand_like(t, dtype=None, device=None, requires_grad=False):
+    """Uniform [0, 1) random numbers with ``t``'s shape (and dtype and device unless given)."""
+    dtype, device = _like(t, dtype, device)
+    return rand(*t.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def randn_like(t, dtype=None, device=None, requires_grad=False):
+    """Standard normal random numbers with ``t``'s shape (and dtype and device unless given)."""
+    dtype, device = _like(t, dtype, device)
+    return randn(*t.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def randint_like(t, low, high=None, dtype=None, device=None):
+    """Random integers in [low, high) with ``t``'s shape (``randint_like(t, high)`` starts at 0)."""
+    dtype, device = _like(t, dtype, device)
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(t.shape), dtype=dtype, device=device)
+
+
 # The random factories draw on the host from the one NumPy generator and upload the result:
 # a seed then gives the same numbers on every device, so a model initialised on the GPU
 # matches its CPU twin. It is one upload at creation, never a copy per op.
-def rand(*size, dtype=None, device="cpu", requires_grad=False):
+def rand(*size, dtype=None, device=None, requires_grad=False):
     """Uniform random numbers in [0, 1)."""
-    dtype = get_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
+    dtype = get_dtype(dtype) if dtype is not None else default_float()
     array = default_generator().random(_size(size, "rand"), dtype=np.float64).astype(dtype.np_dtype)
     return _finish(array, None, device, requires_grad)
 
 
-def randn(*size, dtype=None, device="cpu", requires_grad=False):
+def randn(*size, dtype=None, device=None, requires_grad=False):
     """Standard normal random numbers (mean 0, std 1)."""
-    dtype = get_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
+    dtype = get_dtype(dtype) if dtype is not None else default_float()
     array = default_generator().standard_normal(_size(size, "randn")).astype(dtype.np_dtype)
     return _finish(array, None, device, requires_grad)
 
 
-def randint(low, high=None, size=None, dtype=None, device="cpu"):
+def randint(low, high=None, size=None, dtype=None, device=None):
     """Random integers in [low, high) (``randint(high, size)`` starts at 0)."""
     if size is None:
         if high is None or not isinstance(high, (tuple, list)):
@@ -141,7 +167,7 @@ def randint(low, high=None, size=None, dtype=None, device="cpu"):
     return _finish(array, dtype if dtype is not None else int64, device, False)
 
 
-def randperm(n, device="cpu"):
+def randperm(n, device=None):
     """A random permutation of 0..n-1 (int64)."""
     n = check_int("randperm", "n", n)
     if n < 0:
@@ -149,7 +175,7 @@ def randperm(n, device="cpu"):
     return _finish(default_generator().permutation(n).astype(np.int64), None, device, False)
 
 
-def arange(start, end=None, step=1, dtype=None, device="cpu", requires_grad=False):
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     """Evenly spaced values in [start, end); int64 for integer arguments, else float32."""
     if end is None:
         start, end = 0, start
@@ -164,7 +190,7 @@ def arange(start, end=None, step=1, dtype=None, device="cpu", requires_grad=Fals
         )
     if dtype is None:
         whole = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
-        dtype = int64 if whole else DEFAULT_FLOAT
+        dtype = int64 if whole else default_float()
     dtype = get_dtype(dtype)
     # Built where it will live (no host round trip on a GPU). Count in float64 then cast,
     # so float32 ranges have the same length as PyTorch's.
@@ -173,7 +199,7 @@ def arange(start, end=None, step=1, dtype=None, device="cpu", requires_grad=Fals
     return _finish(array.astype(dtype.np_dtype), None, device, requires_grad)
 
 
-def linspace(start, end, steps, dtype=None, device="cpu", requires_grad=False):
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from start to end, both included."""
     dtype = get_dtype(dtype) if dtype is not None else float32
     steps = check_int("linspace", "steps", steps)
@@ -184,9 +210,9 @@ def linspace(start, end, steps, dtype=None, device="cpu", requires_grad=False):
     return _finish(array, None, device, requires_grad)
 
 
-def eye(n, m=None, dtype=None, device="cpu", requires_grad=False):
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     """An identity matrix (ones on the diagonal)."""
-    dtype = get_dtype(dtype) if dtype is not None else DEFAULT_FLOAT
+    dtype = get_dtype(dtype) if dtype is not None else default_float()
     n = check_int("eye", "n", n)
     m = n if m is None else check_int("eye", "m", m)
     for name, value in (("n", n), ("m", m)):

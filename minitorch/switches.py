@@ -1,4 +1,5 @@
-"""The process-wide switches, in one object: grad mode, debug checks, anomaly detection, kernels.
+"""The process-wide switches, in one object: grad mode, debug checks, anomaly detection,
+kernels, and the defaults for new tensors (dtype of Python floats, device of factories).
 
 Every other module reads them from ``SWITCHES`` (an attribute read is as cheap as it gets
 on the hot path) and changes them only through the public functions and context managers
@@ -10,7 +11,7 @@ Tests call ``SWITCHES.reset()`` to start from the defaults.
 class Switches:
     """Named process-wide settings with their defaults; ``reset()`` restores the defaults."""
 
-    __slots__ = ("grad_enabled", "debug", "anomaly", "custom_kernels")
+    __slots__ = ("grad_enabled", "debug", "anomaly", "custom_kernels", "default_dtype", "default_device")
 
     def __init__(self) -> None:
         self.reset()
@@ -21,6 +22,8 @@ class Switches:
         self.debug = False  # check every backward's gradient count, shape and dtype
         self.anomaly = False  # remember forward stacks; stop at the first NaN/Inf gradient
         self.custom_kernels = True  # GPU ops use the hand-written kernels in minitorch.cuda
+        self.default_dtype = "float32"  # Python floats and float factories (set_default_dtype)
+        self.default_device = "cpu"  # where factories put new tensors (set_default_device)
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)}" for name in self.__slots__)

@@ -21,10 +21,12 @@ from typing import Any
 import numpy as np
 
 from minitorch import backends
-from minitorch.dtypes import DType, dtype_of_array, get_dtype
+from minitorch.backends.device import device, device_of_tensor_data
+from minitorch.dtypes import DType, default_float, dtype_of_array, get_dtype
 from minitorch.errors import MiniTorchError, check_dim
 from minitorch.hints import Array, DTypeLike, Shape
 from minitorch.printing import tensor_repr
+from minitorch.python_data import check_fits_int64, check_rectangular
 from minitorch.tensor_inplace import InPlaceMethods
 from minitorch.tensor_inplace import _link_ops as _link_inplace_ops
 from minitorch.tensor_methods import TensorMethods, _link_ops
@@ -95,9 +97,12 @@ class Tensor(TensorOperators, TensorMethods, InPlaceMethods):
         return dtype_of_array(self.data)
 
     @property
-    def device(self) -> str:
-        """``"cpu"`` or ``"cuda"``."""
-        return backends.device_of(self.data)
+    def device(self) -> device:
+        """Where the data lives: ``device(type='cpu')`` or ``device(type='cuda', index=0)``.
+
+        A ``minitorch.device`` is also a str, so ``t.device == "cpu"`` works.
+        """
+        return device_of_tensor_data(backends.device_of(self.data))
 
     @property
     def is_leaf(self) -> bool:
@@ -429,7 +434,7 @@ def _to_array(data: Any, dtype: DTypeLike | None = None, device: Any = None) -> 
     if isinstance(data, Tensor):
         array = data.data.copy()
     elif backends.is_backend_array(data):
-        _check_fits_int64(data)
+        check_fits_int64(data)
         array = data.copy()
     else:
         if isinstance(data, (list, tuple)):
@@ -438,12 +443,13 @@ def _to_array(data: Any, dtype: DTypeLike | None = None, device: Any = None) -> 
             array = np.array(data)
         except ValueError:
             if isinstance(data, list):
-                _check_rectangular(data)  # says which dimension is ragged (only when NumPy failed)
+                check_rectangular(data)  # says which dimension is ragged (only when NumPy failed)
             raise
-        _check_fits_int64(array)
+        check_fits_int64(array)
         if dtype is None and array.dtype == np.float64 and not isinstance(data, (np.ndarray, np.floating)):
-            # Python floats make float32 tensors, as in PyTorch; NumPy float64 stays float64.
-            array = array.astype(np.float32)
+            # Python floats make default-dtype (float32) tensors, as in PyTorch; NumPy float64
+            # stays float64.
+            array = array.astype(default_float().np_dtype)
         if array.dtype.kind not in "biuf":
             raise TypeError(
                 f"tensor(): could not make a tensor from {type(data).__name__} data (NumPy made "
@@ -452,60 +458,10 @@ def _to_array(data: Any, dtype: DTypeLike | None = None, device: Any = None) -> 
     target = get_dtype(dtype) if dtype is not None else dtype_of_array(array)
     if array.dtype != target.np_dtype:
         array = array.astype(target.np_dtype)
-    if device is not None:
-        array = backends.to_device(array, backends.normalize_device(device))
-    return array
-
-
-_INT64_MAX = np.iinfo(np.int64).max
-
-
-def _check_rectangular(data: list[Any]) -> None:
-    """Nested lists must form a box: PyTorch's ValueError names the first ragged dimension."""
-    lengths: dict[int, int] = {}  # depth -> the length of the first list seen there
-    number_depth: int | None = None  # the depth where the numbers are
-    stack: list[tuple[Any, int]] = [(data, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, (list, tuple)):
-            if number_depth is not None and depth >= number_depth:
-                raise ValueError(
-                    f"tensor(): expected a number at dim {depth} but got a sequence; nested lists "
-                    "must be rectangular, e.g. [[1, 2], [3, 4]]"
-                )
-            expected = lengths.setdefault(depth, len(item))
-            if len(item) != expected:
-                raise ValueError(
-                    f"tensor(): expected a sequence of length {expected} at dim {depth} (got "
-                    f"{len(item)}); nested lists must be rectangular, e.g. [[1, 2], [3, 4]]"
-                )
-            stack.extend((child, depth + 1) for child in reversed(item))
-        elif number_depth is None:
-            number_depth = depth
-            if depth in lengths:
-                raise ValueError(
-                    f"tensor(): expected a sequence of length {lengths[depth]} at dim {depth} (got a "
-                    f"{type(item).__name__}); nested lists must be rectangular, e.g. [[1, 2], [3, 4]]"
-                )
-        elif depth != number_depth:
-            raise ValueError(
-                f"tensor(): expected a sequence at dim {depth} (got a {type(item).__name__}); nested "
-                "lists must be rectangular, e.g. [[1, 2], [3, 4]]"
-            )
-
-
-def _check_fits_int64(array: np.ndarray) -> None:
-    """Integers beyond int64 would wrap around silently: refuse them, as PyTorch does."""
-    if array.dtype == np.uint64 and array.size and int(array.max()) > _INT64_MAX:
-        raise MiniTorchError(
-            f"tensor(): value {int(array.max())} overflows int64 (the largest is {_INT64_MAX}); "
-            "MiniTorch integers are int64: use a float tensor for larger numbers"
-        )
-    if array.dtype == object and any(isinstance(v, int) for v in array.flat):
-        raise MiniTorchError(
-            "tensor(): an integer overflows int64 (MiniTorch integers are int64, from "
-            f"{-_INT64_MAX - 1} to {_INT64_MAX}); use a float tensor for larger numbers"
-        )
+    keeps_its_device = isinstance(data, Tensor) or (backends.is_backend_array(data) and type(data) is not np.ndarray)
+    if device is None and keeps_its_device:
+        return array  # a copy where the data already lives (a tensor, a GPU array), as torch.tensor(t)
+    return backends.to_device(array, backends.normalize_device(device))
 
 
 def _unwrap_nested(data: list[Any] | tuple[Any, ...]) -> list[Any]:

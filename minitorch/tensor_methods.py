@@ -17,7 +17,7 @@ import builtins  # ``bool`` is a method name in this class: annotations say ``bu
 from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
-from minitorch.dtypes import DEFAULT_FLOAT, DType, bool_, float64, get_dtype, int64
+from minitorch.dtypes import DType, bool_, float32, float64, get_dtype, int64
 from minitorch.errors import MiniTorchError
 
 # Bound by _link_ops() (see the module docstring); None until then. To the type checker
@@ -33,6 +33,17 @@ if TYPE_CHECKING:  # for the annotations only
     from minitorch.tensor import Tensor
 else:
     Tensor = None  # bound by _link_ops() too
+
+
+# ``Tensor.type()`` names, as PyTorch's legacy tensor types (``torch.FloatTensor``).
+_TYPE_NAMES = {
+    "float32": "minitorch.FloatTensor",
+    "float64": "minitorch.DoubleTensor",
+    "int64": "minitorch.LongTensor",
+    "bool": "minitorch.BoolTensor",
+}
+_TYPES_BY_NAME = {name: dtype for dtype, name in _TYPE_NAMES.items()}
+_TYPES_BY_NAME.update({name.replace("minitorch.", "torch."): dtype for dtype, name in _TYPE_NAMES.items()})
 
 
 class TensorMethods:
@@ -96,7 +107,7 @@ class TensorMethods:
 
     def float(self) -> Tensor:
         """Convert to float32."""
-        return cast(self, DEFAULT_FLOAT)
+        return cast(self, float32)
 
     def double(self) -> Tensor:
         """Convert to float64."""
@@ -113,6 +124,14 @@ class TensorMethods:
     def type_as(self, other: Tensor) -> Tensor:
         """Convert to the dtype of ``other``."""
         return cast(self, other.dtype)
+
+    def type(self, dtype: Any = None) -> Any:
+        """With no argument the type's name (``'minitorch.FloatTensor'``); else convert to ``dtype``."""
+        if dtype is None:
+            return _TYPE_NAMES[self.dtype.name]
+        if isinstance(dtype, str) and dtype in _TYPES_BY_NAME:
+            dtype = _TYPES_BY_NAME[dtype]
+        return cast(self, get_dtype(dtype))
 
 
     # ------------------------------------------------------------------ autograd
@@ -175,6 +194,22 @@ class TensorMethods:
     def matmul(self, other: Any) -> Tensor:
         """``self @ other``."""
         return _ops.matmul(self, other)
+
+    def mm(self, other: Any) -> Tensor:
+        """Matrix product of two 2-D tensors."""
+        return _ops.mm(self, other)
+
+    def mv(self, vec: Any) -> Tensor:
+        """This 2-D tensor times a 1-D vector."""
+        return _ops.mv(self, vec)
+
+    def bmm(self, other: Any) -> Tensor:
+        """Batched matrix product of two 3-D tensors."""
+        return _ops.bmm(self, other)
+
+    def addmm(self, mat1: Any, mat2: Any, *, beta: builtins.float = 1, alpha: builtins.float = 1) -> Tensor:
+        """``beta * self + alpha * (mat1 @ mat2)``."""
+        return _ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
     def exp(self) -> Tensor:
         """e ** self, elementwise."""
@@ -345,6 +380,14 @@ class TensorMethods:
     def where(self, condition: Any, other: Any) -> Tensor:
         """``where(condition, self, other)``."""
         return _ops.where(condition, self, other)
+
+    # Sequence models and attention (functions/masking.py, special.py, split.py): one line each.
+    def masked_fill(self, mask: Any, value: Any) -> Tensor: return _ops.masked_fill(self, mask, value)  # where True
+    def tril(self, diagonal: int = 0) -> Tensor: return _ops.tril(self, diagonal)  # lower triangle, zeros above
+    def triu(self, diagonal: int = 0) -> Tensor: return _ops.triu(self, diagonal)  # upper triangle, zeros below
+    def erf(self) -> Tensor: return _ops.erf(self)  # the error function of each element
+    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]: return _ops.chunk(self, chunks, dim)  # views
+    def split(self, size: Any, dim: int = 0) -> tuple[Tensor, ...]: return _ops.split(self, size, dim)  # views
 
 
 def _link_ops() -> None:

@@ -75,8 +75,8 @@ def normalize_device(device: Any) -> str:
     Unknown names are an error listing the valid ones. MiniTorch drives one device of each
     kind, so an index other than 0 is refused rather than silently ignored.
     """
-    if device is None:
-        return CPU.name
+    if device is None:  # the default device (minitorch.set_default_device), "cpu" at start
+        return SWITCHES.default_device
     if isinstance(device, str):
         name, index = device.strip().lower(), None
     else:  # a device object with ``.type`` and ``.index`` (torch.device style)

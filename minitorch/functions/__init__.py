@@ -41,7 +41,7 @@ from minitorch.functions.fused import BiasReLU, Linear, SoftmaxCrossEntropy, bia
 from minitorch.functions.index_put import IndexPut, index_put, index_put_index
 from minitorch.functions.indexing import Index, getitem
 from minitorch.functions.losses import NLLLoss, cross_entropy, mse_loss, nll_loss
-from minitorch.functions.matmul import MatMul, matmul
+from minitorch.functions.matmul import MatMul, addmm, bmm, matmul, mm, mv
 from minitorch.functions.normalization import BatchNorm, batch_norm
 from minitorch.functions.promotion import Cast, as_operand, cast, promote
 from minitorch.functions.reductions import (

@@ -11,9 +11,10 @@ from typing import Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.dtypes import DEFAULT_FLOAT
+from minitorch.dtypes import default_float
 from minitorch.errors import MiniTorchError
 from minitorch.functions.broadcast import unbroadcast
+from minitorch.functions.out import write_out
 from minitorch.functions.promotion import Operand, cast, promote
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.tensor import Tensor
@@ -211,10 +212,13 @@ class Where(Function):
 
 
 # ---------------------------------------------------------------------- user functions
-def add(a: Operand, b: Operand) -> Tensor:
-    """a + b with broadcasting."""
+def add(a: Operand, b: Operand, *, alpha: float = 1, out: Tensor | None = None) -> Tensor:
+    """a + alpha * b with broadcasting; ``out=`` writes the result into a given tensor."""
+    if alpha != 1:
+        b = mul(b, alpha)
     a, b = promote(a, b)
-    return Add.apply(a, b)
+    result = Add.apply(a, b)
+    return result if out is None else write_out(out, result, "add")
 
 
 def sub(a: Operand, b: Operand) -> Tensor:
@@ -230,10 +234,11 @@ def sub(a: Operand, b: Operand) -> Tensor:
     return Sub.apply(a, b)
 
 
-def mul(a: Operand, b: Operand) -> Tensor:
-    """a * b with broadcasting."""
+def mul(a: Operand, b: Operand, *, out: Tensor | None = None) -> Tensor:
+    """a * b with broadcasting; ``out=`` writes the result into a given tensor."""
     a, b = promote(a, b)
-    return Mul.apply(a, b)
+    result = Mul.apply(a, b)
+    return result if out is None else write_out(out, result, "mul")
 
 
 def div(a: Operand, b: Operand) -> Tensor:
@@ -310,7 +315,7 @@ def _is_float(value: Any) -> bool:
 
 def _to_default_float(value: Operand) -> Operand:
     if isinstance(value, Tensor):
-        return cast(value, DEFAULT_FLOAT)
+        return cast(value, default_float())
     return float(value)
 
 

@@ -7,9 +7,12 @@ summed back with ``unbroadcast``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.broadcast import broadcast_shape, unbroadcast
+from minitorch.functions.out import write_out
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.tensor import Tensor
 
@@ -61,8 +64,10 @@ def check_matmul_shapes(a_shape: Shape, b_shape: Shape) -> None:
         broadcast_shape(a_shape[:-2], b_shape[:-2], op="matmul (batch dimensions)")
 
 
-def matmul(a: Tensor, b: Tensor) -> Tensor:
+def matmul(a: Tensor, b: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix product with broadcasting of batch dimensions, as ``numpy.matmul``."""
+    if out is not None:
+        return write_out(out, matmul(a, b), "matmul")
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError(
             f"matmul: expected two Tensors, got {type(a).__name__} and {type(b).__name__}"
@@ -75,3 +80,46 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
             f"{b.dtype} {tuple(b.shape)}; convert one first (.float(), .double())"
         )
     return MatMul.apply(a, b)
+
+
+def _require_dims(op: str, name: str, t: Any, ndim: int) -> None:
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(t).__name__}")
+    if t.ndim != ndim:
+        raise MiniTorchError(
+            f"{op}: {name} must be a {ndim}-D tensor, got shape {tuple(t.shape)}; use matmul (@) for other shapes"
+        )
+
+
+def mm(a: Tensor, b: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Product of two matrices (2-D only, as ``torch.mm``)."""
+    _require_dims("mm", "input", a, 2)
+    _require_dims("mm", "mat2", b, 2)
+    return matmul(a, b, out=out)
+
+
+def mv(a: Tensor, v: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Matrix (2-D) times vector (1-D), as ``torch.mv``."""
+    _require_dims("mv", "input", a, 2)
+    _require_dims("mv", "vec", v, 1)
+    return matmul(a, v, out=out)
+
+
+def bmm(a: Tensor, b: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Batches of matrix products: (B, n, k) @ (B, k, m), same B (no broadcasting), as ``torch.bmm``."""
+    _require_dims("bmm", "input", a, 3)
+    _require_dims("bmm", "mat2", b, 3)
+    if a.shape[0] != b.shape[0]:
+        raise MiniTorchError(f"bmm: batch sizes differ: {tuple(a.shape)} and {tuple(b.shape)} (bmm does not broadcast)")
+    return matmul(a, b, out=out)
+
+
+def addmm(
+    input: Tensor, a: Tensor, b: Tensor, *, beta: float = 1, alpha: float = 1, out: Tensor | None = None
+) -> Tensor:
+    """``beta * input + alpha * (a @ b)`` for matrices a and b, as ``torch.addmm``."""
+    product = mm(a, b)
+    if alpha != 1:
+        product = product * alpha
+    result = product + (input if beta == 1 else input * beta)
+    return result if out is None else write_out(out, result, "addmm")

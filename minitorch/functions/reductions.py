@@ -302,8 +302,8 @@ def std(
 def logsumexp(a: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
     """log(sum(exp(a), dim)) without overflow."""
     if a.data.dtype.kind != "f":
-        from minitorch.dtypes import DEFAULT_FLOAT
-        a = cast(a, DEFAULT_FLOAT)
+        from minitorch.dtypes import default_float
+        a = cast(a, default_float())
     return LogSumExp.apply(a, normalize_dims("logsumexp", dim, a.ndim), keepdim)
 
 

@@ -11,7 +11,7 @@ Fused, they are one graph node each instead of the five or so that ``exp``, ``su
 from __future__ import annotations
 
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.dtypes import DEFAULT_FLOAT
+from minitorch.dtypes import default_float
 from minitorch.errors import MiniTorchError, check_dim
 from minitorch.functions.promotion import cast
 from minitorch.hints import Array, Gradients
@@ -73,7 +73,7 @@ def _float(x: Tensor, op: str) -> Tensor:
     """Softmax and friends compute in floating point: integer tensors become float32."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}: expected a Tensor, got {type(x).__name__}")
-    return x if x.data.dtype.kind == "f" else cast(x, DEFAULT_FLOAT)
+    return x if x.data.dtype.kind == "f" else cast(x, default_float())
 
 
 def softmax(x: Tensor, dim: int | None = None) -> Tensor:

@@ -7,7 +7,7 @@ import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.dtypes import DEFAULT_FLOAT
+from minitorch.dtypes import default_float
 from minitorch.errors import MiniTorchError
 from minitorch.functions.promotion import cast
 from minitorch.hints import Array, Gradients
@@ -200,7 +200,7 @@ def _floating(a: Tensor, op: str) -> Tensor:
     if not isinstance(a, Tensor):
         raise TypeError(f"{op}(): expected a Tensor, got {type(a).__name__}")
     if a.data.dtype.kind != "f":
-        return cast(a, DEFAULT_FLOAT)
+        return cast(a, default_float())
     return a
 
 
@@ -268,5 +268,5 @@ def clamp(a: Tensor, min: float | Tensor | None = None, max: float | Tensor | No
         out = a if min is None else where(a < min, min, a)
         return out if max is None else where(out > max, max, out)
     if a.data.dtype.kind != "f" and any(isinstance(v, float) for v in (min, max)):
-        a = cast(a, DEFAULT_FLOAT)
+        a = cast(a, default_float())
     return Clamp.apply(a, min, max)
