@@ -102,6 +102,8 @@ from minitorch.functions import (  # noqa: E402
     where,
 )
 
+from minitorch.functions import chunk, erf, masked_fill, split, tril, triu  # noqa: E402  (sequence models)
+
 # nn, optim and data sit on top of the Tensor API (imported after it).
 from minitorch import data, datasets, nn, optim  # noqa: E402
 from minitorch.serialization import load, save  # noqa: E402

@@ -34,16 +34,20 @@ from minitorch.functions.arithmetic import (
     sub,
     where,
 )
+from minitorch.functions.attention import ScaledDotProductAttention, scaled_dot_product_attention
 from minitorch.functions.broadcast import broadcast_shape, unbroadcast
 from minitorch.functions.conv import Conv2d, MaxPool2d, conv2d, max_pool2d
 from minitorch.functions.dropout import Dropout, dropout
+from minitorch.functions.embedding import Embedding, embedding
 from minitorch.functions.fused import BiasReLU, Linear, SoftmaxCrossEntropy, bias_relu, linear, softmax_cross_entropy
 from minitorch.functions.index_put import IndexPut, index_put, index_put_index
 from minitorch.functions.indexing import Index, getitem
 from minitorch.functions.losses import NLLLoss, cross_entropy, mse_loss, nll_loss
+from minitorch.functions.masking import MaskedFill, Triangle, masked_fill, tril, triu
 from minitorch.functions.matmul import MatMul, addmm, bmm, matmul, mm, mv
-from minitorch.functions.normalization import BatchNorm, batch_norm
+from minitorch.functions.normalization import BatchNorm, LayerNorm, batch_norm, layer_norm
 from minitorch.functions.promotion import Cast, as_operand, cast, promote
+from minitorch.functions.recurrent import GRULayer, LSTMLayer, RNNLayer, gru_layer, lstm_layer, rnn_layer
 from minitorch.functions.reductions import (
     Amax,
     Amin,
@@ -90,6 +94,8 @@ from minitorch.functions.shape import (
 
 # The ops networks are built of (nn.functional gives them their PyTorch names).
 from minitorch.functions.softmax import LogSoftmax, Softmax, log_softmax, softmax
+from minitorch.functions.special import Erf, Gelu, erf, gelu
+from minitorch.functions.split import chunk, split
 from minitorch.functions.unary import (
     Abs,
     Clamp,

@@ -1,6 +1,9 @@
-"""Batch normalisation: normalise each channel by its batch (or running) statistics."""
+"""Batch normalisation (each channel by its batch or running statistics) and layer
+normalisation (each sample over its last dims, the transformer's normalisation)."""
 
 from __future__ import annotations
+
+import math
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
@@ -111,3 +114,66 @@ def batch_norm(
     w = weight.reshape(stat_shape) if weight is not None else None
     b = bias.reshape(stat_shape) if bias is not None else None
     return BatchNorm.apply(x, w, b, mean, invstd, axes, training)
+
+
+class LayerNorm(Function):
+    """y = (x - mean) * invstd * weight + bias over the last ``k`` dims of each sample.
+
+    The statistics belong to each sample (a row), so they depend on x: with M elements
+    per row, xhat = (x - mean) * invstd and gh = g * weight, the backward is the same as
+    batch norm's, along the row: grad_x = invstd / M * (M * gh - sum(gh) - xhat * sum(gh * xhat)).
+    weight and bias are shared by all rows: their gradients sum over the leading dims.
+    """
+
+    @staticmethod
+    def forward(ctx: BackwardNode, x: Array, weight: Array | None, bias: Array | None, k: int, eps: float) -> Array:
+        xp = ctx.xp
+        axes = tuple(range(x.ndim - k, x.ndim))
+        mean = x.mean(axis=axes, keepdims=True)
+        centered = x - mean
+        var = (centered * centered).mean(axis=axes, keepdims=True)  # biased, as PyTorch
+        invstd = 1 / xp.sqrt(var + eps)
+        xhat = centered * invstd
+        out = xhat if weight is None else xhat * weight
+        if bias is not None:
+            out = out + bias
+        ctx.axes, ctx.m = axes, math.prod(x.shape[x.ndim - k :])  # M: elements per row
+        ctx.save_for_backward(xhat, weight, invstd)
+        return out
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        xhat, weight, invstd = ctx.saved_tensors
+        axes, m = ctx.axes, ctx.m
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        lead = tuple(range(grad.ndim - len(axes)))  # the dims the parameters are shared over
+        grad_w = (grad * xhat).sum(axis=lead) if need_w else None
+        grad_b = grad.sum(axis=lead) if need_b else None
+        grad_x = None
+        if need_x:
+            gh = grad if weight is None else grad * weight
+            sum_gh = gh.sum(axis=axes, keepdims=True)
+            sum_ghx = (gh * xhat).sum(axis=axes, keepdims=True)
+            grad_x = (invstd / m) * (m * gh - sum_gh - xhat * sum_ghx)
+        return grad_x, grad_w, grad_b, None, None
+
+
+def layer_norm(
+    x: Tensor,
+    normalized_shape: int | list[int] | tuple[int, ...],
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise each sample over its last dims ``normalized_shape``, as ``torch.nn.functional.layer_norm``."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or tuple(x.shape[x.ndim - k :]) != shape or x.ndim < k:
+        raise MiniTorchError(
+            f"layer_norm: normalized_shape {list(shape)} must be the last dims of the input, got input of "
+            f"shape {tuple(x.shape)}"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise MiniTorchError(f"layer_norm: {name} must have shape {shape}, got {tuple(t.shape)}")
+    return LayerNorm.apply(x, weight, bias, k, eps)

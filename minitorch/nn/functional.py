@@ -1,18 +1,23 @@
 """``minitorch.nn.functional`` (imported as ``F``): the stateless building blocks of networks.
 
 Activations, softmax, losses, ``linear``, ``dropout``, ``conv2d``, ``max_pool2d`` and
-``batch_norm``, with PyTorch's names. The ops themselves (forward and backward side by
+``batch_norm``, and for sequence models ``embedding``, ``layer_norm``, ``gelu`` and
+``scaled_dot_product_attention``, with PyTorch's names. The ops themselves (forward and backward side by
 side) live in ``minitorch/functions/``: ``softmax.py``, ``losses.py``, ``fused.py``
 (``Linear``, ``SoftmaxCrossEntropy``), ``conv.py``, ``dropout.py`` and
-``normalization.py``. This module only gathers them under the names a network uses.
+``normalization.py``, ``embedding.py``, ``special.py``, ``attention.py``. This module
+only gathers them under the names a network uses.
 """
 
+from minitorch.functions.attention import scaled_dot_product_attention
 from minitorch.functions.conv import conv2d, max_pool2d
 from minitorch.functions.dropout import dropout
+from minitorch.functions.embedding import embedding
 from minitorch.functions.fused import linear
 from minitorch.functions.losses import cross_entropy, mse_loss, nll_loss
-from minitorch.functions.normalization import batch_norm
+from minitorch.functions.normalization import batch_norm, layer_norm
 from minitorch.functions.softmax import log_softmax, softmax
+from minitorch.functions.special import gelu
 from minitorch.functions.unary import relu, sigmoid, tanh
 
 __all__ = [
@@ -20,12 +25,16 @@ __all__ = [
     "conv2d",
     "cross_entropy",
     "dropout",
+    "embedding",
+    "gelu",
+    "layer_norm",
     "linear",
     "log_softmax",
     "max_pool2d",
     "mse_loss",
     "nll_loss",
     "relu",
+    "scaled_dot_product_attention",
     "sigmoid",
     "softmax",
     "tanh",

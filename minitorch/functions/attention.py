@@ -1,0 +1,118 @@
+"""Scaled dot-product attention as one fused op: softmax(q k^T * scale + mask) v.
+
+Forward, for queries q (..., L, E), keys k (..., S, E) and values v (..., S, Ev):
+
+    scores = q @ k^T * scale (+ a float mask, or -inf where a bool mask is False)
+    p      = softmax(scores) over the keys (the last dim)
+    out    = p @ v
+
+Backward is the chain rule through those three lines, written out (``g`` = grad of out):
+
+    grad_v = p^T @ g
+    grad_p = g @ v^T
+    grad_s = p * (grad_p - sum(grad_p * p))          (softmax's backward, row by row)
+    grad_q = grad_s @ k * scale,   grad_k = grad_s^T @ q * scale
+
+One node instead of six, and only ``p`` is kept for backward. A query row whose keys are
+all masked gives zeros (PyTorch's "safe softmax"), not NaN.
+"""
+
+from __future__ import annotations
+
+import math
+
+from minitorch import backends
+from minitorch.autograd.function import BackwardNode, Function
+from minitorch.errors import MiniTorchError
+from minitorch.functions.broadcast import unbroadcast
+from minitorch.functions.promotion import cast
+from minitorch.hints import Array, Gradients
+from minitorch.tensor import Tensor
+
+
+def _swap(a: Array) -> Array:
+    """The last two dims swapped (a view): k^T for each batch entry."""
+    return a.swapaxes(-1, -2)
+
+
+class ScaledDotProductAttention(Function):
+    """softmax(q @ k^T * scale + mask) @ v over the last two dims, batch dims broadcast."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, q: Array, k: Array, v: Array, mask: Array | None, scale: float) -> Array:
+        xp = ctx.xp
+        scores = q @ _swap(k)
+        scores *= scale
+        if mask is not None:
+            if mask.dtype.kind == "b":
+                scores = xp.where(mask, scores, scores.dtype.type(-xp.inf))
+            else:
+                scores = scores + mask
+        top = scores.max(axis=-1, keepdims=True)
+        top = xp.where(xp.isneginf(top), 0, top)  # an all-masked row: exp(-inf) = 0 below
+        scores -= top  # (scores is a fresh array: updated in place, no temporaries)
+        p = xp.exp(scores, out=scores)
+        total = p.sum(axis=-1, keepdims=True)
+        p /= xp.where(total == 0, 1, total)  # all-masked rows stay 0 (not 0/0 = NaN)
+        ctx.scale, ctx.shapes = scale, (q.shape, k.shape, v.shape, None if mask is None else mask.shape)
+        ctx.save_for_backward(q, k, v, p)
+        return p @ v
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        q, k, v, p = ctx.saved_tensors
+        q_shape, k_shape, v_shape, mask_shape = ctx.shapes
+        need_q, need_k, need_v, need_mask = ctx.needs_input_grad[:4]
+        grad_v = unbroadcast(_swap(p) @ grad, v_shape) if need_v else None
+        grad_q = grad_k = grad_mask = None
+        if need_q or need_k or need_mask:
+            grad_p = grad @ _swap(v)
+            grad_s = p * (grad_p - (grad_p * p).sum(axis=-1, keepdims=True))
+            if need_mask:
+                grad_mask = unbroadcast(grad_s, mask_shape)
+            grad_s *= ctx.scale
+            grad_q = unbroadcast(grad_s @ k, q_shape) if need_q else None
+            grad_k = unbroadcast(_swap(grad_s) @ q, k_shape) if need_k else None
+        return grad_q, grad_k, grad_v, grad_mask, None
+
+
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+) -> Tensor:
+    """Attention of ``query`` (..., L, E) over ``key`` (..., S, E) and ``value`` (..., S, Ev), as PyTorch.
+
+    ``attn_mask``: a bool mask is True where attention is allowed; a float mask is added to
+    the scores. ``is_causal`` uses ``ones(L, S).tril()`` (query i sees keys 0..i).
+    ``scale`` defaults to 1 / sqrt(E).
+    """
+    if dropout_p != 0.0:
+        raise MiniTorchError("scaled_dot_product_attention: dropout_p is not supported; apply F.dropout to the output")
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        if not isinstance(t, Tensor) or t.ndim < 2 or t.data.dtype.kind != "f":
+            raise MiniTorchError(f"scaled_dot_product_attention: {name} must be a float tensor of at least 2 dims")
+    if query.dtype != key.dtype or query.dtype != value.dtype:
+        raise MiniTorchError(
+            f"scaled_dot_product_attention: query, key and value must have one dtype, got "
+            f"{query.dtype}, {key.dtype} and {value.dtype}"
+        )
+    if query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
+        raise MiniTorchError(
+            f"scaled_dot_product_attention: query (..., L, E) {tuple(query.shape)}, key (..., S, E) "
+            f"{tuple(key.shape)} and value (..., S, Ev) {tuple(value.shape)} do not fit together"
+        )
+    L, S = query.shape[-2], key.shape[-2]
+    if is_causal:
+        if attn_mask is not None:
+            raise MiniTorchError("scaled_dot_product_attention: pass either attn_mask or is_causal=True, not both")
+        xp = backends.module_of(query.data)
+        attn_mask = Tensor._make(xp.tril(xp.ones((L, S), dtype=bool)), None, False)
+    if attn_mask is not None and attn_mask.data.dtype.kind != "b" and attn_mask.dtype != query.dtype:
+        attn_mask = cast(attn_mask, query.dtype)
+    scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    return ScaledDotProductAttention.apply(query, key, value, attn_mask, scale)

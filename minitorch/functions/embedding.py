@@ -1,0 +1,52 @@
+"""Embedding lookup: row ``idx`` of a weight table, the first layer of a language model.
+
+Forward is indexing, ``weight[idx]``. Backward scatters each output row's gradient back
+to the row it came from; a token that appears several times collects the sum of its
+gradients (``index_add``, never plain assignment, which would keep only the last one).
+The ``padding_idx`` row gets no gradient, so padding never learns.
+"""
+
+from __future__ import annotations
+
+from minitorch import backends
+from minitorch.autograd.function import BackwardNode, Function
+from minitorch.errors import MiniTorchError, MiniTorchIndexError
+from minitorch.hints import Array, Gradients
+from minitorch.tensor import Tensor
+
+
+class Embedding(Function):
+    """out[..., :] = weight[idx[...], :].   grad_weight[r] = sum of grad rows where idx == r."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, weight: Array, idx: Array, padding_idx: int | None) -> Array:
+        ctx.save_for_backward(idx)
+        ctx.weight_shape, ctx.padding_idx = weight.shape, padding_idx
+        return weight[idx]
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (idx,) = ctx.saved_tensors
+        full = ctx.xp.zeros(ctx.weight_shape, dtype=grad.dtype)
+        backends.of(full).index_add(full, idx.reshape(-1), grad.reshape(-1, ctx.weight_shape[1]))
+        if ctx.padding_idx is not None:
+            full[ctx.padding_idx] = 0
+        return full, None, None
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
+    """Rows of ``weight`` (num_embeddings, dim) picked by the int64 tensor ``input``: shape input.shape + (dim,)."""
+    if not isinstance(input, Tensor) or input.data.dtype.kind not in "iu":
+        shown = input.dtype if isinstance(input, Tensor) else type(input).__name__
+        raise MiniTorchError(f"embedding: expected an integer (long) tensor of indices, got {shown}")
+    if weight.ndim != 2:
+        raise MiniTorchError(f"embedding: weight must be 2-d (num_embeddings, dim), got shape {tuple(weight.shape)}")
+    n = weight.shape[0]
+    if input.data.size and (int(input.data.min()) < 0 or int(input.data.max()) >= n):
+        bad = int(input.data.min()) if int(input.data.min()) < 0 else int(input.data.max())
+        raise MiniTorchIndexError(f"embedding: index {bad} is out of range for {n} embeddings (0 to {n - 1})")
+    if padding_idx is not None:
+        if not -n <= padding_idx < n:
+            raise MiniTorchError(f"embedding: padding_idx must be within num_embeddings ({n}), got {padding_idx}")
+        padding_idx %= n
+    return Embedding.apply(weight, input, padding_idx)

@@ -1,0 +1,87 @@
+"""Ops that keep some elements and replace the others: ``masked_fill``, ``tril``, ``triu``.
+
+Attention needs them: a causal mask is ``ones(L, L).tril()`` and the scores it forbids
+are ``masked_fill``-ed with ``-inf`` before the softmax. The gradient of each is the
+incoming gradient where the element was kept, zero where it was replaced.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minitorch.autograd.function import BackwardNode, Function
+from minitorch.errors import MiniTorchError, check_int
+from minitorch.functions.broadcast import broadcast_shape
+from minitorch.hints import Array, Gradients
+from minitorch.tensor import Tensor
+
+
+class MaskedFill(Function):
+    """x with ``value`` where ``mask`` is True.   grad_x = grad where mask is False, else 0."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, x: Array, mask: Array, value: Any) -> Array:
+        ctx.save_for_backward(mask)
+        # where() broadcasts mask against x; the result keeps x's shape (checked by masked_fill).
+        return ctx.xp.where(mask, x.dtype.type(value), x)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (mask,) = ctx.saved_tensors
+        return ctx.xp.where(mask, grad.dtype.type(0), grad), None, None
+
+
+class Triangle(Function):
+    """The lower (``upper=False``) or upper triangle of the last two dims, the rest zero.
+
+    ``diagonal`` shifts the edge as in PyTorch: tril keeps j <= i + diagonal, triu keeps
+    j >= i + diagonal. The gradient is the same triangle of the incoming gradient.
+    """
+
+    @staticmethod
+    def forward(ctx: BackwardNode, x: Array, diagonal: int, upper: bool) -> Array:
+        ctx.diagonal, ctx.upper = diagonal, upper
+        return ctx.xp.triu(x, diagonal) if upper else ctx.xp.tril(x, diagonal)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        xp = ctx.xp
+        return (xp.triu(grad, ctx.diagonal) if ctx.upper else xp.tril(grad, ctx.diagonal)), None, None
+
+
+def masked_fill(x: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """``x`` with ``value`` wherever the bool ``mask`` (broadcast to x's shape) is True."""
+    if not isinstance(mask, Tensor) or mask.data.dtype.kind != "b":
+        shown = mask.dtype if isinstance(mask, Tensor) else type(mask).__name__
+        raise MiniTorchError(
+            f"masked_fill: expected a bool mask, got {shown}; compare first, e.g. x.masked_fill(scores < 0, 0.0)"
+        )
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise MiniTorchError(
+                f"masked_fill: value must be a number or a 0-dim tensor, got shape {tuple(value.shape)}"
+            )
+        value = value.item()
+    if broadcast_shape(tuple(x.shape), tuple(mask.shape), op="masked_fill") != tuple(x.shape):
+        raise MiniTorchError(
+            f"masked_fill: the mask of shape {tuple(mask.shape)} must broadcast to the tensor's shape {tuple(x.shape)}"
+        )
+    if x.data.dtype.kind in "biu" and isinstance(value, float) and not value.is_integer():
+        raise MiniTorchError(f"masked_fill: cannot fill a {x.dtype} tensor with {value!r}")
+    return MaskedFill.apply(x, mask, value)
+
+
+def _triangle(op: str, x: Tensor, diagonal: int, upper: bool) -> Tensor:
+    if x.ndim < 2:
+        raise MiniTorchError(f"{op}: input tensor must have at least 2 dimensions, got shape {tuple(x.shape)}")
+    return Triangle.apply(x, check_int(op, "diagonal", diagonal), upper)
+
+
+def tril(x: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle of the last two dims (elements with j <= i + diagonal), zeros above."""
+    return _triangle("tril", x, diagonal, False)
+
+
+def triu(x: Tensor, diagonal: int = 0) -> Tensor:
+    """The upper triangle of the last two dims (elements with j >= i + diagonal), zeros below."""
+    return _triangle("triu", x, diagonal, True)

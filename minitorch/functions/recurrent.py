@@ -1,0 +1,317 @@
+"""Recurrent layers as whole-sequence ops: one node runs every time step, forward and back.
+
+An RNN written with small ops records about a dozen nodes per time step; at 64 steps
+that is 800 nodes whose Python overhead dominates. These ops instead:
+
+1. project the inputs of ALL time steps with one matrix product (x @ W_ih^T + b_ih),
+2. loop over time doing only what must be sequential: h @ W_hh^T and the gate
+   arithmetic, in place on preallocated arrays,
+3. in backward, walk time in reverse (backpropagation through time) collecting the
+   gradient of each step's gate pre-activations, then get the weight gradients with one
+   matrix product each over all steps.
+
+Shapes: x (T, N, I), h0 / c0 (N, H), W_ih (G*H, I), W_hh (G*H, H), biases (G*H,), with
+PyTorch's gate order (LSTM: i, f, g, o; GRU: r, z, n). Each op returns one array (a
+MiniTorch Function has one output): the hidden states of every step, and for the LSTM
+the final cell state as one more "step" at the end (``lstm_layer`` slices it off).
+"""
+
+from __future__ import annotations
+
+from minitorch.autograd.function import BackwardNode, Function
+from minitorch.errors import MiniTorchError
+from minitorch.functions.indexing import getitem
+from minitorch.hints import Array, Gradients
+from minitorch.tensor import Tensor
+
+
+def _input_projection(x: Array, w_ih: Array, bias: Array | None) -> Array:
+    """x @ W_ih^T + bias for all time steps at once: (T, N, I) -> (T, N, G*H)."""
+    T, N, _ = x.shape
+    out = x.reshape(T * N, -1) @ w_ih.T
+    if bias is not None:
+        out += bias
+    return out.reshape(T, N, -1)
+
+
+def _weight_grads(
+    needs: tuple[bool, ...], dz: Array, x: Array, w_ih: Array, h_prev: Array, dz_h: Array
+) -> Gradients:
+    """Gradients of x, W_ih, W_hh, b_ih, b_hh from the pre-activation gradients of all steps.
+
+    ``dz`` (T, N, G*H) is the gradient of the input projection, ``dz_h`` that of the hidden
+    projection h_{t-1} @ W_hh^T + b_hh (the same array except in the GRU). ``needs``: whether
+    x, W_ih, W_hh, b_ih and b_hh need a gradient.
+    """
+    T, N, GH = dz.shape
+    need_x, need_wih, need_whh, need_bih, need_bhh = needs
+    dz2, dzh2 = dz.reshape(T * N, GH), dz_h.reshape(T * N, GH)
+    grad_x = (dz2 @ w_ih).reshape(x.shape) if need_x else None
+    grad_wih = dz2.T @ x.reshape(T * N, -1) if need_wih else None
+    grad_whh = dzh2.T @ h_prev.reshape(T * N, -1) if need_whh else None
+    grad_bih = dz2.sum(axis=0) if need_bih else None
+    grad_bhh = dzh2.sum(axis=0) if need_bhh else None
+    return grad_x, grad_wih, grad_whh, grad_bih, grad_bhh
+
+
+def _needs(ctx: BackwardNode, first_weight: int) -> tuple[bool, ...]:
+    """needs_input_grad of x and of W_ih, W_hh, b_ih, b_hh (which start at ``first_weight``)."""
+    n = ctx.needs_input_grad
+    return (n[0], *n[first_weight : first_weight + 4])
+
+
+class LSTMLayer(Function):
+    """One LSTM layer over a whole sequence.
+
+    Per step: i, f, g, o = sigmoid, sigmoid, tanh, sigmoid of (x W_ih^T + b_ih + h W_hh^T + b_hh),
+    c' = f * c + i * g,  h' = o * tanh(c').
+    Output (T + 1, N, H): h_1 .. h_T, then c_T.
+    """
+
+    @staticmethod
+    def forward(
+        ctx: BackwardNode,
+        x: Array,
+        h0: Array,
+        c0: Array,
+        w_ih: Array,
+        w_hh: Array,
+        b_ih: Array | None,
+        b_hh: Array | None,
+    ) -> Array:
+        xp = ctx.xp
+        T, N, _ = x.shape
+        H = w_hh.shape[1]
+        bias = b_ih if b_hh is None else (b_hh if b_ih is None else b_ih + b_hh)
+        # sigmoid(z) = (1 + tanh(z / 2)) / 2: one tanh serves all four gates. So the gate
+        # pre-activations are halved for i, f, o (s = 1/2) and kept for g (s = 1), then
+        # a = tanh(s * z) * s + (1 - s) -- weights and inputs are scaled once, up front.
+        s = xp.full(4 * H, 0.5, dtype=x.dtype)
+        s[2 * H : 3 * H] = 1
+        shift = 1 - s
+        gates = _input_projection(x, w_ih, bias)
+        gates *= s  # becomes the activated gates a_t in place, step by step
+        w_hh_t = w_hh.T * s
+        hs = xp.empty((T + 1, N, H), dtype=x.dtype)
+        cs = xp.empty((T + 1, N, H), dtype=x.dtype)
+        hs[0], cs[0] = h0, c0
+        tanh_c = xp.empty((T, N, H), dtype=x.dtype)
+        for t in range(T):
+            a = gates[t]
+            a += hs[t] @ w_hh_t
+            xp.tanh(a, out=a)
+            a *= s
+            a += shift
+            i, f, g, o = a[:, :H], a[:, H : 2 * H], a[:, 2 * H : 3 * H], a[:, 3 * H :]
+            c = cs[t + 1]
+            xp.multiply(f, cs[t], out=c)
+            c += i * g
+            xp.tanh(c, out=tanh_c[t])
+            xp.multiply(o, tanh_c[t], out=hs[t + 1])
+        ctx.save_for_backward(x, w_ih, w_hh, gates, hs, cs, tanh_c)
+        out = xp.empty((T + 1, N, H), dtype=x.dtype)
+        out[:T] = hs[1:]
+        out[T] = cs[T]
+        return out
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        x, w_ih, w_hh, a, hs, cs, tanh_c = ctx.saved_tensors
+        T, N, H = tanh_c.shape
+        # Local derivatives of all gates for all steps at once: a(1 - a) for the
+        # sigmoids, 1 - a^2 for tanh; and tanh'(c) = 1 - tanh(c)^2.
+        local = a * (1 - a)
+        g_all = a[:, :, 2 * H : 3 * H]
+        local[:, :, 2 * H : 3 * H] = 1 - g_all * g_all
+        dtanh_c = 1 - tanh_c * tanh_c
+        dz = ctx.xp.empty_like(a)
+        dh_next = ctx.xp.zeros((N, H), dtype=grad.dtype)
+        dc_next = grad[T].copy()  # the gradient of c_T comes from the packed output
+        for t in range(T - 1, -1, -1):
+            i, f, g, o = a[t, :, :H], a[t, :, H : 2 * H], a[t, :, 2 * H : 3 * H], a[t, :, 3 * H :]
+            dh = grad[t] + dh_next
+            dc = dh * o
+            dc *= dtanh_c[t]
+            dc += dc_next
+            d = dz[t]
+            ctx.xp.multiply(dc, g, out=d[:, :H])
+            ctx.xp.multiply(dc, cs[t], out=d[:, H : 2 * H])
+            ctx.xp.multiply(dc, i, out=d[:, 2 * H : 3 * H])
+            ctx.xp.multiply(dh, tanh_c[t], out=d[:, 3 * H :])
+            d *= local[t]
+            dc_next = dc * f
+            dh_next = d @ w_hh
+        grads = _weight_grads(_needs(ctx, 3), dz, x, w_ih, hs[:-1], dz)
+        return grads[0], dh_next, dc_next, *grads[1:]
+
+
+class GRULayer(Function):
+    """One GRU layer over a whole sequence, as PyTorch:
+
+    r = sigmoid(W_ir x + b_ir + W_hr h + b_hr),  z = sigmoid(W_iz x + b_iz + W_hz h + b_hz),
+    n = tanh(W_in x + b_in + r * (W_hn h + b_hn)),  h' = (1 - z) * n + z * h.
+    Output (T, N, H): h_1 .. h_T.
+    """
+
+    @staticmethod
+    def forward(
+        ctx: BackwardNode,
+        x: Array,
+        h0: Array,
+        w_ih: Array,
+        w_hh: Array,
+        b_ih: Array | None,
+        b_hh: Array | None,
+    ) -> Array:
+        xp = ctx.xp
+        T, N, _ = x.shape
+        H = w_hh.shape[1]
+        xg = _input_projection(x, w_ih, b_ih)
+        hs = xp.empty((T + 1, N, H), dtype=x.dtype)
+        hs[0] = h0
+        rz = xp.empty((T, N, 2 * H), dtype=x.dtype)
+        n = xp.empty((T, N, H), dtype=x.dtype)
+        hn = xp.empty((T, N, H), dtype=x.dtype)  # W_hn h + b_hn, needed for r's gradient
+        w_hh_t = w_hh.T
+        for t in range(T):
+            hg = hs[t] @ w_hh_t
+            if b_hh is not None:
+                hg += b_hh
+            r_z = rz[t]
+            xp.add(xg[t, :, : 2 * H], hg[:, : 2 * H], out=r_z)
+            xp.tanh(r_z * 0.5, out=r_z)  # sigmoid(v) = (1 + tanh(v / 2)) / 2
+            r_z *= 0.5
+            r_z += 0.5
+            hn[t] = hg[:, 2 * H :]
+            nt = n[t]
+            xp.multiply(r_z[:, :H], hn[t], out=nt)
+            nt += xg[t, :, 2 * H :]
+            xp.tanh(nt, out=nt)
+            # h' = n + z * (h - n)
+            h_new = hs[t + 1]
+            xp.subtract(hs[t], nt, out=h_new)
+            h_new *= r_z[:, H:]
+            h_new += nt
+        ctx.save_for_backward(x, w_ih, w_hh, hs, rz, n, hn)
+        return hs[1:].copy()
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        xp = ctx.xp
+        x, w_ih, w_hh, hs, rz, n, hn = ctx.saved_tensors
+        T, N, H = n.shape
+        d_in = xp.empty((T, N, 3 * H), dtype=grad.dtype)  # grads of the input projection
+        d_hid = xp.empty((T, N, 3 * H), dtype=grad.dtype)  # ... and of the hidden projection
+        dh_next = xp.zeros((N, H), dtype=grad.dtype)
+        for t in range(T - 1, -1, -1):
+            r, z, nt = rz[t, :, :H], rz[t, :, H:], n[t]
+            dh = grad[t] + dh_next
+            dn = dh * (1 - z) * (1 - nt * nt)  # through tanh to n's pre-activation
+            dz_ = dh * (hs[t] - nt) * z * (1 - z)
+            dr = dn * hn[t] * r * (1 - r)
+            d_in[t, :, :H], d_in[t, :, H : 2 * H], d_in[t, :, 2 * H :] = dr, dz_, dn
+            d_hid[t, :, : 2 * H] = d_in[t, :, : 2 * H]
+            xp.multiply(dn, r, out=d_hid[t, :, 2 * H :])
+            dh_next = dh * z + d_hid[t] @ w_hh
+        grads = _weight_grads(_needs(ctx, 2), d_in, x, w_ih, hs[:-1], d_hid)
+        return grads[0], dh_next, *grads[1:]
+
+
+class RNNLayer(Function):
+    """One Elman RNN layer: h' = tanh (or relu) of (x W_ih^T + b_ih + h W_hh^T + b_hh). Output h_1 .. h_T."""
+
+    @staticmethod
+    def forward(
+        ctx: BackwardNode,
+        x: Array,
+        h0: Array,
+        w_ih: Array,
+        w_hh: Array,
+        b_ih: Array | None,
+        b_hh: Array | None,
+        nonlinearity: str,
+    ) -> Array:
+        xp = ctx.xp
+        T, N, _ = x.shape
+        H = w_hh.shape[1]
+        bias = b_ih if b_hh is None else (b_hh if b_ih is None else b_ih + b_hh)
+        hs = _input_projection(x, w_ih, bias)  # becomes h_1 .. h_T in place
+        w_hh_t = w_hh.T
+        h = h0
+        for t in range(T):
+            hs[t] += h @ w_hh_t
+            if nonlinearity == "tanh":
+                xp.tanh(hs[t], out=hs[t])
+            else:
+                xp.maximum(hs[t], 0, out=hs[t])
+            h = hs[t]
+        ctx.nonlinearity = nonlinearity
+        ctx.save_for_backward(x, h0, w_ih, w_hh, hs)
+        ctx.H = H
+        return hs.copy()
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        xp = ctx.xp
+        x, h0, w_ih, w_hh, hs = ctx.saved_tensors
+        local = 1 - hs * hs if ctx.nonlinearity == "tanh" else (hs > 0).astype(hs.dtype)
+        dz = xp.empty_like(hs)
+        dh_next = xp.zeros_like(h0)
+        for t in range(hs.shape[0] - 1, -1, -1):
+            xp.multiply(grad[t] + dh_next, local[t], out=dz[t])
+            dh_next = dz[t] @ w_hh
+        h_prev = xp.concatenate([h0[None], hs[:-1]])
+        grads = _weight_grads(_needs(ctx, 2), dz, x, w_ih, h_prev, dz)
+        return grads[0], dh_next, *grads[1:], None
+
+
+def _check(op: str, x: Tensor, states: list[Tensor], w_ih: Tensor, w_hh: Tensor, gates: int) -> None:
+    H = w_hh.shape[1]
+    if x.ndim != 3 or x.shape[2] != w_ih.shape[1]:
+        raise MiniTorchError(f"{op}: expected input (T, N, {w_ih.shape[1]}), got shape {tuple(x.shape)}")
+    if tuple(w_ih.shape[:1]) != (gates * H,) or tuple(w_hh.shape) != (gates * H, H):
+        raise MiniTorchError(
+            f"{op}: weights of shapes {tuple(w_ih.shape)} and {tuple(w_hh.shape)} do not fit {gates} gates of size {H}"
+        )
+    for s in states:
+        if tuple(s.shape) != (x.shape[1], H):
+            raise MiniTorchError(f"{op}: expected a state of shape {(x.shape[1], H)}, got {tuple(s.shape)}")
+    dtypes = {t.dtype for t in (x, w_ih, w_hh, *states)}
+    if len(dtypes) > 1:
+        raise MiniTorchError(f"{op}: input, states and weights must share one dtype, got {sorted(map(str, dtypes))}")
+
+
+def lstm_layer(
+    x: Tensor, h0: Tensor, c0: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None, b_hh: Tensor | None
+) -> tuple[Tensor, Tensor, Tensor]:
+    """One LSTM layer over x (T, N, I) from (h0, c0): returns (all h (T, N, H), h_T, c_T)."""
+    _check("lstm", x, [h0, c0], w_ih, w_hh, 4)
+    packed = LSTMLayer.apply(x, h0, c0, w_ih, w_hh, b_ih, b_hh)
+    T = x.shape[0]
+    return getitem(packed, slice(0, T)), getitem(packed, T - 1), getitem(packed, T)
+
+
+def gru_layer(
+    x: Tensor, h0: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None, b_hh: Tensor | None
+) -> tuple[Tensor, Tensor]:
+    """One GRU layer over x (T, N, I) from h0: returns (all h (T, N, H), h_T)."""
+    _check("gru", x, [h0], w_ih, w_hh, 3)
+    out = GRULayer.apply(x, h0, w_ih, w_hh, b_ih, b_hh)
+    return out, getitem(out, x.shape[0] - 1)
+
+
+def rnn_layer(
+    x: Tensor,
+    h0: Tensor,
+    w_ih: Tensor,
+    w_hh: Tensor,
+    b_ih: Tensor | None,
+    b_hh: Tensor | None,
+    nonlinearity: str = "tanh",
+) -> tuple[Tensor, Tensor]:
+    """One tanh/relu RNN layer over x (T, N, I) from h0: returns (all h (T, N, H), h_T)."""
+    if nonlinearity not in ("tanh", "relu"):
+        raise MiniTorchError(f"rnn: unknown nonlinearity {nonlinearity!r} (use 'tanh' or 'relu')")
+    _check("rnn", x, [h0], w_ih, w_hh, 1)
+    out = RNNLayer.apply(x, h0, w_ih, w_hh, b_ih, b_hh, nonlinearity)
+    return out, getitem(out, x.shape[0] - 1)
