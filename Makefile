@@ -10,15 +10,19 @@ STAMP := $(VENV)/.installed
 # CPU wheel when the machine has one: any other torch download is several gigabytes.
 TORCH_WHEEL := $(firstword $(wildcard /opt/wheels/torch-2.13.0*.whl))
 LAB_PORT ?= 8888
+HUB_PORT ?= 8000
+# JupyterHub's proxy is a node program from the npm registry, installed into .hub/.
+CHP_VERSION := 5.3.0
+CHP := .hub/node_modules/.bin/configurable-http-proxy
 
-.PHONY: setup system-deps lab test test-package test-lessons test-browser lint bench lessons example example-dist clean
+.PHONY: setup system-deps lab test course release collect autograde feedback hub hub-proxy test-package test-lessons test-browser lint bench lessons example example-dist clean
 
 setup: $(STAMP) system-deps
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[dev,dist]"
+	$(PY) -m pip install -q -e ".[dev,dist,course]"
 ifneq ($(TORCH_WHEEL),)
 	$(PY) -m pip install -q "torch==2.13.0" || echo "note: torch 2.13.0 not installed; oracle tests will skip"
 else
@@ -53,7 +57,7 @@ example: setup
 example-dist: setup
 	$(VENV)/bin/mpiexec -n 2 $(PY) -m minitorch.examples.digits --model mlp --epochs 20 --distributed
 
-test: setup
+test: setup hub-proxy
 	$(MAKE) lint test-package test-lessons
 
 # ruff everywhere; mypy on the typed core (its file list is [tool.mypy] in pyproject.toml).
@@ -74,6 +78,30 @@ test-lessons:
 	  $(PY) -m pytest -p no:cacheprovider --nbval-lax --nbval-current-env lessons/*.ipynb || status=1; \
 	  exit $$status; \
 	else echo "no lessons yet"; fi
+
+# The classroom. `make course`: course/source from lessons/solutions (nbgrader metadata
+# added), then `nbgrader generate_assignment` for every lesson into course/release.
+course: setup
+	$(PY) -m tools.make_course --release
+
+# The teacher's round for one lesson (README, "For teachers"): make release LESSON=02_graphs_chain_rule
+# ... then collect, autograde, feedback. nbgrader runs in course/ (its config) with the venv on PATH.
+NBGRADER = cd course && export PATH="$(CURDIR)/$(VENV)/bin:$$PATH" && nbgrader
+release: ; $(NBGRADER) release_assignment $(LESSON) --force
+collect: ; $(NBGRADER) collect $(LESSON) --update
+autograde: ; $(NBGRADER) autograde $(LESSON) --create
+feedback: ; $(NBGRADER) generate_feedback $(LESSON) && nbgrader release_feedback $(LESSON)
+
+# A local JupyterHub on http://127.0.0.1:$(HUB_PORT): any user name, password "minitorch"
+# (MINITORCH_HUB_PASSWORD), each learner's lessons in .hub/users/NAME. See docs/jupyterhub.md.
+hub: setup hub-proxy
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" MINITORCH_HUB_PORT=$(HUB_PORT) $(VENV)/bin/jupyterhub -f hub/jupyterhub_config.py
+
+hub-proxy:
+	@test -x $(CHP) || { \
+	  if command -v npm >/dev/null 2>&1; then \
+	    npm install --prefix .hub --no-audit --no-fund --loglevel=error configurable-http-proxy@$(CHP_VERSION); \
+	  else echo "note: npm not found; install node and npm for make hub (its test skips, or fails under CI)"; fi; }
 
 lessons:
 	$(PY) -m tools.make_learner_copies
