@@ -1,6 +1,7 @@
 """``minitorch.nn``: modules (layers with parameters), ``functional``, ``init`` and ``parallel`` (DDP)."""
 
-from minitorch.nn import functional, init
+from minitorch.nn import functional, init, utils
+from minitorch.nn.attention import MultiheadAttention
 from minitorch.nn.layers import (
     BatchNorm1d,
     BatchNorm2d,
@@ -20,4 +21,6 @@ from minitorch.nn.layers import (
     Tanh,
 )
 from minitorch.nn.module import Module, ModuleList, Parameter, Sequential
+from minitorch.nn.recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
+from minitorch.nn.sequence import GELU, Embedding, LayerNorm
 from minitorch.nn import parallel

@@ -1,0 +1,64 @@
+"""``nn.utils``: gradient clipping, as ``torch.nn.utils``.
+
+Recurrent networks are prone to exploding gradients (a product of many Jacobians through
+time): ``clip_grad_norm_`` rescales all gradients together when their joint norm is too
+large, ``clip_grad_value_`` clamps each element.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from minitorch import backends, factories
+from minitorch.errors import MiniTorchError
+from minitorch.tensor import Tensor
+
+
+def _with_grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
+    params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    return [p for p in params if p.grad is not None]  # parameters without a gradient are skipped
+
+
+def clip_grad_norm_(
+    parameters: Tensor | Iterable[Tensor],
+    max_norm: float,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+) -> Tensor:
+    """Scale all gradients by max_norm / total_norm when that is < 1; returns the total norm before clipping.
+
+    The total norm is the norm of all gradients seen as one vector (``norm_type`` 2 by
+    default, ``inf`` for the largest absolute value), a 0-dim tensor as in PyTorch.
+    """
+    params = _with_grads(parameters)
+    if not params:
+        return factories.tensor(0.0)
+    grads = [p.grad.data for p in params if p.grad is not None]
+    xp = backends.module_of(grads[0])
+    if norm_type == math.inf:
+        norms = [xp.abs(g).max() if g.size else xp.zeros((), g.dtype) for g in grads]
+        total = xp.max(xp.stack([xp.asarray(n) for n in norms]))
+    else:
+        per = [(xp.abs(g) ** norm_type).sum() for g in grads]
+        total = xp.sum(xp.stack([xp.asarray(n) for n in per])) ** (1.0 / norm_type)
+    total = xp.asarray(total).astype(grads[0].dtype)
+    if error_if_nonfinite and not bool(xp.isfinite(total)):
+        raise MiniTorchError(
+            f"clip_grad_norm_: the total norm of order {norm_type} of the gradients is non-finite; "
+            "set error_if_nonfinite=False to clip anyway"
+        )
+    # As PyTorch: coefficient clamped to 1 (never scales up), 1e-6 guards a zero norm.
+    coef = min(float(max_norm) / (float(total) + 1e-6), 1.0)
+    if coef < 1.0:
+        for g in grads:
+            g *= g.dtype.type(coef)
+    return Tensor._make(total, None, False)
+
+
+def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float) -> None:
+    """Clamp every gradient element into [-clip_value, clip_value], in place."""
+    for p in _with_grads(parameters):
+        g = p.grad.data if p.grad is not None else None
+        if g is not None:
+            backends.module_of(g).clip(g, -clip_value, clip_value, out=g)
