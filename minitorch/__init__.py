@@ -24,7 +24,7 @@ from minitorch import backends, cuda  # noqa: E402, I001
 from minitorch.tensor import Tensor  # noqa: E402
 from minitorch import autograd  # noqa: E402
 from minitorch.autograd import enable_grad, no_grad, set_grad_enabled  # noqa: E402
-from minitorch.dtypes import bool_, float32, float64, int64  # noqa: E402
+from minitorch.dtypes import bool_, float16, float32, float64, int64  # noqa: E402
 from minitorch.random import manual_seed  # noqa: E402
 from minitorch.backends.device import device  # noqa: E402
 from minitorch.defaults import get_default_device, get_default_dtype, set_default_device, set_default_dtype  # noqa: E402
@@ -107,10 +107,13 @@ from minitorch.functions import chunk, erf, masked_fill, split, tril, triu  # no
 # nn, optim and data sit on top of the Tensor API (imported after it).
 from minitorch import data, datasets, nn, optim  # noqa: E402
 from minitorch.serialization import load, save  # noqa: E402
+from minitorch import amp  # noqa: E402
+from minitorch.amp import autocast  # noqa: E402
 
 bool = bool_  # ``minitorch.bool`` as ``torch.bool`` (shadows the builtin only in here)
 long = int64
 double = float64
+half = float16
 float = float32  # noqa: A001
 
 __version__ = "0.1.0"

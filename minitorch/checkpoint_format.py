@@ -112,8 +112,8 @@ def _as_text(prefix: bytes) -> str | None:
 def unsupported_dtype(dtype: np.dtype) -> str | None:
     """Why MiniTorch refuses arrays of ``dtype``, or None if it is one of MiniTorch's four.
 
-    The rule is :func:`minitorch.dtypes.get_dtype`: only bool, int64, float32 and float64
-    (in any byte order) are accepted; nothing is silently widened or cast.
+    The rule is :func:`minitorch.dtypes.get_dtype`: only bool, int64, float16, float32 and
+    float64 (in any byte order) are accepted; nothing is silently widened or cast.
     """
     try:
         dtypes.get_dtype(dtype.newbyteorder("="))
@@ -123,11 +123,6 @@ def unsupported_dtype(dtype: np.dtype) -> str | None:
         return None
     kind, name = dtype.kind, dtype.name
     supports = f"MiniTorch supports {_SUPPORTED}"
-    if kind == "f" and dtype.itemsize == 2:
-        return (
-            f"holds float16 data: {supports}, and refuses float16 rather than silently widening it "
-            "to float32 (half precision is not supported yet). Convert it first, e.g. array.astype(np.float32)"
-        )
     if kind in "iu":
         why = " (uint64 values can be too large for int64)" if name == "uint64" else ""
         return f"holds {name} data{why}: {supports}. Convert it first, e.g. array.astype(np.int64)"

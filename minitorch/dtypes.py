@@ -1,4 +1,4 @@
-"""The four dtypes MiniTorch supports, and PyTorch's type-promotion rules.
+"""The five dtypes MiniTorch supports, and PyTorch's type-promotion rules.
 
 A :class:`DType` is a thin, readable wrapper around a NumPy dtype: ``minitorch.float32``
 prints as ``minitorch.float32`` (as ``torch.float32`` does) while the tensor's data stays
@@ -38,10 +38,11 @@ class DType:
 
 bool_ = DType("bool", np.bool_, 0)
 int64 = DType("int64", np.int64, 1)
+float16 = DType("float16", np.float16, 2)  # half precision: range +-65504, about 3 decimal digits
 float32 = DType("float32", np.float32, 2)
 float64 = DType("float64", np.float64, 2)
 
-ALL_DTYPES = (bool_, int64, float32, float64)
+ALL_DTYPES = (bool_, int64, float16, float32, float64)
 
 
 def default_float() -> DType:
@@ -50,10 +51,10 @@ def default_float() -> DType:
 
 
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
-_BY_NAME.update({"float": float32, "double": float64, "long": int64, "bool_": bool_})
+_BY_NAME.update({"float": float32, "double": float64, "half": float16, "long": int64, "bool_": bool_})
 _BY_NUMPY = {d.np_dtype: d for d in ALL_DTYPES}
 # NumPy dtypes MiniTorch has no own type for are stored as the nearest supported one
-# (as a learner loading an int32 or float16 array would expect to keep working).
+# (as a learner loading an int32 array would expect to keep working).
 _NUMPY_FALLBACK = {"i": int64, "u": int64, "f": float32}
 
 

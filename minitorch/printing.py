@@ -25,7 +25,7 @@ def tensor_repr(t):
     """The full repr, with dtype, device, requires_grad and grad_fn when they are not default."""
     extras = []
     kind = t.data.dtype
-    if kind == np.float64 or (t.data.size == 0 and kind != np.float32):
+    if kind == np.float64 or kind == np.float16 or (t.data.size == 0 and kind != np.float32):
         extras.append(f"dtype={t.dtype}")
     if t.device != "cpu":
         extras.append(f"device='{t.device}:0'")

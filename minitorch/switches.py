@@ -11,7 +11,7 @@ Tests call ``SWITCHES.reset()`` to start from the defaults.
 class Switches:
     """Named process-wide settings with their defaults; ``reset()`` restores the defaults."""
 
-    __slots__ = ("grad_enabled", "debug", "anomaly", "custom_kernels", "default_dtype", "default_device")
+    __slots__ = ("grad_enabled", "debug", "anomaly", "custom_kernels", "default_dtype", "default_device", "autocast")
 
     def __init__(self) -> None:
         self.reset()
@@ -24,6 +24,7 @@ class Switches:
         self.custom_kernels = True  # GPU ops use the hand-written kernels in minitorch.cuda
         self.default_dtype = "float32"  # Python floats and float factories (set_default_dtype)
         self.default_device = "cpu"  # where factories put new tensors (set_default_device)
+        self.autocast: tuple[str, str] | None = None  # (device type, dtype name) inside autocast
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)}" for name in self.__slots__)

@@ -17,7 +17,7 @@ import builtins  # ``bool`` is a method name in this class: annotations say ``bu
 from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
-from minitorch.dtypes import DType, bool_, float32, float64, get_dtype, int64
+from minitorch.dtypes import DType, bool_, float16, float32, float64, get_dtype, int64
 from minitorch.errors import MiniTorchError
 
 # Bound by _link_ops() (see the module docstring); None until then. To the type checker
@@ -37,6 +37,7 @@ else:
 
 # ``Tensor.type()`` names, as PyTorch's legacy tensor types (``torch.FloatTensor``).
 _TYPE_NAMES = {
+    "float16": "minitorch.HalfTensor",
     "float32": "minitorch.FloatTensor",
     "float64": "minitorch.DoubleTensor",
     "int64": "minitorch.LongTensor",
@@ -112,6 +113,10 @@ class TensorMethods:
     def double(self) -> Tensor:
         """Convert to float64."""
         return cast(self, float64)
+
+    def half(self) -> Tensor:
+        """Convert to float16 (half precision)."""
+        return cast(self, float16)
 
     def long(self) -> Tensor:
         """Convert to int64."""

@@ -13,6 +13,8 @@ from typing import Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
+from minitorch.functions.autocast_policy import to_low_precision
+from minitorch.functions.matmul import product
 from minitorch.errors import MiniTorchError, check_int
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.tensor import Tensor
@@ -112,7 +114,7 @@ class Conv2d(Function):
         ho, wo = win.shape[1:3]
         cols = win.reshape(n * ho * wo, kh * kw * c)  # the im2col copy
         w2 = weight.transpose(0, 2, 3, 1).reshape(o, kh * kw * c)  # rows in (kh, kw, C) order too
-        out = cols @ w2.T  # (N*Ho*Wo, O)
+        out = product(cols, w2.T)  # (N*Ho*Wo, O)
         if bias is not None:
             out += bias
         ctx.save_for_backward(cols, w2)
@@ -128,11 +130,11 @@ class Conv2d(Function):
         g2 = grad.transpose(0, 2, 3, 1).reshape(n * ho * wo, o)
         grad_x = grad_w = grad_b = None
         if need_w:
-            grad_w = xp.ascontiguousarray((g2.T @ cols).reshape(o, kh, kw, c).transpose(0, 3, 1, 2))
+            grad_w = xp.ascontiguousarray(product(g2.T, cols).reshape(o, kh, kw, c).transpose(0, 3, 1, 2))
         if need_b:
             grad_b = g2.sum(axis=0)
         if need_x:
-            grad_cols = (g2 @ w2).reshape(n, ho, wo, kh, kw, c)
+            grad_cols = product(g2, w2).reshape(n, ho, wo, kh, kw, c)
             # col2im: each kernel offset (a, b) adds one strided slab; 9 steps for 3x3.
             framed = xp.zeros(framed_shape, dtype=grad.dtype)
             for a in range(kh):
@@ -153,6 +155,7 @@ def conv2d(
 
     Unlike PyTorch, an unbatched ``x`` (C, H, W) is refused, with the fix: ``x.unsqueeze(0)``.
     """
+    x, weight, bias = to_low_precision(x, weight, bias)  # float16 inside autocast
     stride, padding = pair(stride, "conv2d: stride"), pair(padding, "conv2d: padding")
     _check_positive("conv2d", "stride", stride)
     _check_positive("conv2d", "padding", padding, allow_zero=True)

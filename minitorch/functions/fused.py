@@ -18,7 +18,9 @@ from __future__ import annotations
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
+from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.errors import MiniTorchError
+from minitorch.functions.matmul import product
 from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor
 
@@ -33,7 +35,7 @@ class Linear(Function):
     def forward(ctx: BackwardNode, x: Array, weight: Array, bias: Array | None) -> Array:
         ctx.save_for_backward(x, weight)
         ctx.has_bias = bias is not None
-        out = x @ weight.T
+        out = product(x, weight.T)
         if bias is not None:
             out += bias  # ``out`` is a fresh array: adding in place saves a temporary
         return out
@@ -44,11 +46,11 @@ class Linear(Function):
         need_x, need_w, need_b = ctx.needs_input_grad
         grad_x = grad_w = grad_b = None
         if need_x:
-            grad_x = grad @ weight
+            grad_x = product(grad, weight)
         if need_w or need_b:
             g2 = grad.reshape(-1, grad.shape[-1])
             if need_w:
-                grad_w = g2.T @ x.reshape(-1, x.shape[-1])
+                grad_w = product(g2.T, x.reshape(-1, x.shape[-1]))
             if need_b:
                 grad_b = g2.sum(axis=0)
         return grad_x, grad_w, grad_b
@@ -56,6 +58,7 @@ class Linear(Function):
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``x @ weight.T + bias``: a fully connected layer with weight of shape (out, in)."""
+    x, weight, bias = to_low_precision(x, weight, bias)  # float16 inside autocast
     if x.shape[-1:] != weight.shape[-1:] or weight.ndim != 2:
         raise MiniTorchError(
             f"linear: input of shape {tuple(x.shape)} needs a weight of shape (out, {x.shape[-1] if x.ndim else '?'}), "

@@ -11,6 +11,7 @@ from typing import Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
+from minitorch.functions.autocast_policy import to_float32
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, MiniTorchValueError
 from minitorch.functions.fused import softmax_cross_entropy
 from minitorch.functions.softmax import log_softmax
@@ -60,6 +61,7 @@ class NLLLoss(Function):
 def nll_loss(log_probs: Tensor, target: Tensor | Array, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of integer class ``target`` under ``log_probs`` (N, C[, ...])."""
     _check_reduction("nll_loss", reduction)
+    (log_probs,) = to_float32(log_probs)  # float32 inside autocast
     if not isinstance(target, Tensor):
         target = Tensor(target)
     if target.data.dtype.kind not in "iu":
@@ -126,6 +128,7 @@ def cross_entropy(logits: Tensor, target: Tensor, reduction: str = "mean") -> Te
     of two, and no recomputed exponentials (on a GPU that backward is a single kernel).
     Other shapes use the two-op composition.
     """
+    (logits,) = to_float32(logits)  # float32 inside autocast
     _check_reduction("cross_entropy", reduction)
     if _is_class_batch(logits, target):
         _check_target_range(target.data, logits.shape[1])
@@ -149,6 +152,7 @@ def _is_class_batch(logits: Tensor, target: Any) -> bool:
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Mean (or sum) of squared differences."""
     _check_reduction("mse_loss", reduction)
+    input, target = to_float32(input, target)  # float32 inside autocast
     for name, t in (("input", input), ("target", target)):
         if not isinstance(t, Tensor):
             raise TypeError(f"mse_loss(): argument '{name}' must be a Tensor, not {type(t).__name__}")

@@ -9,12 +9,24 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from minitorch.autograd.function import BackwardNode, Function
+from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.errors import MiniTorchError
 from minitorch.functions.broadcast import broadcast_shape, unbroadcast
 from minitorch.functions.out import write_out
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.tensor import Tensor
+
+
+def product(a: Array, b: Array) -> Array:
+    """``a @ b`` on arrays. float16 on the CPU is multiplied in float32 and rounded once:
+    NumPy has no half-precision BLAS (its float16 products are slow and add up in half
+    precision), while PyTorch accumulates half products in float32."""
+    if a.dtype == np.float16 and type(a) is np.ndarray:
+        return (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
+    return a @ b
 
 
 class MatMul(Function):
@@ -23,7 +35,7 @@ class MatMul(Function):
     @staticmethod
     def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
         ctx.save_for_backward(a, b)
-        return a @ b
+        return product(a, b)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
@@ -39,9 +51,9 @@ class MatMul(Function):
             g2 = g2[..., None, :]
         grad_a = grad_b = None
         if need_a:
-            grad_a = unbroadcast(g2 @ b2.swapaxes(-1, -2), a2.shape).reshape(a.shape)
+            grad_a = unbroadcast(product(g2, b2.swapaxes(-1, -2)), a2.shape).reshape(a.shape)
         if need_b:
-            grad_b = unbroadcast(a2.swapaxes(-1, -2) @ g2, b2.shape).reshape(b.shape)
+            grad_b = unbroadcast(product(a2.swapaxes(-1, -2), g2), b2.shape).reshape(b.shape)
         return grad_a, grad_b
 
 
@@ -68,6 +80,7 @@ def matmul(a: Tensor, b: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix product with broadcasting of batch dimensions, as ``numpy.matmul``."""
     if out is not None:
         return write_out(out, matmul(a, b), "matmul")
+    a, b = to_low_precision(a, b)  # float16 inside autocast
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError(
             f"matmul: expected two Tensors, got {type(a).__name__} and {type(b).__name__}"

@@ -11,6 +11,7 @@ from collections import namedtuple
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
+from minitorch.functions.autocast_policy import to_float32
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim
 from minitorch.functions.promotion import cast
 from minitorch.hints import Array, DTypeLike, Gradients
@@ -51,6 +52,8 @@ class Sum(Function):
     @staticmethod
     def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
         ctx.in_shape, ctx.axes, ctx.keepdim = a.shape, axes, keepdim
+        if a.dtype == "float16":  # add up in float32, round once (as PyTorch): half sums drift
+            return a.sum(axis=axes, keepdims=keepdim, dtype="float32").astype(a.dtype)
         return a.sum(axis=axes, keepdims=keepdim)
 
     @staticmethod
@@ -69,6 +72,8 @@ class Mean(Function):
         for axis in axes:
             count *= a.shape[axis]
         ctx.count = count
+        if a.dtype == "float16":  # add up in float32, round once (as PyTorch)
+            return a.mean(axis=axes, keepdims=keepdim, dtype="float32").astype(a.dtype)
         return a.mean(axis=axes, keepdims=keepdim)
 
     @staticmethod
@@ -208,6 +213,7 @@ class LogSumExp(Function):
 # ---------------------------------------------------------------------- user functions
 def sum(a: Tensor, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> Tensor:
     """Sum of all elements, or over ``dim`` (an int or a tuple)."""
+    (a,) = to_float32(a)  # float32 inside autocast
     if dtype is not None:
         a = a.to(dtype)
     elif a.data.dtype.kind == "b":
@@ -217,6 +223,7 @@ def sum(a: Tensor, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | N
 
 def mean(a: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """Mean of all elements, or over ``dim``; needs a floating-point tensor, as in PyTorch."""
+    (a,) = to_float32(a)  # float32 inside autocast
     if a.data.dtype.kind != "f":
         raise MiniTorchError(
             f"mean(): could not infer output dtype: input dtype must be floating point, got "

@@ -11,6 +11,7 @@ Fused, they are one graph node each instead of the five or so that ``exp``, ``su
 from __future__ import annotations
 
 from minitorch.autograd.function import BackwardNode, Function
+from minitorch.functions.autocast_policy import to_float32
 from minitorch.dtypes import default_float
 from minitorch.errors import MiniTorchError, check_dim
 from minitorch.functions.promotion import cast
@@ -78,11 +79,11 @@ def _float(x: Tensor, op: str) -> Tensor:
 
 def softmax(x: Tensor, dim: int | None = None) -> Tensor:
     """Probabilities along ``dim``: exp(x) normalised to sum to 1."""
-    x = _float(x, "softmax")
+    (x,) = to_float32(_float(x, "softmax"))  # float32 inside autocast
     return Softmax.apply(x, _norm_dim("softmax", dim, x.ndim))
 
 
 def log_softmax(x: Tensor, dim: int | None = None) -> Tensor:
     """log(softmax(x, dim)), computed without overflow (logits of +-1000 are fine)."""
-    x = _float(x, "log_softmax")
+    (x,) = to_float32(_float(x, "log_softmax"))  # float32 inside autocast
     return LogSoftmax.apply(x, _norm_dim("log_softmax", dim, x.ndim))

@@ -7,6 +7,7 @@ import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
+from minitorch.functions.autocast_policy import to_float32
 from minitorch.dtypes import default_float
 from minitorch.errors import MiniTorchError
 from minitorch.functions.promotion import cast
@@ -206,17 +207,17 @@ def _floating(a: Tensor, op: str) -> Tensor:
 
 def exp(a: Tensor) -> Tensor:
     """e to the power of each element."""
-    return Exp.apply(_floating(a, "exp"))
+    return Exp.apply(to_float32(_floating(a, "exp"))[0])  # float32 inside autocast
 
 
 def log(a: Tensor) -> Tensor:
     """Natural logarithm of each element."""
-    return Log.apply(_floating(a, "log"))
+    return Log.apply(to_float32(_floating(a, "log"))[0])
 
 
 def log1p(a: Tensor) -> Tensor:
     """log(1 + a) of each element, without losing tiny a to rounding."""
-    return Log1p.apply(_floating(a, "log1p"))
+    return Log1p.apply(to_float32(_floating(a, "log1p"))[0])
 
 
 def sqrt(a: Tensor) -> Tensor:

@@ -12,9 +12,8 @@ Assigning an attribute is enough to register it, as in PyTorch::
             return self.out(self.hidden(x).relu())
 
 ``__setattr__`` sorts each value into ``_parameters`` (a ``Parameter``), ``_modules`` (a
-``Module``) or ``_buffers`` (state that is saved but not trained, like BatchNorm's running
-mean). Everything else -- ``parameters()``, ``state_dict()``, ``to(device)``, ``train()``
--- is a walk over those three dictionaries.
+``Module``) or ``_buffers`` (state saved but not trained, like BatchNorm's running mean).
+Everything else (``parameters()``, ``state_dict()``, ``to(device)``) walks those three.
 """
 
 from __future__ import annotations
@@ -305,6 +304,10 @@ class Module:
     def double(self) -> Module:
         """Convert floating parameters and buffers to float64."""
         return self.to(dtype="float64")
+
+    def half(self) -> Module:
+        """Convert floating parameters and buffers to float16 (prefer autocast to train)."""
+        return self.to(dtype="float16")
 
     # ------------------------------------------------------------------ state dict
     def state_dict(self, prefix: str = "", keep_vars: bool = False) -> OrderedDict[str, Tensor]:

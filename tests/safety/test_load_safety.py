@@ -183,7 +183,6 @@ CATALOGUE = [
     case(checkpoint(W, {"a0": np.ones(2, np.complex128)}), "'a0.npy'", "complex", id="complex-entry"),
     case(checkpoint(W, {"a0": np.array(["x", "y"])}), "'a0.npy'", "strings", id="str-entry"),
     case(checkpoint(W, {"a0": np.array([{"a": 1}], dtype=object)}), "Python objects", id="object-entry"),
-    case(checkpoint(W, {"a0": np.ones(2, np.float16)}), "float16", "refuses", "float32", id="float16-entry"),
     case(checkpoint(W, {"a0": np.array([2**63], np.uint64)}), "uint64", "int64", id="uint64-entry"),
     case(checkpoint(W, {"a0": np.ones(2, np.int32)}), "int32", "astype(np.int64)", id="int32-entry"),
     case(checkpoint(W, {"a0": np.zeros(2, [("x", "f4")])}), "structured", id="structured-entry"),

@@ -1,0 +1,226 @@
+"""``GradScaler``: loss scaling, so that small float16 gradients do not underflow to zero.
+
+float16 cannot hold numbers below about 6e-8: many gradients of a real network are
+smaller and would become 0. Multiplying the loss by a large scale S (65536 at the start)
+multiplies every gradient by S too, lifting them into float16's range; before the
+optimizer step the gradients are divided by S again ("unscaled"). If a gradient became
+inf or NaN, S was too large: that step is skipped and S is halved. After
+``growth_interval`` clean steps in a row, S is doubled again, to stay as large as is safe.
+
+    scaler = minitorch.amp.GradScaler("cpu")
+    with minitorch.autocast("cpu"):
+        loss = loss_fn(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)     # unscales, then steps unless a gradient is inf/NaN
+    scaler.update()            # halve S after a skipped step, double it after N clean ones
+
+The sequence of scales and skipped steps is PyTorch's (``torch.amp.GradScaler``).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+from minitorch import backends
+from minitorch.autograd.grad_mode import no_grad
+from minitorch.errors import MiniTorchError
+
+_READY, _UNSCALED, _STEPPED = "ready", "unscaled", "stepped"
+
+
+class GradScaler:
+    """Dynamic loss scaling for mixed-precision training (PyTorch's semantics)."""
+
+    def __init__(
+        self,
+        device: str = "cuda",
+        init_scale: float = 2.0**16,
+        growth_factor: float = 2.0,
+        backoff_factor: float = 0.5,
+        growth_interval: int = 2000,
+        enabled: bool = True,
+    ) -> None:
+        self._device = backends.normalize_device(device)
+        if enabled and not backends.get(self._device).probe()[0]:
+            warnings.warn(
+                f"GradScaler is enabled, but the {self._device!r} device is not available; disabling it "
+                "(create it with GradScaler('cpu') to scale losses on the CPU)",
+                stacklevel=2,
+            )
+            enabled = False
+        if not growth_factor > 1.0:
+            raise ValueError(f"GradScaler: the growth factor must be > 1.0, got {growth_factor}")
+        if not 0.0 < backoff_factor < 1.0:
+            raise ValueError(f"GradScaler: the backoff factor must be < 1.0 (and > 0), got {backoff_factor}")
+        if not isinstance(growth_interval, int) or isinstance(growth_interval, bool) or growth_interval < 1:
+            raise ValueError(f"GradScaler: growth_interval must be a positive int, got {growth_interval!r}")
+        if not (init_scale > 0 and math.isfinite(init_scale)):
+            raise ValueError(f"GradScaler: init_scale must be a positive finite number, got {init_scale}")
+        self._enabled = bool(enabled)
+        self._scale = float(init_scale)
+        self._growth_factor = float(growth_factor)
+        self._backoff_factor = float(backoff_factor)
+        self._growth_interval = growth_interval
+        self._growth_tracker = 0  # clean steps in a row since the last change of scale
+        self._per_optimizer: dict[int, dict[str, Any]] = {}  # id(optimizer) -> stage, found_inf
+
+    # ------------------------------------------------------------------ the training-step API
+    def scale(self, outputs: Any) -> Any:
+        """``outputs * scale`` (a tensor, or a list/tuple of them); recorded, so backward scales too."""
+        if not self._enabled:
+            return outputs
+        if isinstance(outputs, (list, tuple)):
+            return type(outputs)(self.scale(o) for o in outputs)
+        if not hasattr(outputs, "requires_grad"):
+            raise TypeError(f"GradScaler.scale: expected a Tensor (the loss), got {type(outputs).__name__}")
+        return outputs * self._scale
+
+    def unscale_(self, optimizer: Any) -> None:
+        """Divide the optimizer's gradients by the scale, and note whether any is inf or NaN.
+
+        Call it before gradient clipping (clip the true gradients); at most once per step.
+        """
+        if not self._enabled:
+            return
+        state = self._state(optimizer)
+        if state["stage"] == _UNSCALED:
+            raise MiniTorchError("unscale_() has already been called on this optimizer since the last update().")
+        if state["stage"] == _STEPPED:
+            raise MiniTorchError("unscale_() is being called after step().")
+        inv_scale = 1.0 / self._scale
+        found_inf = False
+        with no_grad():
+            for group in optimizer.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = p.grad.data
+                    if g.dtype == "float16":
+                        raise MiniTorchError(
+                            "GradScaler: attempting to unscale float16 gradients; keep the parameters in "
+                            "float32 and run the model under minitorch.autocast (float32 master weights)"
+                        )
+                    xp = backends.module_of(g)
+                    if not bool(xp.isfinite(g).all()):
+                        found_inf = True
+                    g *= g.dtype.type(inv_scale)
+        state["found_inf"] = found_inf
+        state["stage"] = _UNSCALED
+
+    def step(self, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
+        """Unscale (if not done yet), then ``optimizer.step()`` unless a gradient was inf/NaN.
+
+        Returns what ``optimizer.step`` returns, or None when the step was skipped.
+        """
+        if not self._enabled:
+            return optimizer.step(*args, **kwargs)
+        if "closure" in kwargs:
+            raise MiniTorchError("Closure use is not currently supported if GradScaler is enabled.")
+        state = self._state(optimizer)
+        if state["stage"] == _STEPPED:
+            raise MiniTorchError("step() has already been called since the last update().")
+        if state["stage"] == _READY:
+            self.unscale_(optimizer)
+        result = None
+        if not state["found_inf"]:
+            result = optimizer.step(*args, **kwargs)
+        state["stage"] = _STEPPED
+        return result
+
+    def update(self, new_scale: Any = None) -> None:
+        """Adjust the scale for the next step: halve it after an inf/NaN, double it after
+        ``growth_interval`` clean steps; or set ``new_scale``."""
+        if not self._enabled:
+            return
+        if new_scale is not None:
+            value = float(new_scale.item() if hasattr(new_scale, "item") else new_scale)
+            if not (value > 0 and math.isfinite(value)):
+                raise ValueError(f"GradScaler.update: new_scale must be a positive finite number, got {value}")
+            self._scale = value
+        else:
+            checked = [s for s in self._per_optimizer.values() if s["found_inf"] is not None]
+            if not checked:
+                raise MiniTorchError(
+                    "GradScaler.update: no inf checks were recorded before update(); call scaler.step(optimizer) "
+                    "(or unscale_) first"
+                )
+            if any(s["found_inf"] for s in checked):
+                self._scale *= self._backoff_factor
+                self._growth_tracker = 0
+            else:
+                self._growth_tracker += 1
+                if self._growth_tracker == self._growth_interval:
+                    grown = self._scale * self._growth_factor
+                    if math.isfinite(grown):  # never grow into inf
+                        self._scale = grown
+                    self._growth_tracker = 0
+        self._per_optimizer.clear()
+
+    # ------------------------------------------------------------------ accessors and state
+    def get_scale(self) -> float:
+        """The current scale (1.0 when disabled)."""
+        return self._scale if self._enabled else 1.0
+
+    def get_growth_factor(self) -> float:
+        """The factor the scale grows by after ``growth_interval`` clean steps."""
+        return self._growth_factor
+
+    def set_growth_factor(self, new_factor: float) -> None:
+        """Change the growth factor."""
+        self._growth_factor = float(new_factor)
+
+    def get_backoff_factor(self) -> float:
+        """The factor the scale shrinks by after an inf/NaN step."""
+        return self._backoff_factor
+
+    def set_backoff_factor(self, new_factor: float) -> None:
+        """Change the backoff factor."""
+        self._backoff_factor = float(new_factor)
+
+    def get_growth_interval(self) -> int:
+        """How many clean steps in a row before the scale grows."""
+        return self._growth_interval
+
+    def set_growth_interval(self, new_interval: int) -> None:
+        """Change the growth interval."""
+        self._growth_interval = int(new_interval)
+
+    def is_enabled(self) -> bool:
+        """False when created with ``enabled=False`` (or for a device that is not available)."""
+        return self._enabled
+
+    def state_dict(self) -> dict[str, Any]:
+        """The scale and its rules, to checkpoint next to the model and the optimizer."""
+        if not self._enabled:
+            return {}
+        return {
+            "scale": self._scale,
+            "growth_factor": self._growth_factor,
+            "backoff_factor": self._backoff_factor,
+            "growth_interval": self._growth_interval,
+            "_growth_tracker": self._growth_tracker,
+        }
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore what ``state_dict`` returned."""
+        if not self._enabled:
+            return
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"GradScaler.load_state_dict: expected a dict, got {type(state_dict).__name__}")
+        if len(state_dict) == 0:
+            raise MiniTorchError(
+                "The source state dict is empty, possibly because it was saved from a disabled instance of GradScaler."
+            )
+        missing = {"scale", "growth_factor", "backoff_factor", "growth_interval", "_growth_tracker"} - set(state_dict)
+        if missing:
+            raise KeyError(f"GradScaler.load_state_dict: missing {sorted(missing)}")
+        self._scale = float(state_dict["scale"])
+        self._growth_factor = float(state_dict["growth_factor"])
+        self._backoff_factor = float(state_dict["backoff_factor"])
+        self._growth_interval = int(state_dict["growth_interval"])
+        self._growth_tracker = int(state_dict["_growth_tracker"])
+
+    def _state(self, optimizer: Any) -> dict[str, Any]:
+        return self._per_optimizer.setdefault(id(optimizer), {"stage": _READY, "found_inf": None})
