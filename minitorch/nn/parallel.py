@@ -190,10 +190,12 @@ class DistributedDataParallel(Module):
                 assert bucket.work is not None
                 bucket.work.wait()
                 offset = 0
+                xp = backends.module_of(bucket.buffer)
                 for p, n in zip(bucket.params, bucket.sizes):
                     g = p.grad
                     if g is not None:  # written in place: .grad keeps its own memory
-                        g.data[...] = (bucket.buffer[offset : offset + n] * scale).reshape(g.data.shape)
+                        part = bucket.buffer[offset : offset + n].reshape(g.data.shape)
+                        xp.multiply(part, scale, out=g.data)  # divide by N and copy back in one pass
                     offset += n
         finally:
             self._reset()
