@@ -2,7 +2,7 @@
 
 One module per family: ``arithmetic`` (+ - * / ** ...), ``unary`` (exp, log, relu ...),
 ``reductions`` (sum, mean, max ...), ``shape`` (reshape, permute, cat ...), ``matmul``,
-``indexing``, and the ops networks are built of: ``softmax``, ``losses``, ``fused``
+``indexing``, and the ops networks are built of: ``softmax``, ``losses``, ``pointwise_losses``, ``fused``
 (Linear, SoftmaxCrossEntropy, BiasReLU), ``conv`` (Conv2d, MaxPool2d), ``dropout`` and
 ``normalization``. ``promotion`` holds the dtype rules every op applies (and the ``Cast``
 op), ``broadcast`` the shape rules. The lower-case functions are the user-facing forms
@@ -46,6 +46,17 @@ from minitorch.functions.losses import NLLLoss, cross_entropy, mse_loss, nll_los
 from minitorch.functions.masking import MaskedFill, Triangle, masked_fill, tril, triu
 from minitorch.functions.matmul import MatMul, addmm, bmm, matmul, mm, mv
 from minitorch.functions.normalization import BatchNorm, LayerNorm, batch_norm, layer_norm
+from minitorch.functions.pointwise_losses import (
+    BinaryCrossEntropy,
+    BinaryCrossEntropyWithLogits,
+    HuberLoss,
+    SmoothL1Loss,
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    huber_loss,
+    l1_loss,
+    smooth_l1_loss,
+)
 from minitorch.functions.promotion import Cast, as_operand, cast, promote
 from minitorch.functions.recurrent import GRULayer, LSTMLayer, RNNLayer, gru_layer, lstm_layer, rnn_layer
 from minitorch.functions.reductions import (

@@ -20,6 +20,7 @@ from minitorch.nn.layers import (
     Softmax,
     Tanh,
 )
+from minitorch.nn.losses import BCELoss, BCEWithLogitsLoss, HuberLoss, L1Loss, SmoothL1Loss
 from minitorch.nn.module import Module, ModuleList, Parameter, Sequential
 from minitorch.nn.recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from minitorch.nn.sequence import GELU, Embedding, LayerNorm

@@ -3,7 +3,7 @@
 Activations, softmax, losses, ``linear``, ``dropout``, ``conv2d``, ``max_pool2d`` and
 ``batch_norm``, and for sequence models ``embedding``, ``layer_norm``, ``gelu`` and
 ``scaled_dot_product_attention``, with PyTorch's names. The ops themselves (forward and backward side by
-side) live in ``minitorch/functions/``: ``softmax.py``, ``losses.py``, ``fused.py``
+side) live in ``minitorch/functions/``: ``softmax.py``, ``losses.py``, ``pointwise_losses.py``, ``fused.py``
 (``Linear``, ``SoftmaxCrossEntropy``), ``conv.py``, ``dropout.py`` and
 ``normalization.py``, ``embedding.py``, ``special.py``, ``attention.py``. This module
 only gathers them under the names a network uses.
@@ -16,17 +16,28 @@ from minitorch.functions.embedding import embedding
 from minitorch.functions.fused import linear
 from minitorch.functions.losses import cross_entropy, mse_loss, nll_loss
 from minitorch.functions.normalization import batch_norm, layer_norm
+from minitorch.functions.pointwise_losses import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    huber_loss,
+    l1_loss,
+    smooth_l1_loss,
+)
 from minitorch.functions.softmax import log_softmax, softmax
 from minitorch.functions.special import gelu
 from minitorch.functions.unary import relu, sigmoid, tanh
 
 __all__ = [
     "batch_norm",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
     "conv2d",
     "cross_entropy",
     "dropout",
     "embedding",
     "gelu",
+    "huber_loss",
+    "l1_loss",
     "layer_norm",
     "linear",
     "log_softmax",
@@ -36,6 +47,7 @@ __all__ = [
     "relu",
     "scaled_dot_product_attention",
     "sigmoid",
+    "smooth_l1_loss",
     "softmax",
     "tanh",
 ]
