@@ -153,3 +153,16 @@ def test_progress_reads_saved_outputs(tmp_path):
     report = progress(tmp_path)
     assert report.lessons == {"03_x": {"a": "passed", "b": "failed", "c": "not done"}}
     assert "1 of 3 exercises passed" in repr(report) and "03_x" in report._repr_html_()
+
+
+def test_cuda_c_reads_c_and_refuses_python():
+    from widgets.cuda_c import KernelSyntaxError, run_kernel_body
+
+    x = np.array([-2.0, 0.0, 3.5], dtype=np.float32)
+    for body in ["y = x > (T)0 ? x : (T)0", "y = fmaxf(x, 0.0f);", "y = (fabs(x) + x) / 2", "y = max(x, (T)0)"]:
+        got = run_kernel_body(body, x)
+        assert got.dtype == np.float32 and got.tolist() == [0.0, 0.0, 3.5], body
+    for body, words in [("y = np.maximum(x, 0)", "Python, not C"), ("y = x if x > 0 else 0", "Python, not CUDA C"),
+                        ("x > 0 ? x : 0", "must assign"), ("y = foo(x)", "unknown name")]:
+        with pytest.raises(KernelSyntaxError, match=words):
+            run_kernel_body(body, x)

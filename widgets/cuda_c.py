@@ -1,0 +1,170 @@
+"""Run a one-line CUDA ``ElementwiseKernel`` body on the CPU, reading it as the C it is.
+
+    run_kernel_body("y = x > (T)0 ? x : (T)0", x)      # x: a NumPy array, T is x's dtype
+    run_kernel_body("y = fmaxf(x, 0.0f)", x)
+
+Lesson 10 checks a learner's kernel body without a GPU. The body is parsed as a small
+subset of C — not evaluated as Python — so valid CUDA passes and Python is refused:
+
+* one assignment ``y = <expression>;`` (the semicolon is optional);
+* numbers (``0``, ``0.5``, ``1e-3``, ``0.0f``), the input ``x``, casts ``(T)``, ``(float)``,
+  ``(double)``, ``(int)``;
+* operators ``?:  ||  &&  == !=  < <= > >=  + -  * / %``, unary ``- + !``, parentheses;
+* the common CUDA math functions: ``max min fmax fmin fabs abs exp log sqrt tanh sin cos
+  pow`` and their ``f`` forms (``fmaxf``, ``expf``...).
+
+As in C, the value is converted to ``y``'s type ``T`` when it is assigned. A body that is
+not in this subset raises ``KernelSyntaxError`` saying what was not understood.
+"""
+
+import re
+
+import numpy as np
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fF]?)|(?P<name>[A-Za-z_]\w*)"
+    r"|(?P<op>\|\||&&|==|!=|<=|>=|[-+*/%<>!?:(),;=]))"
+)
+_BINARY = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 4, "<=": 4, ">": 4, ">=": 4,
+           "+": 5, "-": 5, "*": 6, "/": 6, "%": 6}
+_APPLY = {
+    "||": np.logical_or, "&&": np.logical_and, "==": np.equal, "!=": np.not_equal, "<": np.less,
+    "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal, "+": np.add, "-": np.subtract,
+    "*": np.multiply, "/": np.divide, "%": np.fmod,
+}
+_FUNCTIONS = {
+    "max": (np.maximum, 2), "min": (np.minimum, 2), "fmax": (np.fmax, 2), "fmin": (np.fmin, 2),
+    "fabs": (np.abs, 1), "abs": (np.abs, 1), "exp": (np.exp, 1), "log": (np.log, 1), "sqrt": (np.sqrt, 1),
+    "tanh": (np.tanh, 1), "sin": (np.sin, 1), "cos": (np.cos, 1), "pow": (np.power, 2),
+}
+_FUNCTIONS.update({name + "f": f for name, f in list(_FUNCTIONS.items()) if name != "abs"})
+_PYTHON_WORDS = {"if", "else", "and", "or", "not", "np", "numpy", "lambda", "True", "False", "None"}
+
+
+class KernelSyntaxError(ValueError):
+    """The kernel body is not in the C subset described in the module docstring."""
+
+
+def _tokens(body):
+    position, tokens = 0, []
+    while position < len(body):
+        if body[position:].strip() == "":
+            break
+        match = _TOKEN.match(body, position)
+        if match is None:
+            char = body[position:].lstrip()[0]
+            hint = " ('.' and '[' are Python, not C)" if char in ".[" else ""
+            raise KernelSyntaxError(f"{char!r} is not part of the C understood here{hint}: {body!r}")
+        kind = match.lastgroup
+        tokens.append((kind, match.group(kind)))
+        position = match.end()
+    return tokens
+
+
+class _Parser:
+    """Recursive descent over the tokens, computing with NumPy as it goes."""
+
+    def __init__(self, body, x):
+        self.body, self.x, self.tokens, self.i = body, x, _tokens(body), 0
+        self.types = {"T": x.dtype.type, "float": np.float32, "double": np.float64, "int": np.int32}
+
+    def peek(self, offset=0):
+        j = self.i + offset
+        return self.tokens[j][1] if j < len(self.tokens) else None
+
+    def take(self, expected=None):
+        token = self.peek()
+        if token is None or (expected is not None and token != expected):
+            raise KernelSyntaxError(f"expected {expected or 'more'!r}, found {token!r} in {self.body!r}")
+        self.i += 1
+        return token
+
+    def statement(self):
+        if self.peek() != "y" or self.peek(1) != "=":
+            raise KernelSyntaxError(f"the body must assign the output: 'y = <expression>;', got {self.body!r}")
+        self.i += 2
+        value = self.ternary()
+        if self.peek() == ";":
+            self.i += 1
+        if self.peek() in _PYTHON_WORDS:
+            raise KernelSyntaxError(f"{self.peek()!r} is Python, not CUDA C: a choice in C is "
+                                    f"'condition ? a : b', e.g. 'y = x > (T)0 ? x : (T)0'")
+        if self.peek() is not None:
+            raise KernelSyntaxError(f"unexpected {self.peek()!r} after the expression in {self.body!r}")
+        return value
+
+    def ternary(self):
+        condition = self.binary(1)
+        if self.peek() != "?":
+            return condition
+        self.take("?")
+        then = self.ternary()
+        self.take(":")
+        return np.where(condition, then, self.ternary())
+
+    def binary(self, level):
+        left = self.unary()
+        while self.peek() in _BINARY and _BINARY[self.peek()] >= level:
+            op = self.take()
+            right = self.binary(_BINARY[op] + 1)
+            with np.errstate(all="ignore"):
+                left = _APPLY[op](left, right)
+        return left
+
+    def unary(self):
+        token = self.peek()
+        if token in ("-", "+", "!"):
+            self.take()
+            value = self.unary()
+            return -value if token == "-" else (np.logical_not(value) if token == "!" else value)
+        if token == "(" and self.peek(1) in self.types and self.peek(2) == ")":
+            self.i += 3
+            return self.types[self.tokens[self.i - 2][1]](self.unary())  # a cast
+        return self.primary()
+
+    def primary(self):
+        kind, token = self.tokens[self.i] if self.i < len(self.tokens) else (None, None)
+        if token == "(":
+            self.take("(")
+            value = self.ternary()
+            self.take(")")
+            return value
+        if kind == "num":
+            self.i += 1
+            text = token.rstrip("fF")
+            is_float = token[-1] in "fF" or any(c in text for c in ".eE")
+            return (np.float32 if token[-1] in "fF" else np.float64)(text) if is_float else int(text)
+        if kind == "name":
+            return self.name(token)
+        raise KernelSyntaxError(f"expected a value, found {token!r} in {self.body!r}")
+
+    def name(self, token):
+        self.i += 1
+        if token == "x":
+            return self.x
+        if token in _PYTHON_WORDS:
+            raise KernelSyntaxError(f"{token!r} is Python, not CUDA C: write a C expression such as "
+                                    f"'y = x > (T)0 ? x : (T)0'")
+        if token not in _FUNCTIONS:
+            raise KernelSyntaxError(f"unknown name {token!r}: the input is x; functions: "
+                                    + ", ".join(sorted(n for n in _FUNCTIONS if not n.endswith("f"))))
+        fn, n_args = _FUNCTIONS[token]
+        self.take("(")
+        args = [self.ternary()]
+        while self.peek() == ",":
+            self.take(",")
+            args.append(self.ternary())
+        self.take(")")
+        if len(args) != n_args:
+            raise KernelSyntaxError(f"{token} takes {n_args} argument(s), got {len(args)} in {self.body!r}")
+        with np.errstate(all="ignore"):
+            return fn(*args)
+
+
+def run_kernel_body(body, x):
+    """``y`` for every element of the NumPy array ``x``, as the kernel body computes it (``y`` has x's dtype)."""
+    if not isinstance(body, str):
+        raise KernelSyntaxError(f"the kernel body must be a string of C code, got {type(body).__name__}")
+    x = np.asarray(x)
+    value = _Parser(body, x).statement()
+    return np.broadcast_to(np.asarray(value).astype(x.dtype), x.shape).copy()  # assigning to y converts to T
