@@ -179,3 +179,14 @@ def test_dataloader_loads_the_samplers_share_in_batches():
     ds = TensorDataset(minitorch.arange(10))
     loader = DataLoader(ds, batch_size=2, sampler=DistributedSampler(ds, num_replicas=2, rank=1, shuffle=False))
     assert [b[0].tolist() for b in loader] == [[1, 3], [5, 7], [9]] and len(loader) == 3
+
+
+def test_import_minitorch_works_without_mpi4py():
+    import subprocess
+
+    code = ("import sys; sys.modules['mpi4py'] = None\n"
+            "import minitorch, minitorch.distributed as dist\n"
+            "print(dist.is_initialized(), minitorch.nn.parallel.DistributedDataParallel.__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "DistributedDataParallel"]
