@@ -261,6 +261,8 @@ def check_backward(op, backward=None, shapes=None, *, args=(), reference=None, d
             text = describe_exception(exc)
             error = error or text
             hint = text.splitlines()[0]
+            if isinstance(exc, TypeError) and "'tuple'" in str(exc):
+                hint += " (ctx.saved_tensors is a tuple: unpack it, e.g. `(out,) = ctx.saved_tensors`)"
             numbers = [i for i, s in enumerate(case_shapes) if isinstance(s, float)]
             if numbers:
                 hint += (f" (input {numbers[0]} is a Python number here: check ctx.needs_input_grad "
@@ -448,7 +450,9 @@ def _shape_hint(got, shape, out_shape=None):
     if tuple(got.shape) == (1, *shape) or (out_shape is not None and tuple(got.shape) == (1, *out_shape)):
         return (f"your gradient has a stray leading axis of size 1 ({got_shape} for an input of shape {want}): "
                 "did you unpack ctx.saved_tensors? (write `a, b = ctx.saved_tensors` or `(a,) = ctx.saved_tensors`)")
-    if out_shape is not None and tuple(got.shape) == tuple(out_shape):
+    extra = got.ndim - len(shape)  # leading (batch) axes of the output kept, as in a @ b's gradient
+    if out_shape is not None and (tuple(got.shape) == tuple(out_shape) or (
+            extra > 0 and tuple(got.shape[:extra]) == tuple(out_shape[:extra]) and got.shape[extra:] == shape)):
         return (f"your gradient has the output's broadcast shape {got_shape}: did you reduce "
                 f"the broadcast dimensions? (unbroadcast(grad, {want}))")
     return f"your gradient has shape {got_shape}, but the gradient of an input must have that input's shape {want}"

@@ -64,9 +64,9 @@ def same(got, expected, atol=1e-6, rtol=1e-5):
         return True, ""
     if isinstance(expected, float) and isinstance(got, (int, float)):
         ok = bool(np.isclose(got, expected, atol=atol, rtol=rtol))
-        return ok, "" if ok else "values differ"
+        return ok, "" if ok else f"got {got:.6g}, expected {expected:.6g}"
     ok = got == expected
-    return bool(ok), "" if ok else "values differ"
+    return bool(ok), "" if ok else f"got {short(got, 30)}, expected {short(expected, 30)}"
 
 
 def _array_hint(got, expected, atol, rtol):

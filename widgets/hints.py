@@ -51,6 +51,8 @@ def factor_hint(got, expected, sizes=()):
 
 def derivative_hint(got, expected, eps=1e-4):
     """Lesson 00: which finite difference ``got`` looks like, from its ratio and sign to ``expected``."""
+    if got is None:
+        return "returned None: did you forget `return`?"
     if not isinstance(got, (int, float)) or isinstance(got, bool):
         return f"return a number, got {type(got).__name__}"
     if expected == 0:

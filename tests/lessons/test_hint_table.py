@@ -1,0 +1,155 @@
+"""The hint table: for every exercise of lessons 00-11, typical wrong answers and the hint each must get.
+
+Each row edits the solution's exercise cell (a text replacement turns it into a wrong
+answer), runs it, then runs the lesson's own check cell, and asserts the check fails with a
+hint containing the expected words. Only the cells before the check are executed, once per
+lesson, in this process (no kernel), so the whole table takes seconds.
+"""
+
+import os
+from pathlib import Path
+
+import matplotlib
+import nbformat
+import pytest
+
+matplotlib.use("Agg")
+
+SOLUTIONS = Path(__file__).resolve().parents[2] / "lessons" / "solutions"
+
+# (lesson, check variable, [(text in the exercise cell, replacement)], words the hints must contain)
+TABLE = [
+    ("00", "check_nd", [("(f(x + eps) - f(x - eps)) / (2 * eps)", "(f(x + eps) - f(x)) / eps")], "one-sided"),
+    ("00", "check_nd", [("(f(x + eps) - f(x - eps)) / (2 * eps)", "(f(x + eps) - f(x - eps)) / eps")], "divide by 2 * eps"),
+    ("00", "check_nd", [("(f(x + eps) - f(x - eps)) / (2 * eps)", "(f(x - eps) - f(x + eps)) / (2 * eps)")], "sign is flipped"),
+    ("00", "check_nd", [("return (f(x + eps)", "(f(x + eps)")], "forget `return`"),
+    ("01", "check_offset", [("sum(i * s for i, s in zip(index, strides))", "sum(index)")], "expected"),
+    ("01", "check_transpose", [("return tuple(shape), tuple(strides)", "return shape, strides")], "return a tuple"),
+    ("01", "check_broadcast", [("            raise ValueError(", "            print(")], "no error raised"),
+    ("01", "check_broadcast", [("return tuple(result)", "return result")], "return a tuple"),
+    ("02", "check_add", [("return grad_output, grad_output", "return grad_output")], "one per input"),
+    ("02", "check_sub", [("return grad_output, -grad_output", "return grad_output, grad_output")], "sign is flipped"),
+    ("02", "check_mul", [("return grad_output * b, grad_output * a", "return b, a")], "multiply by grad_output"),
+    ("02", "check_mul", [("return grad_output * b, grad_output * a", "grad_output * b, grad_output * a")],
+     "forget `return`"),
+    ("02", "check_mul", [("return grad_output * b, grad_output * a", "return grad_output * a, grad_output * b")],
+     "another input's gradient"),
+    ("02", "check_div", [("-grad_output * a / (b * b)", "grad_output * a / (b * b)")], "sign is flipped"),
+    ("02", "check_neg", [("return (-grad_output,)", "return (grad_output,)")], "sign is flipped"),
+    ("02", "check_pow", [("if need_b else None", "")], "needs_input_grad[1] is False"),
+    ("03", "check_unbroadcast", [("grad = grad.sum(axis=stretched, keepdims=True)", "pass")], "shape"),
+    ("03", "check_add", [("sum_to_shape(grad_output, ctx.a_shape)", "grad_output")], "did you reduce"),
+    ("03", "check_mul", [("if need_b else None", "")], "needs_input_grad"),
+    ("04", "check_sort", [("return order", "return order[::-1]")], "comes before its consumer"),
+    ("04", "check_walk", [("return order", "return order")], None),  # the solution: must pass
+    ("05", "check_matmul", [("unbroadcast(a.swapaxes(-1, -2) @ grad_output, b.shape)", "a.swapaxes(-1, -2) @ grad_output")],
+     "did you reduce"),
+    ("05", "check_sum", [("return ctx.xp.broadcast_to(grad, ctx.in_shape)", "return ctx.xp.broadcast_to(grad / 8, ctx.in_shape)")],
+     "1/8"),
+    ("05", "check_mean", [("grad / ctx.count", "grad")], "forget to divide by the number of elements"),
+    ("05", "check_amax", [("grad * winners / count", "grad * winners")], "ties"),
+    ("05", "check_amax", [("(grad * winners / count).astype(a.dtype)", "grad * winners / count")],
+     "keep the input's dtype"),
+    ("05", "check_exp", [("return (grad_output * out,)", "return (out,)")], "multiply by grad_output"),
+    ("05", "check_exp", [("(out,) = ctx.saved_tensors", "out = ctx.saved_tensors")], "unpack ctx.saved_tensors"),
+    ("05", "check_log", [("return (grad_output / a,)", "return (-grad_output / a,)")], "sign is flipped"),
+    ("05", "check_relu", [("(out,) = ctx.saved_tensors", "out = ctx.saved_tensors")], "unpack it"),
+    ("05", "check_sigmoid", [("grad_output * out * (1 - out)", "grad_output * out")], "differ"),
+    ("05", "check_tanh", [("grad_output * (1 - out * out)", "grad_output * 2 * (1 - out * out)")], "twice"),
+    ("06", "forward_check", [("shifted = x - x.max(axis=dim, keepdims=True)", "shifted = x")], "got inf"),
+    ("06", "backward_check", [("softmax * grad_output.sum(axis=ctx.dim, keepdims=True)", "softmax * grad_output")],
+     "differ"),
+    ("06", "backward_dim0_check", [("grad_output.sum(axis=ctx.dim, keepdims=True)", "grad_output.sum(axis=-1, keepdims=True)")],
+     "differ"),
+    ("07", "linear_check", [("y = y + self.bias", "pass")], "differ"),
+    ("07", "sgd_check", [("g = g + weight_decay * p.data", "g += weight_decay * p.data")], "changed w.grad"),
+    ("07", "sgd_check", [("p.data -= lr * g", "p.data += lr * g")], "step 1"),
+    ("07", "adam_check", [("m_hat = state[\"m\"] / (1 - beta1 ** t)", "m_hat = state[\"m\"]")], "already at the first step"),
+    ("08", "step_check", [("return loss.item()", "return loss")], "Python number"),
+    ("09", "conv_check", [("grad_b = g.sum(axis=0)", "grad_b = g.sum(axis=0) * 2")], "twice"),
+    ("09", "pool_check", [("grad_flat = one_hot * grad_output[..., None]", "grad_flat = one_hot * 1.0")],
+     "multiply by grad_output"),
+    ("09", "overlap_check", [("return col2im(grad_windows, ctx.x_shape, sh, sw)", "return col2im(grad_windows, ctx.x_shape, sh, sw) * 2")],
+     "twice"),
+    ("10", "check_relu", [('return "y = x > (T)0 ? x : (T)0"', 'return "y = np.maximum(x, 0)"')], "Python, not C"),
+    ("10", "check_relu", [('return "y = x > (T)0 ? x : (T)0"', 'return "y = x"')], "differ from max(x, 0)"),
+    ("11", "nonfinite_check", [("    for name, t in named_tensors:\n        if not np.isfinite(t.data).all():\n"
+                                "            bad.append(name)\n",
+                                "    named_tensors = list(named_tensors) if False else named_tensors\n"
+                                "    bad += [n for n, t in named_tensors if not np.isfinite(t.data).all()]\n"
+                                "    for name, t in named_tensors:\n")], "generator"),
+]
+
+_NAMESPACES = {}
+
+
+def _cells(lesson):
+    path = next(SOLUTIONS.glob(f"{lesson}_*.ipynb"))
+    return [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+
+
+def _check_cell(cells, var):
+    found = [i for i, s in enumerate(cells) if f"{var} = " in s and "### BEGIN SOLUTION" not in s]
+    assert found, f"no cell assigns {var}"
+    return found[0]
+
+
+def _namespace(lesson, upto):
+    """The lesson's namespace after its code cells before ``upto`` ran (cached per lesson and cell)."""
+    key = (lesson, upto)
+    if key not in _NAMESPACES:
+        cells = _cells(lesson)
+        ns = {"display": lambda *a, **k: None, "__name__": "__main__"}
+        cwd = os.getcwd()
+        os.chdir(SOLUTIONS)
+        try:
+            for source in cells[:upto]:
+                exec(compile(source, f"<{lesson} cell>", "exec"), ns)
+        finally:
+            os.chdir(cwd)
+            matplotlib.pyplot.close("all")
+        _NAMESPACES[key] = ns
+    return _NAMESPACES[key]
+
+
+@pytest.mark.parametrize("lesson, var, edits, words", TABLE, ids=[f"{r[0]}-{r[1]}-{i}" for i, r in enumerate(TABLE)])
+def test_wrong_answer_gets_its_hint(lesson, var, edits, words):
+    import minitorch
+
+    cells = _cells(lesson)
+    check = _check_cell(cells, var)
+    ns = dict(_namespace(lesson, check))
+    # the exercise: the last solution cell before the check that contains the text to replace
+    exercise = [s for s in cells[:check] if edits[0][0] in s and "### BEGIN SOLUTION" in s][-1]
+    for old, new in edits:
+        assert old in exercise, f"{old!r} not in the exercise cell"
+        exercise = exercise.replace(old, new)
+    cwd = os.getcwd()
+    os.chdir(SOLUTIONS)
+    try:
+        exec(compile(exercise, "<wrong answer>", "exec"), ns)
+        exec(compile(cells[check], "<check cell>", "exec"), ns)
+    finally:
+        os.chdir(cwd)
+        minitorch.autograd.restore_backward()
+    result = ns[var]
+    if words is None:
+        assert result.passed, repr(result)
+        return
+    assert result.status == "failed", repr(result)
+    hints = " | ".join(r.hint for r in result.rows if not r.ok) + " | " + result.error
+    assert words in hints, repr(result)
+
+
+def test_every_exercise_has_a_row():
+    """Every check of lessons 00-11 (by the names given to lesson_score) is in the table."""
+    import re
+
+    checked = {(row[0], row[1]) for row in TABLE}
+    for lesson in [f"{n:02d}" for n in range(12)]:
+        cells = _cells(lesson)
+        variables = {m for s in cells if "### BEGIN SOLUTION" not in s
+                     for m in re.findall(r"^(\w+) = (?:widgets\.)?check_(?:backward|function|reduction)\(", s, re.M)}
+        variables |= {m for s in cells for m in re.findall(r"^(check_\w+) = check_reduction\(", s, re.M)}
+        missing = {v for v in variables if (lesson, v) not in checked and not v.startswith("first")}
+        assert not missing, f"lesson {lesson}: no hint-table row for {sorted(missing)}"
