@@ -1,12 +1,17 @@
 """Test accuracy of the digits MLP and CNN over 5 seeds, MiniTorch next to PyTorch.
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/digits_accuracy.py
+    .venv/bin/python bench/digits_accuracy.py --amp --models mlp   # + mixed precision rows
 
 Both frameworks train with the recipe of ``python -m minitorch.examples.digits``: the same
 stratified 80/20 split (``minitorch.datasets.load_digits``), Adam lr 1e-2, cosine schedule
 over 20 epochs, batch 64, cross-entropy, each framework's own default initialisation and
 shuffling seeded by the seed. Every seed is reported (no seed-picking) with the mean.
 Targets: mean >= 97.0% for both models, MiniTorch within 0.5 points of PyTorch.
+
+``--amp`` adds the same runs under mixed precision (``autocast("cpu")`` + ``GradScaler("cpu")``,
+float16 matrix products, float32 parameters), for MiniTorch (``digits.train(amp=True)``)
+and PyTorch. Target: MiniTorch's mixed-precision mean within 0.5 points of its float32 mean.
 """
 
 import argparse
@@ -21,12 +26,20 @@ import minitorch  # noqa: E402
 from minitorch.examples import digits  # noqa: E402
 
 
-def minitorch_run(model, seed, epochs):
-    result = digits.train(model, epochs=epochs, seed=seed, progress=False, log=lambda _: None)
+def minitorch_run(model, seed, epochs, amp=False):
+    result = digits.train(model, epochs=epochs, seed=seed, progress=False, log=lambda _: None, amp=amp)
     return result["test_acc"]
 
 
-def torch_run(model, seed, epochs, lr=1e-2, batch_size=64):
+def minitorch_amp_run(model, seed, epochs):
+    return minitorch_run(model, seed, epochs, amp=True)
+
+
+def torch_amp_run(model, seed, epochs):
+    return torch_run(model, seed, epochs, amp=True)
+
+
+def torch_run(model, seed, epochs, lr=1e-2, batch_size=64, amp=False):
     import torch
 
     tnn = torch.nn
@@ -44,18 +57,21 @@ def torch_run(model, seed, epochs, lr=1e-2, batch_size=64):
         )
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs)
+    scaler = torch.amp.GradScaler("cpu", enabled=amp)
     loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(X, y), batch_size=batch_size, shuffle=True,
                                          generator=torch.Generator().manual_seed(seed))
     for _ in range(epochs):
         net.train()
         for xb, yb in loader:
-            loss = torch.nn.functional.cross_entropy(net(xb), yb)
+            with torch.autocast("cpu", dtype=torch.float16, enabled=amp):
+                loss = torch.nn.functional.cross_entropy(net(xb), yb)
             opt.zero_grad()
-            loss.backward()
-            opt.step()
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
         sched.step()
     net.eval()
-    with torch.no_grad():
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.float16, enabled=amp):
         return (net(X_test).argmax(1) == y_test).float().mean().item()
 
 
@@ -64,16 +80,23 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--models", default="mlp,cnn")
+    parser.add_argument("--amp", action="store_true", help="also train under autocast + GradScaler (float16)")
     args = parser.parse_args(argv)
+    frameworks = {"MiniTorch": minitorch_run}
+    if args.amp:
+        frameworks["MiniTorch AMP"] = minitorch_amp_run
     try:
         import torch  # noqa: F401
 
-        frameworks = {"MiniTorch": minitorch_run, "PyTorch": torch_run}
+        frameworks["PyTorch"] = torch_run
+        if args.amp:
+            frameworks["PyTorch AMP"] = torch_amp_run
     except ImportError:
-        frameworks = {"MiniTorch": minitorch_run}
+        pass
     seeds = list(range(args.seeds))
     for model in args.models.split(","):
-        print(f"\n### {model.upper()} ({args.epochs} epochs, Adam lr 1e-2 + cosine, batch 64)\n")
+        amp = "; AMP = autocast + GradScaler, float16 matrix products" if args.amp else ""
+        print(f"\n### {model.upper()} ({args.epochs} epochs, Adam lr 1e-2 + cosine, batch 64{amp})\n")
         print("| framework | " + " | ".join(f"seed {s}" for s in seeds) + " | mean | s/run |")
         print("| --- | " + " | ".join("---:" for _ in seeds) + " | ---: | ---: |")
         means = {}
@@ -84,8 +107,15 @@ def main(argv=None):
             means[name] = statistics.mean(accs)
             cells = " | ".join(f"{100 * a:.2f}" for a in accs)
             print(f"| {name} | {cells} | **{100 * means[name]:.2f}** | {per_run:.1f} |")
+        print()
         if "PyTorch" in means:
-            print(f"\nMiniTorch - PyTorch = {100 * (means['MiniTorch'] - means['PyTorch']):+.2f} points")
+            print(f"MiniTorch - PyTorch = {100 * (means['MiniTorch'] - means['PyTorch']):+.2f} points")
+        if "MiniTorch AMP" in means:
+            gap = 100 * (means["MiniTorch AMP"] - means["MiniTorch"])
+            verdict = "MET" if abs(gap) <= 0.5 else "NOT MET"
+            print(f"MiniTorch AMP - MiniTorch float32 = {gap:+.2f} points (target: within 0.5) -> {verdict}")
+        if "PyTorch AMP" in means:
+            print(f"PyTorch AMP - PyTorch float32 = {100 * (means['PyTorch AMP'] - means['PyTorch']):+.2f} points")
 
 
 if __name__ == "__main__":

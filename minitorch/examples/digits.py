@@ -2,6 +2,7 @@
 
     python -m minitorch.examples.digits --model mlp --epochs 20
     python -m minitorch.examples.digits --model cnn --epochs 20 --seed 3
+    python -m minitorch.examples.digits --amp                        # mixed precision (float16)
     mpiexec -n 2 python -m minitorch.examples.digits --distributed   # data-parallel on 2 ranks
 
 Recipe (the same one bench/digits_accuracy.py runs in PyTorch): pixels standardised with
@@ -12,6 +13,11 @@ accuracy and the seconds it took.
 With ``--distributed`` (under ``mpiexec -n N``) each rank trains on its share of every
 batch (``DistributedSampler``, batch ``batch_size / N`` per rank, so the global batch is the
 same), ``DistributedDataParallel`` averages the gradients, and rank 0 prints.
+
+With ``--amp`` the forward pass (and the test accuracy) runs under ``minitorch.autocast``
+on the chosen device (the matrix products in float16, the loss in float32; lesson 14) and a
+``minitorch.amp.GradScaler`` scales the loss. The parameters and Adam's state stay float32.
+On the CPU this is slower, not faster: NumPy emulates float16 arithmetic.
 """
 
 import argparse
@@ -48,11 +54,14 @@ def make_cnn():
 MODELS = {"mlp": make_mlp, "cnn": make_cnn}
 
 
-def accuracy(model, X, y, batch_size=512):
-    """Fraction of ``X`` that ``model`` classifies correctly (evaluation mode, no graph)."""
+def accuracy(model, X, y, batch_size=512, amp=False):
+    """Fraction of ``X`` that ``model`` classifies correctly (evaluation mode, no graph).
+
+    ``amp``: run the model under ``autocast`` on ``X``'s device, as it was trained.
+    """
     model.eval()
     correct = 0
-    with minitorch.no_grad():
+    with minitorch.no_grad(), minitorch.autocast(X.device.type, enabled=amp):
         for start in range(0, X.shape[0], batch_size):
             logits = model(X[start : start + batch_size])
             correct += int((logits.argmax(dim=1) == y[start : start + batch_size]).sum().item())
@@ -74,10 +83,12 @@ def _distributed_setup(dataset, batch_size, seed):
 
 
 def train(model_name="mlp", epochs=20, lr=1e-2, batch_size=64, seed=0, device="cpu", progress=True, log=print,
-          distributed=False):
+          distributed=False, amp=False):
     """Train one model; returns a dict with the per-epoch history and the final test accuracy.
 
     ``distributed=True``: one rank of a data-parallel run (launched by mpiexec); only rank 0 logs.
+    ``amp=True``: mixed precision (autocast + GradScaler); the history also has the loss
+    scale and the number of skipped steps per epoch.
     """
     from tqdm.auto import tqdm
 
@@ -99,27 +110,38 @@ def train(model_name="mlp", epochs=20, lr=1e-2, batch_size=64, seed=0, device="c
     optimizer = minitorch.optim.Adam(model.parameters(), lr=lr)
     scheduler = minitorch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)
     loss_fn = nn.CrossEntropyLoss()
+    # Both are pass-throughs when amp is False: autocast changes nothing, scale(loss) is loss.
+    scaler = minitorch.amp.GradScaler(device, enabled=amp)
     history = []
     for epoch in range(1, epochs + 1):
         start = time.perf_counter()
-        total, count = 0.0, 0
+        total, count, skipped = 0.0, 0, 0
         if sampler is not None:
             sampler.set_epoch(epoch)  # a new shuffle each epoch, the same on every rank
         batches = tqdm(loader, desc=f"epoch {epoch}/{epochs}", leave=False, disable=not progress, file=sys.stderr)
         for xb, yb in batches:
-            loss = loss_fn(trained(xb), yb)
+            with minitorch.autocast(device, enabled=amp):
+                loss = loss_fn(trained(xb), yb)
             optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scale = scaler.get_scale()
+            scaler.update()
+            skipped += int(scaler.get_scale() < scale)  # the scale backs off after a skipped (inf/NaN) step
             total += loss.item() * xb.shape[0]
             count += xb.shape[0]
         scheduler.step()
         if distributed:  # the epoch's loss over all ranks' samples
             total, count = _sum_over_ranks(total, count)
         seconds = time.perf_counter() - start
-        acc = accuracy(model, X_test, y_test)
+        acc = accuracy(model, X_test, y_test, amp=amp)
         history.append({"epoch": epoch, "loss": total / count, "test_acc": acc, "seconds": seconds})
-        log(f"epoch {epoch:3d}/{epochs}  loss {total / count:.4f}  test acc {100 * acc:6.2f}%  {seconds:.3f} s/epoch")
+        scaling = ""
+        if amp:
+            history[-1].update(loss_scale=scaler.get_scale(), skipped_steps=skipped)
+            scaling = f"  loss scale {scaler.get_scale():g} ({skipped} skipped)"
+        log(f"epoch {epoch:3d}/{epochs}  loss {total / count:.4f}  test acc {100 * acc:6.2f}%  "
+            f"{seconds:.3f} s/epoch{scaling}")
     return {"model": model, "history": history, "test_acc": history[-1]["test_acc"] if history else None}
 
 
@@ -157,6 +179,8 @@ def main(argv=None):
     parser.add_argument(
         "--threads", type=int, default=1, help="BLAS threads for NumPy (default 1; 0 keeps the library's default)"
     )
+    parser.add_argument("--amp", action="store_true",
+                        help="mixed precision: autocast (float16 matrix products) + GradScaler (lesson 14)")
     parser.add_argument("--distributed", action="store_true",
                         help="data-parallel over MPI ranks: run as mpiexec -n N python -m minitorch.examples.digits")
     args = parser.parse_args(argv)
@@ -174,19 +198,25 @@ def main(argv=None):
         rank = dist.get_rank()
     say = print if rank == 0 else (lambda *a, **k: None)
     ranks = f", {dist.get_world_size()} ranks" if args.distributed else ""
+    amp = ", mixed precision (autocast + GradScaler)" if args.amp else ""
     say(
         f"digits: {split.X_train.shape[0]} train / {split.X_test.shape[0]} test images, model {args.model}, "
-        f"Adam lr {args.lr} + cosine schedule, batch {args.batch_size}, seed {args.seed}, device {args.device}{ranks}"
+        f"Adam lr {args.lr} + cosine schedule, batch {args.batch_size}, seed {args.seed}, device {args.device}"
+        f"{ranks}{amp}"
     )
     start = time.perf_counter()
     with blas_threads(args.threads):
         result = train(args.model, args.epochs, args.lr, args.batch_size, args.seed, args.device, not args.no_progress,
-                       distributed=args.distributed)
+                       distributed=args.distributed, amp=args.amp)
     history = result["history"]
     mean_epoch = sum(h["seconds"] for h in history) / max(len(history), 1)
+    scaling = ""
+    if args.amp and history:
+        skipped = sum(h["skipped_steps"] for h in history)
+        scaling = f"; final loss scale {history[-1]['loss_scale']:g}, {skipped} steps skipped"
     say(
         f"final test accuracy {100 * result['test_acc']:.2f}%  ({mean_epoch:.3f} s/epoch, "
-        f"{time.perf_counter() - start:.1f} s in all)"
+        f"{time.perf_counter() - start:.1f} s in all{scaling})"
     )
     return 0
 
