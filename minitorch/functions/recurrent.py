@@ -89,8 +89,9 @@ class LSTMLayer(Function):
         s = xp.full(4 * H, 0.5, dtype=x.dtype)
         s[2 * H : 3 * H] = 1
         shift = 1 - s
-        gates = _input_projection(x, w_ih, bias)
-        gates *= s  # becomes the activated gates a_t in place, step by step
+        xg = _input_projection(x, w_ih, bias)
+        xg *= s
+        gates = xp.empty_like(xg)  # the activated gates a_t, for backward
         w_hh_t = w_hh.T * s
         hs = xp.empty((T + 1, N, H), dtype=x.dtype)
         cs = xp.empty((T + 1, N, H), dtype=x.dtype)
@@ -98,7 +99,8 @@ class LSTMLayer(Function):
         tanh_c = xp.empty((T, N, H), dtype=x.dtype)
         for t in range(T):
             a = gates[t]
-            a += hs[t] @ w_hh_t
+            xp.matmul(hs[t], w_hh_t, out=a)  # straight into place: no temporary
+            a += xg[t]
             xp.tanh(a, out=a)
             a *= s
             a += shift
