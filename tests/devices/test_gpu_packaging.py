@@ -22,7 +22,8 @@ def test_gpu_extra_is_cupy_only():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
     assert [d for d in extras["gpu"] if d.startswith("cupy")] == extras["gpu"]
-    assert any(d.startswith("cupy-cuda12x") for d in extras["gpu"])
+    assert any(d.startswith("cupy-cuda12x[ctk]") for d in extras["gpu"])  # CuPy 14 needs [ctk] or a toolkit
+    assert [d for d in extras["gpu13"] if d.startswith("cupy-cuda13x[ctk]")] == extras["gpu13"]
     for group in [project["dependencies"], extras["dev"]]:
         assert not any("cupy" in d for d in group)
 
@@ -33,5 +34,5 @@ def test_conda_gpu_environment_is_base_plus_cupy():
     assert gpu["channels"] == base["channels"]
     assert gpu["name"] != base["name"]
     extra = [d for d in gpu["dependencies"] if d not in base["dependencies"]]
-    assert sorted(_names(extra)) == ["cuda-version=12", "cupy>=13"]
+    assert sorted(_names(extra)) == ["cuda-version>=12,<14", "cupy>=13"]
     assert [d for d in gpu["dependencies"] if d in base["dependencies"]] == base["dependencies"]
