@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from minitorch import backends
-from minitorch.dtypes import bool_, default_float, float32, get_dtype, int64
+from minitorch.dtypes import bool_, default_float, get_dtype, int64
 from minitorch.errors import MiniTorchError, check_int, check_sizes
 from minitorch.random import default_generator
 from minitorch.tensor import Tensor
@@ -176,7 +176,7 @@ def randperm(n, device=None):
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
-    """Evenly spaced values in [start, end); int64 for integer arguments, else float32."""
+    """Evenly spaced values in [start, end); int64 for integer arguments, else the default float dtype (float32)."""
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -201,7 +201,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from start to end, both included."""
-    dtype = get_dtype(dtype) if dtype is not None else float32
+    dtype = get_dtype(dtype) if dtype is not None else default_float()
     steps = check_int("linspace", "steps", steps)
     if steps < 0:
         raise MiniTorchError(f"linspace(): number of steps must be non-negative, got {steps}")

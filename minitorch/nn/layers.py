@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from minitorch import factories
+from minitorch.dtypes import default_float
 from minitorch.errors import MiniTorchError
 from minitorch.functions.conv import pair
 from minitorch.nn import functional as F
@@ -39,7 +40,8 @@ def _pair_at_least(layer: str, name: str, value: Any, low: int) -> tuple[int, in
 
 
 def _empty(*shape: int) -> Tensor:
-    return Tensor._make(np.empty(shape, dtype=np.float32), None, False)
+    """Uninitialised storage for a parameter, in the default float dtype (set_default_dtype)."""
+    return Tensor._make(np.empty(shape, dtype=default_float().np_dtype), None, False)
 
 
 class Identity(Module):
