@@ -2,10 +2,14 @@
 
 One NumPy ``Generator`` for the whole process, replaced by ``manual_seed``: the same
 seed gives the same numbers on every machine, whatever device the tensors end up on
-(random tensors are drawn on the host and then moved).
+(random tensors are drawn on the host and then moved). Dropout on a GPU draws its masks
+with CuPy's generator instead, which ``manual_seed`` seeds too (through a seed hook the
+CUDA backend adds once it finds a GPU).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -13,10 +17,12 @@ import numpy as np
 class _GeneratorHolder:
     """Holds the current generator (a named field rather than a one-element list)."""
 
-    __slots__ = ("generator",)
+    __slots__ = ("generator", "seed", "hooks")
 
     def __init__(self) -> None:
         self.generator = np.random.default_rng()
+        self.seed: int | None = None  # the last manual_seed, for hooks added later
+        self.hooks: list[Callable[[int], object]] = []
 
 
 _HOLDER = _GeneratorHolder()
@@ -25,7 +31,24 @@ _HOLDER = _GeneratorHolder()
 def manual_seed(seed: int) -> np.random.Generator:
     """Make ``rand``, ``randn``, ``randint``, weight init and dropout repeatable."""
     _HOLDER.generator = np.random.default_rng(seed)
+    _HOLDER.seed = seed
+    for hook in _HOLDER.hooks:
+        hook(seed)
     return _HOLDER.generator
+
+
+def add_seed_hook(hook: Callable[[int], object]) -> None:
+    """Call ``hook(seed)`` on every ``manual_seed`` (now too, if a seed was set): device generators."""
+    if hook not in _HOLDER.hooks:
+        _HOLDER.hooks.append(hook)
+    if _HOLDER.seed is not None:
+        hook(_HOLDER.seed)
+
+
+def remove_seed_hook(hook: Callable[[int], object]) -> None:
+    """Stop calling ``hook`` on ``manual_seed``."""
+    if hook in _HOLDER.hooks:
+        _HOLDER.hooks.remove(hook)
 
 
 def default_generator() -> np.random.Generator:

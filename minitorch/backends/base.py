@@ -57,5 +57,15 @@ class Backend:
         """Uniform [0, 1) numbers of ``dtype`` on this device (dropout's masks)."""
         raise NotImplementedError(f"{type(self).__name__}.uniform")
 
+    def check_on_device(self, bad: Any, error: Exception) -> None:
+        """Raise ``error`` if the 0-d boolean array ``bad`` is True.
+
+        Here, at once (reading a host value costs nothing). A device backend may instead
+        remember the flag and raise at its next sync point, so that checking an index does
+        not make Python wait for the device every step (the CUDA backend does).
+        """
+        if bool(bad):
+            raise error
+
     def __repr__(self) -> str:
         return f"<backend {self.name!r}>"

@@ -5,18 +5,22 @@
 - ``runtime.py``: which GPU, ``synchronize``, and memory as PyTorch reports it.
 - ``kernels.py``: hand-written CUDA kernels (CuPy ``ElementwiseKernel``s) that the fused
   ops use on a GPU.
+- ``graphs.py``: ``capture_step``, an opt-in CUDA Graph of a whole training step (unverified).
 
 Everything here is safe to import and call on a machine without a GPU (or without CuPy):
 ``is_available()`` is False and ``unavailable_reason()`` says why.
 """
 
 from minitorch.cuda.backend import CUDA, cupy_module
+from minitorch.cuda.graphs import capture_step
 from minitorch.cuda.runtime import (
     current_device,
     device_count,
     empty_cache,
     get_device_name,
     max_memory_allocated,
+    max_memory_reserved,
+    mem_get_info,
     memory_allocated,
     memory_reserved,
     memory_summary,
@@ -43,6 +47,7 @@ def unavailable_reason():
 
 __all__ = [
     "CUDA",
+    "capture_step",
     "cupy_module",
     "current_device",
     "device_count",
@@ -50,6 +55,8 @@ __all__ = [
     "get_device_name",
     "is_available",
     "max_memory_allocated",
+    "max_memory_reserved",
+    "mem_get_info",
     "memory_allocated",
     "memory_reserved",
     "memory_summary",

@@ -14,9 +14,10 @@ and ``download``, which ``backends.to_device`` calls for the explicit moves (``.
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 from typing import Any
 
-from minitorch import backends
+from minitorch import backends, random
 from minitorch.backends.base import Backend
 from minitorch.cuda import kernels, runtime
 
@@ -30,6 +31,7 @@ class CudaBackend(Backend):
 
     def __init__(self) -> None:
         self._probe: tuple[bool, str] | None = None
+        self._pending: dict[str, tuple[Any, Exception]] = {}  # deferred checks, see check_on_device
 
     def probe(self) -> tuple[bool, str]:
         """Find out once whether CuPy imports, sees a device and can run a kernel.
@@ -44,16 +46,16 @@ class CudaBackend(Backend):
             if cupy is not None:
                 self.xp, self.array_type, self.kernels = cupy, cupy.ndarray, kernels
                 backends.activate(self)
-                try:
-                    runtime.start_tracking(cupy)  # peak memory, from the first use on
-                except Exception:  # a nicety: never let it make the GPU "unavailable"
-                    pass
+                random.add_seed_hook(cupy.random.seed)  # manual_seed seeds CuPy's generator too
         return self._probe
 
     def reset(self) -> None:
         backends.deactivate(self)
         self._probe = None
+        if self.xp is not None:
+            random.remove_seed_hook(self.xp.random.seed)
         self.xp = self.array_type = self.kernels = None
+        self._pending.clear()
         runtime.forget()
         kernels.clear_cache()
 
@@ -61,14 +63,43 @@ class CudaBackend(Backend):
         return self.xp.asarray(host_array)
 
     def download(self, array: Any) -> Any:
-        return array.get()  # waits for the GPU to finish computing it
+        host = array.get()  # waits for the GPU to finish computing it: a sync point
+        self.raise_pending_checks()
+        return host
+
+    def check_on_device(self, bad: Any, error: Exception) -> None:
+        """Remember the device flag ``bad``; ``error`` is raised at the next sync point if it is True.
+
+        Reading ``bad`` now would make Python wait for the GPU every step. Like PyTorch's
+        device-side asserts, the error surfaces later, at ``synchronize()`` or the next copy to
+        the host (``item()``, ``cpu()``, printing): training stops, but the step that had the
+        bad index is not named. ``minitorch.autograd.set_debug(True)`` checks at once instead.
+        Flags of the same check are OR-ed together on the device (one small kernel per step).
+        """
+        key = str(error)
+        if key in self._pending:
+            bad = self._pending[key][0] | bad
+        self._pending[key] = (bad, error)
+
+    def raise_pending_checks(self) -> None:
+        """Read the remembered flags (the GPU is synchronised already) and raise the first that is set."""
+        if not self._pending:
+            return
+        pending = list(self._pending.values())
+        self._pending.clear()
+        for bad, error in pending:
+            if bool(bad.get()):
+                raise error
 
     def index_add(self, target: Any, index: Any, values: Any) -> Any:
         target.scatter_add(index, values)  # atomic adds: repeated indices add up
         return target
 
     def uniform(self, shape: tuple[int, ...], dtype: Any) -> Any:
-        return self.xp.random.random(shape).astype(dtype)  # CuPy's own generator
+        # CuPy's own generator (seeded by manual_seed), drawing float32 directly when asked:
+        # half the bytes and no cast kernel. Other dtypes (float16) are cast from float32.
+        draw = dtype if str(dtype) in ("float32", "float64") else "float32"
+        return self.xp.random.random(shape, dtype=draw).astype(dtype, copy=False)
 
 
 def _find_cupy() -> tuple[Any, tuple[bool, str]]:
@@ -79,7 +110,8 @@ def _find_cupy() -> tuple[Any, tuple[bool, str]]:
         return None, (
             False,
             f"CuPy is not installed ({type(exc).__name__}: {exc}); install it with "
-            "pip install 'minitorch-course[gpu]' (or cupy-cuda12x)",
+            "pip install 'minitorch-course[gpu]' (cupy-cuda12x[ctk]; on a machine with only "
+            "CUDA 13: 'minitorch-course[gpu13]', cupy-cuda13x[ctk])",
         )
     try:
         count = int(cupy.cuda.runtime.getDeviceCount())
@@ -97,7 +129,7 @@ def _find_cupy() -> tuple[Any, tuple[bool, str]]:
         return None, (
             False,
             "a CUDA device exists but CuPy cannot compile or run kernels (is NVRTC missing? "
-            f"install cupy-cuda12x[ctk] or the CUDA toolkit): {type(exc).__name__}: {exc}",
+            f"{install_hint(cupy)}): {type(exc).__name__}: {exc}",
         )
     try:
         # Matrix products call cuBLAS and random numbers cuRAND: shared libraries that
@@ -110,9 +142,40 @@ def _find_cupy() -> tuple[Any, tuple[bool, str]]:
         return None, (
             False,
             "CuPy runs kernels but a CUDA library is missing (cuBLAS for matmul, cuRAND for "
-            f"random numbers; install cupy-cuda12x[ctk] or the CUDA toolkit): {type(exc).__name__}: {exc}",
+            f"random numbers; {install_hint(cupy)}): {type(exc).__name__}: {exc}",
         )
     return cupy, (True, f"{count} CUDA device(s) found, CuPy {getattr(cupy, '__version__', '?')}")
+
+
+def install_hint(cupy: Any) -> str:
+    """The install command that fixes missing CUDA libraries for the CuPy that is installed.
+
+    CuPy 14's pip wheels (``cupy-cuda12x``, ``cupy-cuda13x``) bring no CUDA toolkit: the
+    ``[ctk]`` extra installs NVRTC, cuBLAS and cuRAND from PyPI. A driver only runs CUDA
+    versions up to its own, so a CUDA 12 driver needs the cuda12x wheel.
+    """
+    installed = set()
+    for name in ("cupy-cuda12x", "cupy-cuda13x", "cupy"):
+        try:
+            importlib.metadata.version(name)
+            installed.add(name)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    try:
+        driver = int(cupy.cuda.runtime.driverGetVersion()) // 1000  # 12080 -> 12
+    except Exception:
+        driver = 0
+    if "cupy-cuda13x" in installed:
+        if 0 < driver < 13:
+            return (f"the driver supports CUDA {driver} only: pip uninstall cupy-cuda13x && "
+                    "pip install 'cupy-cuda12x[ctk]' (the gpu extra)")
+        return "install cupy-cuda13x[ctk] (the gpu13 extra) or a CUDA 13 toolkit"
+    if "cupy-cuda12x" in installed:
+        return ("install cupy-cuda12x[ctk] (the gpu extra) or a CUDA 12 toolkit; where only a CUDA 13 "
+                "toolkit is installed, use cupy-cuda13x[ctk] instead (the gpu13 extra)")
+    if "cupy" in installed:  # conda-forge or a source build
+        return f"conda install -c conda-forge cupy cuda-version={driver or 12}"
+    return "install cupy-cuda12x[ctk] (CUDA 12) or cupy-cuda13x[ctk] (CUDA 13), or a CUDA toolkit"
 
 
 CUDA = backends.register(CudaBackend())

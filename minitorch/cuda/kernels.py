@@ -46,6 +46,30 @@ SOFTMAX_XENT_BACKWARD = (
     "minitorch_softmax_xent_backward",
 )
 
+# Softmax-cross-entropy forward, one thread per ROW of logits (N, C): the row's max, its
+# softmax (written to p, kept for backward) and the loss -log p[target], in one launch
+# instead of about ten (max, subtract, exp, sum, log, gather, divide...). ``raw`` arrays
+# are indexed by hand (flattened, row-major); ``i`` is the row. A thread loops over C
+# columns, so the op uses this kernel only for moderate C (``SOFTMAX_XENT_MAX_CLASSES``).
+# An out-of-range target reads column 0 instead of stray memory; the device-side range
+# check (functions/bounds.py) reports it at the next sync point.
+SOFTMAX_XENT_FORWARD = (
+    "raw T x, int64 target, int64 C",
+    "raw T p, T loss",
+    """
+    const ptrdiff_t row = i * C;
+    T top = x[row];
+    for (ptrdiff_t j = 1; j < C; ++j) top = max(top, x[row + j]);
+    T total = 0;
+    for (ptrdiff_t j = 0; j < C; ++j) { T e = exp(x[row + j] - top); p[row + j] = e; total += e; }
+    for (ptrdiff_t j = 0; j < C; ++j) p[row + j] /= total;
+    const ptrdiff_t t = (target < 0 || target >= C) ? 0 : target;
+    loss = log(total) - (x[row + t] - top);
+    """,
+    "minitorch_softmax_xent_forward",
+)
+SOFTMAX_XENT_MAX_CLASSES = 1024  # beyond this a thread per row is slower than CuPy's reductions
+
 # One SGD-with-momentum update, in place, for one element of a parameter (PyTorch's
 # formula without dampening or Nesterov): five CuPy launches become one. Outputs may be
 # read as well as written: ``p`` and ``buf`` are updated where they are.
@@ -54,6 +78,20 @@ SGD_MOMENTUM_STEP = (
     "T p, T buf",
     "T d = g + weight_decay * p; buf = momentum * buf + d; p = p - lr * buf",
     "minitorch_sgd_momentum_step",
+)
+
+# One Adam/AdamW update, in place, for one element (PyTorch's formula; see optim/adam.py).
+# About a dozen CuPy launches and four temporaries per parameter become one pass. The
+# host computes what is the same for every element: ``step_size = lr / (1 - beta1**t)``,
+# ``bias2 = sqrt(1 - beta2**t)`` and ``decay`` (AdamW's 1 - lr * weight_decay, else 1);
+# ``weight_decay`` here is Adam's coupled one (0 for AdamW).
+ADAM_STEP = (
+    "T g, T step_size, T beta1, T beta2, T eps, T weight_decay, T decay, T bias2",
+    "T p, T m, T v",
+    "p = p * decay; T d = g + weight_decay * p; "
+    "m = beta1 * m + ((T)1 - beta1) * d; v = beta2 * v + ((T)1 - beta2) * (d * d); "
+    "p = p - step_size * (m / (sqrt(v) / bias2 + eps))",
+    "minitorch_adam_step",
 )
 
 _CACHE = {}  # spec -> compiled ElementwiseKernel
@@ -116,10 +154,28 @@ def softmax_xent_backward(probs, target, scale):
     return get_kernel(SOFTMAX_XENT_BACKWARD)(probs, target, scale, c)
 
 
+def softmax_xent_forward(logits, target):
+    """``(losses, probs)`` for logits (N, C) and integer target (N,): per-row -log softmax[target], one kernel."""
+    xp = backends.module_of(logits)
+    n, c = logits.shape
+    x = xp.ascontiguousarray(logits).reshape(-1)  # a flat row-major view: the kernel indexes rows by hand
+    probs = xp.empty(n * c, dtype=logits.dtype)
+    losses = xp.empty(n, dtype=logits.dtype)
+    get_kernel(SOFTMAX_XENT_FORWARD)(x, target.astype("int64", copy=False), c, probs, losses)
+    return losses, probs.reshape(n, c)
+
+
 def sgd_momentum_step(p, buf, g, lr, momentum, weight_decay):
     """``buf = momentum * buf + (g + weight_decay * p)``; ``p -= lr * buf``; in place, one kernel."""
     scalar = p.dtype.type
     get_kernel(SGD_MOMENTUM_STEP)(g, scalar(lr), scalar(momentum), scalar(weight_decay), p, buf)
+
+
+def adam_step(p, m, v, g, step_size, beta1, beta2, eps, weight_decay, decay, bias2):
+    """Adam's moments and parameter update in place, one kernel (arguments: see ``ADAM_STEP``)."""
+    scalar = p.dtype.type
+    numbers = (step_size, beta1, beta2, eps, weight_decay, decay, bias2)
+    get_kernel(ADAM_STEP)(g, *(scalar(x) for x in numbers), p, m, v)
 
 
 # ---------------------------------------------------------------------- NumPy twins
@@ -146,8 +202,26 @@ def reference_softmax_xent_backward(probs, target, scale):
     return ((probs - onehot) * scale).astype(probs.dtype)
 
 
+def reference_softmax_xent_forward(logits, target):
+    """What ``softmax_xent_forward`` computes, in NumPy."""
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    exp = np.exp(shifted)
+    total = exp.sum(axis=1, keepdims=True)
+    losses = np.log(total[:, 0]) - shifted[np.arange(len(logits)), target]
+    return losses.astype(logits.dtype), (exp / total).astype(logits.dtype)
+
+
 def reference_sgd_momentum_step(p, buf, g, lr, momentum, weight_decay):
     """What ``sgd_momentum_step`` does, in NumPy (in place)."""
     buf *= momentum
     buf += g + weight_decay * p
     p -= lr * buf
+
+
+def reference_adam_step(p, m, v, g, step_size, beta1, beta2, eps, weight_decay, decay, bias2):
+    """What ``adam_step`` does, in NumPy (in place)."""
+    p *= decay
+    d = g + weight_decay * p
+    m[...] = beta1 * m + (1 - beta1) * d
+    v[...] = beta2 * v + (1 - beta2) * (d * d)
+    p -= step_size * (m / (np.sqrt(v) / bias2 + eps))

@@ -10,9 +10,13 @@ allocation: a *memory pool* keeps freed blocks and hands them out again, because
 - ``memory_reserved()``: bytes the pool holds from the driver, used or cached
   (``total_bytes``); ``empty_cache()`` gives the cached, unused part back.
 
-``max_memory_allocated()`` is the peak of ``memory_allocated()``. CuPy's pool does not
-record a peak, so MiniTorch installs a thin allocator in front of the pool, when the GPU
-probe succeeds, that updates the peak after every allocation (one Python call per new array).
+``max_memory_allocated()`` and ``max_memory_reserved()`` are their peaks. CuPy's pool
+records no peak, so MiniTorch puts a thin allocator in front of the pool that updates both
+after every allocation. That costs a Python call per new array (and ``used_bytes()`` walks
+every live block in CuPy 13; CuPy 14 keeps a counter), so it is installed only when a peak
+is first asked for: call ``reset_peak_memory_stats()`` before the code you measure, as
+PyTorch's documentation advises, and training that never asks pays nothing.
+``mem_get_info()`` asks the driver for the device's free and total bytes.
 
 Without a usable GPU the memory functions return 0 and ``empty_cache()`` does nothing,
 as PyTorch's do before CUDA is initialised; ``synchronize()`` and ``get_device_name()``
@@ -23,15 +27,16 @@ from minitorch import backends
 
 
 class _PeakTracker:
-    """The highest ``memory_allocated()`` seen, and whether the tracking allocator is in."""
+    """The highest ``memory_allocated()``/``memory_reserved()`` seen, and whether the tracking allocator is in."""
 
-    __slots__ = ("peak", "installed")
+    __slots__ = ("peak", "peak_reserved", "installed")
 
     def __init__(self):
         self.reset()
 
     def reset(self):
         self.peak = 0
+        self.peak_reserved = 0
         self.installed = False
 
 
@@ -73,15 +78,24 @@ def synchronize():
     """
     cupy = backends.require("cuda", "synchronize").xp
     cupy.cuda.Device().synchronize()
-    _update_peak(cupy)
+    if _TRACKER.installed:
+        _update_peak(cupy.get_default_memory_pool())
+    raise_device_errors()
 
 
-def _pool():
-    """CuPy's default memory pool, with peak tracking installed (None without a GPU)."""
+def raise_device_errors():
+    """Raise what a device-side check (``CudaBackend.check_on_device``) found since the last sync point."""
+    gpu = backends.get("cuda")
+    if gpu.probe()[0]:
+        gpu.raise_pending_checks()
+
+
+def _pool(track=False):
+    """CuPy's default memory pool (None without a GPU); ``track`` installs the peak tracker."""
     cupy = _cupy()
     if cupy is None:
         return None
-    if not _TRACKER.installed:
+    if track and not _TRACKER.installed:
         start_tracking(cupy)
     return cupy.get_default_memory_pool()
 
@@ -94,14 +108,12 @@ def start_tracking(cupy):
 
     def malloc_and_track(size):
         memory = pool.malloc(size)
-        used = pool.used_bytes()
-        if used > _TRACKER.peak:
-            _TRACKER.peak = used
+        _update_peak(pool)
         return memory
 
     cupy.cuda.set_allocator(malloc_and_track)
     _TRACKER.installed = True
-    _update_peak(cupy)
+    _update_peak(pool)
 
 
 def forget():
@@ -109,10 +121,12 @@ def forget():
     _TRACKER.reset()
 
 
-def _update_peak(cupy):
-    used = cupy.get_default_memory_pool().used_bytes()
+def _update_peak(pool):
+    used, reserved = pool.used_bytes(), pool.total_bytes()
     if used > _TRACKER.peak:
         _TRACKER.peak = used
+    if reserved > _TRACKER.peak_reserved:
+        _TRACKER.peak_reserved = reserved
 
 
 def memory_allocated():
@@ -122,18 +136,35 @@ def memory_allocated():
 
 
 def max_memory_allocated():
-    """The peak of ``memory_allocated()`` since start or ``reset_peak_memory_stats()``."""
-    pool = _pool()
+    """The peak of ``memory_allocated()`` since ``reset_peak_memory_stats()`` (or the first peak question)."""
+    pool = _pool(track=True)
     if pool is None:
         return 0
-    _TRACKER.peak = max(_TRACKER.peak, int(pool.used_bytes()))
-    return _TRACKER.peak
+    _update_peak(pool)
+    return int(_TRACKER.peak)
+
+
+def max_memory_reserved():
+    """The peak of ``memory_reserved()`` since ``reset_peak_memory_stats()`` (or the first peak question)."""
+    pool = _pool(track=True)
+    if pool is None:
+        return 0
+    _update_peak(pool)
+    return int(_TRACKER.peak_reserved)
 
 
 def reset_peak_memory_stats():
-    """Start measuring the peak again from the current ``memory_allocated()``."""
-    pool = _pool()
+    """Start measuring both peaks again from now (and start tracking them, if not yet)."""
+    pool = _pool(track=True)
     _TRACKER.peak = 0 if pool is None else int(pool.used_bytes())
+    _TRACKER.peak_reserved = 0 if pool is None else int(pool.total_bytes())
+
+
+def mem_get_info():
+    """``(free, total)`` bytes of the GPU as the driver sees them (other processes count too)."""
+    cupy = backends.require("cuda", "ask the GPU for its free memory").xp
+    free, total = cupy.cuda.runtime.memGetInfo()
+    return int(free), int(total)
 
 
 def memory_reserved():
@@ -158,5 +189,5 @@ def memory_summary():
     mib = 1024 * 1024
     return (
         f"allocated {memory_allocated() / mib:.1f} MiB, peak {max_memory_allocated() / mib:.1f} MiB, "
-        f"reserved {memory_reserved() / mib:.1f} MiB"
+        f"reserved {memory_reserved() / mib:.1f} MiB, peak reserved {max_memory_reserved() / mib:.1f} MiB"
     )

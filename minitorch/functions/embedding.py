@@ -11,7 +11,9 @@ from __future__ import annotations
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError
+from minitorch.functions.bounds import check_on_device
 from minitorch.hints import Array, Gradients
+from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
 
@@ -42,7 +44,14 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
     if weight.ndim != 2:
         raise MiniTorchError(f"embedding: weight must be 2-d (num_embeddings, dim), got shape {tuple(weight.shape)}")
     n = weight.shape[0]
-    if input.data.size and (int(input.data.min()) < 0 or int(input.data.max()) >= n):
+    if not (backends.of(input.data).is_host or SWITCHES.debug):
+        # On a GPU reading min/max back would wait for it every step: check there, raise at a sync.
+        error = MiniTorchIndexError(
+            f"embedding: an index was out of range for {n} embeddings (0 to {n - 1}; checked on the GPU "
+            "and reported at this sync point)"
+        )
+        check_on_device(input.data, n, error)
+    elif input.data.size and (int(input.data.min()) < 0 or int(input.data.max()) >= n):
         bad = int(input.data.min()) if int(input.data.min()) < 0 else int(input.data.max())
         raise MiniTorchIndexError(f"embedding: index {bad} is out of range for {n} embeddings (0 to {n - 1})")
     if padding_idx is not None:

@@ -11,8 +11,9 @@ from typing import Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.functions.autocast_policy import to_float32
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, MiniTorchValueError
+from minitorch.functions.autocast_policy import to_float32
+from minitorch.functions.bounds import check_on_device
 from minitorch.functions.fused import softmax_cross_entropy
 from minitorch.functions.softmax import log_softmax
 from minitorch.hints import Array, Gradients
@@ -109,12 +110,19 @@ def nll_loss(log_probs: Tensor, target: Tensor | Array, reduction: str = "mean")
 
 def _check_target_range(t: Array, c: int) -> None:
     """Class indices must lie in [0, C); NumPy would silently wrap a negative one."""
-    # Checking the range reads two numbers back from a GPU (a sync every step), so on cuda
-    # it runs only under minitorch.autograd.set_debug(True), as PyTorch checks on device.
-    check = backends.of(t).is_host or SWITCHES.debug
+    # Checking the range at once reads a number back from a GPU (a sync every step), so on
+    # cuda the check stays on the device and raises at the next sync point (bounds.py);
+    # minitorch.autograd.set_debug(True) checks at once everywhere.
+    if not (backends.of(t).is_host or SWITCHES.debug):
+        error = MiniTorchIndexError(
+            f"nll_loss/cross_entropy: a target value was outside [0, {c - 1}] for {c} classes "
+            "(checked on the GPU and reported at this sync point; set_debug(True) names the step)"
+        )
+        check_on_device(t, c, error)
+        return
     # Seen as unsigned, a negative index becomes huge: one max() checks both ends.
     unsigned = t.view(t.dtype.str.replace("i", "u")) if t.dtype.kind == "i" else t
-    if check and t.size and int(unsigned.max()) >= c:
+    if t.size and int(unsigned.max()) >= c:
         raise MiniTorchIndexError(
             f"nll_loss: target values must be in [0, {c - 1}] for {c} classes, got {int(t.min())}..{int(t.max())}"
         )

@@ -17,9 +17,24 @@ Several variants model the three ways a GPU can be unusable: ``FakeCupy(devices=
 library is missing).
 """
 
+import collections
+import contextlib
 import types
 
 import numpy as np
+
+# Kernel launches a real CuPy would make, counted by kind ("multiply", "add.reduce",
+# "zeros_like", "gather", the name of an ElementwiseKernel...). Approximate: every ufunc
+# call, reduction, module function, advanced-indexing gather/scatter, copy and cast
+# counts one launch; views (reshape, transpose, basic slices) count none. Tests clear it
+# and read ``sum(LAUNCHES.values())`` around a training step.
+LAUNCHES = collections.Counter()
+
+
+def _has_array_index(index):
+    """True when ``index`` holds an integer or boolean array (a gather/scatter kernel in CuPy)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(p, (np.ndarray, list)) for p in parts)
 
 
 class FakeCUDARuntimeError(RuntimeError):
@@ -44,11 +59,31 @@ class FakeDeviceArray(np.ndarray):
                     f"fake cupy: {ufunc.__name__} got a host numpy.ndarray mixed with device arrays "
                     "(real CuPy refuses this too)"
                 )
+        LAUNCHES[ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"] += 1
         host_inputs = tuple(_host(v) for v in inputs)
         if "out" in kwargs:
             kwargs["out"] = tuple(_host(v) for v in kwargs["out"])
         result = getattr(ufunc, method)(*host_inputs, **kwargs)
         return _device(result)
+
+
+    def __getitem__(self, index):
+        if _has_array_index(index):
+            LAUNCHES["gather"] += 1
+        return super().__getitem__(_host(index))
+
+    def __setitem__(self, index, value):
+        LAUNCHES["scatter" if _has_array_index(index) else "fill"] += 1
+        super().__setitem__(_host(index), _host(value))
+
+    def copy(self, order="C"):
+        LAUNCHES["copy"] += 1
+        return super().copy(order)
+
+    def astype(self, dtype, *args, **kwargs):
+        if np.dtype(dtype) != self.dtype or kwargs.get("copy", True):
+            LAUNCHES["astype"] += 1
+        return super().astype(dtype, *args, **kwargs)
 
 
 def _host(value):
@@ -122,12 +157,31 @@ def _fake_kernel_bodies():
         onehot = ((i % c) == target).astype(p.dtype)
         return ((p - onehot) * scale).astype(p.dtype)
 
+    def softmax_xent_forward(x, target, c, p, loss):
+        rows = x.reshape(-1, c)  # the kernel's flat, row-major indexing
+        shifted = rows - rows.max(axis=1, keepdims=True)
+        e = np.exp(shifted)
+        total = e.sum(axis=1, keepdims=True)
+        p[...] = (e / total).reshape(-1)
+        t = np.where((target < 0) | (target >= c), 0, target)
+        loss[...] = np.log(total[:, 0]) - shifted[np.arange(len(rows)), t]
+        return p, loss
+
     def sgd_momentum_step(g, lr, momentum, weight_decay, p, buf):
         d = g + weight_decay * p
         buf[...] = momentum * buf + d
         p[...] = p - lr * buf
 
+    def adam_step(g, step_size, beta1, beta2, eps, weight_decay, decay, bias2, p, m, v):
+        p[...] = p * decay
+        d = g + weight_decay * p
+        m[...] = beta1 * m + (1 - beta1) * d
+        v[...] = beta2 * v + (1 - beta2) * (d * d)
+        p[...] = p - step_size * (m / (np.sqrt(v) / bias2 + eps))
+
     return {
+        "minitorch_adam_step": adam_step,
+        "minitorch_softmax_xent_forward": softmax_xent_forward,
         "minitorch_sgd_momentum_step": sgd_momentum_step,
         "minitorch_relu_forward": relu_forward,
         "minitorch_relu_backward": relu_backward,
@@ -142,7 +196,7 @@ class FakeElementwiseKernel:
     compiled = []  # names of kernels "compiled" (called) so far, for tests to inspect
 
     def __init__(self, in_params, out_params, operation, name, nvrtc=True):
-        self.params = [p.strip().split() for p in in_params.split(",")]
+        self.params = [p.split()[-2:] for p in in_params.split(",")]  # (type, name); "raw T x" too
         self.name = name
         self.nvrtc = nvrtc
         self.body = _fake_kernel_bodies()[name]
@@ -159,7 +213,13 @@ class FakeElementwiseKernel:
             if isinstance(a, np.ndarray) and not isinstance(a, FakeDeviceArray):
                 raise TypeError(f"fake cupy: {self.name} got a host numpy.ndarray")
         FakeElementwiseKernel.compiled.append(self.name)
+        LAUNCHES[self.name] += 1
         return _device(self.body(*[_host(a) for a in args]))
+
+
+# Module functions that only look at shapes or make views: no kernel launch in CuPy.
+_NO_LAUNCH = {"broadcast_to", "broadcast_shapes", "shape", "ndim", "result_type", "promote_types", "can_cast",
+              "expand_dims", "squeeze", "moveaxis", "swapaxes", "transpose", "reshape", "isscalar", "dtype"}
 
 
 class FakeCupy(types.ModuleType):
@@ -186,23 +246,77 @@ class FakeCupy(types.ModuleType):
         def set_allocator(fn):
             fake.allocator = fn
 
+        class Graph:
+            """What ``Stream.end_capture`` returns: ``launch`` counts replays."""
+
+            def __init__(self):
+                self.launches = 0
+
+            def launch(self, stream=None):
+                self.launches += 1
+                LAUNCHES["graph"] += 1
+
+        class Stream:
+            """A stream that can be entered and can 'capture' (it records only that it did)."""
+
+            def __init__(self, non_blocking=False):
+                self.capturing = False
+                self.captures = 0
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
+            def synchronize(self):
+                pass
+
+            def begin_capture(self):
+                self.capturing = True
+
+            def end_capture(self):
+                self.capturing = False
+                self.captures += 1
+                return Graph()
+
+        class MemoryPool(_MemoryPool):
+            pass
+
+        @contextlib.contextmanager
+        def using_allocator(fn):
+            previous, fake.allocator = fake.allocator, fn
+            try:
+                yield
+            finally:
+                fake.allocator = previous
+
         runtime = types.SimpleNamespace(
             getDeviceCount=get_device_count,
             getDeviceProperties=lambda i: {"name": b"Fake GPU"},
         )
-        self.cuda = types.SimpleNamespace(runtime=runtime, Device=Device, set_allocator=set_allocator)
+        self.cuda = types.SimpleNamespace(runtime=runtime, Device=Device, set_allocator=set_allocator, Stream=Stream,
+                                          MemoryPool=MemoryPool, using_allocator=using_allocator, Graph=Graph)
         strided = np.lib.stride_tricks.as_strided
         self.lib = types.SimpleNamespace(
             stride_tricks=types.SimpleNamespace(
                 as_strided=lambda x, shape=None, strides=None: strided(x, shape, strides, subok=True)
             )
         )
-        def random(size=None):
+        self.seeds = []  # what cupy.random.seed was called with
+        generator = [np.random.default_rng(0)]
+
+        def random(size=None, dtype=float):
             if not curand:
                 raise RuntimeError("fake cupy: libcurand.so.10: cannot open shared object file")
-            return _device(np.random.default_rng(0).random(size))
+            LAUNCHES["random"] += 1
+            return _device(generator[0].random(size, dtype=dtype))
 
-        self.random = types.SimpleNamespace(random=random)
+        def seed(value=None):
+            self.seeds.append(value)
+            generator[0] = np.random.default_rng(value)
+
+        self.random = types.SimpleNamespace(random=random, seed=seed)
 
     def get_default_memory_pool(self):
         return self._pool
@@ -222,6 +336,8 @@ class FakeCupy(types.ModuleType):
         def call(*args, **kwargs):
             if not nvrtc:  # CuPy builds even arange and ufuncs as kernels compiled by NVRTC
                 raise RuntimeError(f"fake cupy: NVRTC is missing, cannot compile {name}")
+            if name not in _NO_LAUNCH:
+                LAUNCHES[name] += 1
             return _device(attr(*_host(args), **{k: _host(v) for k, v in kwargs.items()}))
 
         return call

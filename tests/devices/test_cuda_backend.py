@@ -198,13 +198,29 @@ def test_memory_api_reads_the_pool(fake_gpu):
 
 def test_peak_tracker_wraps_the_allocator(fake_gpu):
     cuda = minitorch.cuda
-    assert fake_gpu.allocator is not None  # installed when the GPU was found
+    assert cuda.memory_allocated() == 4096 and cuda.memory_reserved() == 8192
+    assert fake_gpu.allocator is None  # not installed until a peak is asked for: no cost per array
     cuda.reset_peak_memory_stats()
+    assert fake_gpu.allocator is not None
     fake_gpu._pool.used_bytes = lambda: 10_000  # as if a big array had just been allocated
+    fake_gpu._pool.total_bytes = lambda: 20_000
     assert fake_gpu.allocator(123) == 123  # the pool's malloc still does the allocating
     fake_gpu._pool.used_bytes = lambda: 4096
+    fake_gpu._pool.total_bytes = lambda: 8192
     assert cuda.memory_allocated() == 4096
     assert cuda.max_memory_allocated() == 10_000
+    assert cuda.max_memory_reserved() == 20_000
+    cuda.reset_peak_memory_stats()
+    assert (cuda.max_memory_allocated(), cuda.max_memory_reserved()) == (4096, 8192)
+
+
+def test_mem_get_info(fake_gpu, use_cupy):
+    fake_gpu.cuda.runtime.memGetInfo = lambda: (3 * 2**30, 8 * 2**30)
+    assert minitorch.cuda.mem_get_info() == (3 * 2**30, 8 * 2**30)
+    use_cupy(None)
+    assert minitorch.cuda.max_memory_reserved() == 0
+    with pytest.raises(MiniTorchError, match="CuPy is not installed"):
+        minitorch.cuda.mem_get_info()
 
 
 # ---------------------------------------------------------------------- kernels
