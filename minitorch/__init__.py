@@ -106,6 +106,7 @@ from minitorch.functions import chunk, erf, masked_fill, split, tril, triu  # no
 
 # nn, optim and data sit on top of the Tensor API (imported after it).
 from minitorch import data, datasets, nn, optim  # noqa: E402
+from minitorch import utils  # noqa: E402  (torch.utils.data's path to the same data tools)
 from minitorch.serialization import load, save  # noqa: E402
 from minitorch import amp  # noqa: E402
 from minitorch.amp import autocast  # noqa: E402
