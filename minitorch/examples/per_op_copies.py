@@ -13,6 +13,9 @@ Two context managers reproduce the other design for lesson 10 and ``bench/gpu.py
   for backward. Tensors stay on the CPU throughout.
 - ``count_transfers()``: no GPU needed. Runs the ops normally on the CPU but adds up the
   bytes that design would move across the bus, into the ``Transfers`` it yields.
+- ``host_batches(x, y, order, batch)``: mini-batches gathered with NumPy, outside every op.
+  Inside ``per_op_copies`` a batch taken as ``x[idx]`` would be an op, and that op would
+  upload its input -- the whole dataset -- every step; the article copied only the batch.
 """
 
 import contextlib
@@ -20,6 +23,7 @@ import contextlib
 import numpy as np
 
 from minitorch.autograd.registry import REGISTRY
+from minitorch.tensor import Tensor
 
 
 class Transfers:
@@ -117,3 +121,14 @@ def count_transfers():
 
     with _staged(upload, download, np):
         yield transfers
+
+
+def host_batches(x, y, order, batch):
+    """``(xb, yb)`` tensors of one epoch, gathered on the host with NumPy (no op, so no upload of ``x``).
+
+    ``x``, ``y`` are NumPy arrays, ``order`` a permutation of their rows; a last partial
+    batch is dropped, as the benchmark's other modes do.
+    """
+    for start in range(0, len(order) - batch + 1, batch):
+        idx = order[start : start + batch]
+        yield Tensor(x[idx]), Tensor(y[idx])

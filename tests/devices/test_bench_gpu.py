@@ -8,12 +8,13 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fake_cupy import FakeCupy
 
 import minitorch
 from minitorch import autograd, backends
-from minitorch.examples.per_op_copies import count_transfers, per_op_copies
+from minitorch.examples.per_op_copies import count_transfers, host_batches, per_op_copies
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "gpu.py"
 
@@ -35,22 +36,43 @@ def fake_gpu(monkeypatch):
 
 
 def test_runs_and_prints_a_table(gpu_bench, capsys):
-    rows = gpu_bench.main(["--samples", "1024", "--hidden", "16", "--epochs", "1"])
+    rows = gpu_bench.main(["--samples", "1024", "--hidden", "16", "--batches", "128,256", "--steps", "2",
+                           "--blocks", "1"])
     out = capsys.readouterr().out
-    assert "| MiniTorch CPU |" in out and "| PyTorch CUDA |" in out
-    labels = [row[0] for row in rows]
-    assert labels[0] == "MiniTorch CPU" and rows[0][1] > 0
+    assert "| MiniTorch CPU, 1 thread |" in out and "| PyTorch CUDA |" in out and "threads" in out
+    labels = [row["label"] for row in rows]
+    assert labels[:2] == ["MiniTorch CPU, 1 thread", "MiniTorch CPU, all cores"]
+    assert rows[0]["step"] > 0 and rows[0]["first"] > 0 and {r["batch"] for r in rows} == {128, 256}
     if not minitorch.cuda.is_available():
         assert "skipped: no usable GPU" in out and "targets: not measured" in out
 
 
 def test_every_mode_trains_the_same_model(gpu_bench, fake_gpu):
     x, y = gpu_bench.make_data(1024, features=20)
-    _, cpu_loss = gpu_bench.time_minitorch(x, y, 128, 1, "cpu", 16, warmup=False)
-    _, resident_loss = gpu_bench.time_minitorch(x, y, 128, 1, "cuda", 16, warmup=False)
-    _, copies_loss = gpu_bench.time_per_op_copies(x, y, 128, 1, 16)
+    _, _, cpu_loss = gpu_bench.time_minitorch(x, y, 128, "cpu", 16, steps=3, blocks=1)
+    _, _, resident_loss = gpu_bench.time_minitorch(x, y, 128, "cuda", 16, steps=3, blocks=1)
+    with per_op_copies(minitorch.cuda.cupy_module()):
+        _, _, copies_loss = gpu_bench.time_minitorch(x, y, 128, "cpu", 16, steps=3, blocks=1, copies=True)
     assert resident_loss == pytest.approx(cpu_loss, rel=1e-4)
     assert copies_loss == pytest.approx(cpu_loss, rel=1e-5)
+
+
+def test_per_op_copies_upload_the_batch_not_the_dataset(gpu_bench):
+    """Gathered outside the ops, a step moves about a batch's worth of bytes, not the whole ``x``."""
+    x, y = gpu_bench.make_data(4096, features=64)  # 1 MiB of inputs, batch 128 = 32 KiB
+    model = gpu_bench.make_model(64, 16, 10)
+    order = np.arange(4096)
+    per_step = []
+    for batches in (host_batches(x, y, order, 128),
+                    gpu_bench.device_batches(minitorch.tensor(x), minitorch.tensor(y), minitorch.tensor(order), 128)):
+        with count_transfers() as moved:
+            for _ in range(3):
+                xb, yb = next(batches)
+                minitorch.nn.functional.cross_entropy(model(xb), yb).backward()
+        per_step.append(moved.to_device / 3)
+    host, as_op = per_step
+    assert as_op > x.nbytes  # x[idx] as an op uploads the whole dataset every step
+    assert host < x.nbytes / 4  # gathered on the host: a few copies of the batch (forward, backward)
 
 
 def test_per_op_copies_puts_the_ops_back(gpu_bench, fake_gpu):
