@@ -1,0 +1,245 @@
+"""Lesson 14's checks: loss scaling by hand and the dynamic scale rule, with hints naming the mistake.
+
+    check_function("loss scaling step", scaled_step_runs(scaled_step), scaled_step_runs(reference_scaled_step),
+                   cases=SCALED_STEP_CASES, compare=scaled_step_hint, describe=describe_scaled_step)
+    check_function("scale update rule", update_rule_outcomes(update_scale),
+                   update_rule_outcomes(reference_update_scale), cases=UPDATE_RULE_CASES,
+                   compare=update_rule_hint, describe=describe_update_rule)
+
+``scaled_step_runs(step_fn)`` trains a small fresh model for a few steps with ``step_fn``,
+one loss scale per step, and records after each step whether it was taken, every
+gradient and every parameter. ``scaled_step_hint`` compares two such records step by step
+and says what went wrong first: the loss not scaled (gradients flushed to zero), the
+gradients not unscaled (``scale`` times too large), a step taken on inf/NaN gradients, a
+clean step skipped. ``update_rule_hint`` does the same for one call of the scale rule.
+"""
+
+import numpy as np
+
+import minitorch
+from minitorch import nn
+from minitorch.nn import functional as F
+from widgets.hints import constant_factor
+
+SMALLEST_NORMAL = 2.0**-14  # float16's smallest normal number, 6.1e-5; below it, fewer digits, then 0
+
+
+# ---------------------------------------------------------------------- exercise 1: one scaled step
+def reference_scaled_step(model, xb, yb, optimizer, scale):
+    """Scale the loss, backward, unscale the gradients, step unless one is inf/NaN; True if stepped."""
+    optimizer.zero_grad()
+    with minitorch.autocast("cpu"):
+        loss = F.cross_entropy(model(xb), yb)
+    (loss * scale).backward()
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    for g in grads:
+        g /= scale
+    if not all(np.isfinite(g.numpy()).all() for g in grads):
+        return False
+    optimizer.step()
+    return True
+
+
+class StepRecord:
+    """What one step left behind: whether it was taken, the gradients and the parameters."""
+
+    def __init__(self, scale, stepped, grads, params):
+        self.scale = scale
+        self.stepped = stepped
+        self.grads = grads
+        self.params = params
+
+    def __repr__(self):
+        if isinstance(self.stepped, (bool, np.bool_)):
+            return "taken" if self.stepped else "skipped"
+        return f"returned {self.stepped!r}"
+
+
+def _batch(size=32, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((size, 64)).astype(np.float32)
+    y = rng.integers(0, 10, size)
+    return minitorch.tensor(x), minitorch.tensor(y)
+
+
+def scaled_step_runs(step_fn):
+    """``run(scales, lr, small_last_layer)``: ``step_fn`` on a fresh 64-16-10 model, one step per scale.
+
+    ``small_last_layer`` shrinks the last layer's weights 100,000 times, so that the first
+    layer's gradients are tiny: without loss scaling many of them underflow in float16.
+    """
+    def run(scales, lr, small_last_layer=False):
+        minitorch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(64, 16), nn.ReLU(), nn.Linear(16, 10))
+        if small_last_layer:
+            with minitorch.no_grad():
+                model[2].weight *= 1e-5
+        optimizer = minitorch.optim.SGD(model.parameters(), lr=lr)
+        records = []
+        for i, scale in enumerate(scales):
+            xb, yb = _batch(seed=i)
+            stepped = step_fn(model, xb, yb, optimizer, scale)
+            grads = [None if p.grad is None else p.grad.numpy().copy() for p in model.parameters()]
+            params = [p.detach().numpy().copy() for p in model.parameters()]
+            records.append(StepRecord(scale, stepped, grads, params))
+        return records
+    return run
+
+
+SCALED_STEP_CASES = [
+    ([1024.0, 2.0**16], 0.1),                   # ordinary steps
+    ([2.0**16, 2.0**30, 2.0**16], 0.1),         # 2**30 makes a gradient overflow: that step is skipped
+    ([2.0**16, 2.0**16], 0.1, True),            # tiny gradients: they need the scale to survive float16
+]
+
+
+def describe_scaled_step(args):
+    scales = ", ".join(f"2^{int(np.log2(s))}" for s in args[0])
+    return f"scales {scales}" + (", tiny gradients" if len(args) > 2 and args[2] else "")
+
+
+def _grad_hint(where, got, expected, scale):
+    """Why the gradients after a step differ (None when they match)."""
+    for k, (g, e) in enumerate(zip(got, expected)):
+        if e is None:
+            continue
+        if g is None:
+            return f"{where}: parameter {k} has no gradient: did backward() run?"
+        if g.shape != e.shape:
+            return f"{where}: parameter {k}'s gradient has shape {g.shape}, expected {e.shape}"
+        both = np.isfinite(g) & np.isfinite(e)
+        if np.array_equal(np.isfinite(g), np.isfinite(e)) and np.allclose(g[both], e[both], rtol=1e-3, atol=1e-9):
+            continue
+        flushed = (g == 0) & (e != 0)
+        if flushed.any():
+            return (f"{where}: {int(flushed.sum())} gradients of parameter {k} are 0 where they should not be: "
+                    "they underflowed in float16. Multiply the loss by the scale before backward()")
+        wrong = ~np.isclose(g, e, rtol=1e-3, atol=1e-9) & both
+        if wrong.any() and np.all(np.abs(e[wrong]) < SMALLEST_NORMAL):
+            return (f"{where}: the gradients that differ are all below {SMALLEST_NORMAL:.2g}, where float16 keeps "
+                    "fewer digits (subnormal numbers): was the loss multiplied by the scale before backward()?")
+        c = constant_factor(g[both], e[both], rtol=1e-3, atol=1e-12)
+        if c is not None and np.isclose(c, scale, rtol=1e-3):
+            return (f"{where}: the gradients are still multiplied by the scale ({scale:g}): divide every "
+                    "p.grad by it (unscale) before the optimizer step")
+        if c is not None and np.isclose(c, 1 / scale, rtol=1e-3):
+            return (f"{where}: the gradients are {scale:g} times too small: multiply the loss by the scale "
+                    "once and divide the gradients by it once")
+        return f"{where}: parameter {k}'s gradient differs from the reference (largest difference " \
+               f"{np.nanmax(np.abs(g - e)):.3g})"
+    return None
+
+
+def scaled_step_hint(got, expected):
+    """``compare`` for ``check_function``: the first step where the learner's run differs, and why."""
+    if len(got) != len(expected):
+        return False, f"{len(got)} steps recorded, expected {len(expected)}"
+    for i, (g, e) in enumerate(zip(got, expected), 1):
+        where = f"step {i} (scale {e.scale:g})"
+        if not isinstance(g.stepped, (bool, np.bool_)):
+            return False, f"{where}: return True when the step was taken, False when it was skipped; got {g.stepped!r}"
+        hint = _grad_hint(where, g.grads, e.grads, e.scale)
+        if hint:
+            return False, hint
+        params_same = all(np.array_equal(a, b, equal_nan=True) for a, b in zip(g.params, e.params))
+        if not e.stepped and (g.stepped or not params_same):
+            return False, (f"{where}: a gradient was inf/NaN, yet the step was taken: check every gradient with "
+                           "np.isfinite(p.grad.numpy()).all() and skip optimizer.step() (return False) if one is not")
+        if e.stepped and not g.stepped:
+            return False, (f"{where}: skipped (returned False) although every gradient was finite: skip only "
+                           "when some gradient is inf or NaN")
+        if not all(np.allclose(a, b, rtol=1e-5, atol=1e-7) for a, b in zip(g.params, e.params)):
+            return False, (f"{where}: the gradients are right but the parameters differ: call optimizer.step() "
+                           "once, after unscaling")
+    return True, ""
+
+
+# ---------------------------------------------------------------------- exercise 2: the scale rule
+def reference_update_scale(scale, growth_tracker, found_inf, growth_factor=2.0, backoff_factor=0.5,
+                           growth_interval=2000):
+    """GradScaler.update's rule: back off after inf/NaN, grow after ``growth_interval`` clean steps."""
+    if found_inf:
+        return scale * backoff_factor, 0
+    growth_tracker += 1
+    if growth_tracker == growth_interval:
+        return scale * growth_factor, 0
+    return scale, growth_tracker
+
+
+class Outcome:
+    """One call of an update rule: its arguments (for the hints) and what it returned."""
+
+    def __init__(self, args, value):
+        self.args = args
+        self.value = value
+
+    def __repr__(self):
+        return repr(self.value)
+
+
+def update_rule_outcomes(rule):
+    """``run(scale, tracker, found_inf, growth_interval, growth_factor, backoff_factor)`` -> ``Outcome``."""
+    def run(scale, tracker, found_inf, growth_interval, growth_factor=2.0, backoff_factor=0.5):
+        value = rule(scale, tracker, found_inf, growth_factor=growth_factor, backoff_factor=backoff_factor,
+                     growth_interval=growth_interval)
+        return Outcome((scale, tracker, found_inf, growth_interval, growth_factor, backoff_factor), value)
+    return run
+
+
+UPDATE_RULE_CASES = [
+    (65536.0, 0, True, 2000),       # inf: back off
+    (65536.0, 7, True, 2000),       # inf after 7 clean steps: back off and restart the count
+    (65536.0, 7, False, 2000),      # a clean step: count it
+    (1024.0, 1, False, 3),          # the 2nd clean step of 3: not yet
+    (1024.0, 2, False, 3),          # the 3rd clean step of 3: grow, restart the count
+    (1024.0, 0, False, 1),          # growth_interval 1: grow after every clean step
+    (100.0, 4, False, 5, 4.0, 0.25),  # other factors
+    (100.0, 4, True, 5, 4.0, 0.25),
+]
+
+
+def describe_update_rule(args):
+    scale, tracker, found_inf, interval = args[:4]
+    factors = f", factors {args[4]:g}/{args[5]:g}" if len(args) > 4 else ""
+    return f"scale {scale:g}, tracker {tracker}, {'inf' if found_inf else 'clean'}, interval {interval}{factors}"
+
+
+def update_rule_hint(got, expected):
+    """``compare`` for ``check_function``: which part of the rule a wrong (scale, tracker) breaks."""
+    scale, tracker, found_inf, interval, growth, backoff = expected.args
+    if not isinstance(got.value, tuple) or len(got.value) != 2:
+        return False, f"return a tuple (new_scale, new_growth_tracker), got {got.value!r}"
+    (got_scale, got_tracker), (want_scale, want_tracker) = got.value, expected.value
+    if not np.isclose(got_scale, want_scale):
+        return False, _scale_hint(got_scale, want_scale, scale, tracker, found_inf, interval, growth, backoff)
+    if got_tracker != want_tracker:
+        if found_inf:
+            return False, f"after an inf/NaN step the tracker restarts at 0, got {got_tracker}"
+        if want_scale != scale:
+            return False, (f"after growing, the tracker restarts at 0 (the next growth needs {interval} new clean "
+                           f"steps), got {got_tracker}")
+        return False, f"a clean step adds one to the tracker: expected {want_tracker}, got {got_tracker}"
+    return True, ""
+
+
+def _scale_hint(got, want, scale, tracker, found_inf, interval, growth, backoff):
+    if found_inf:
+        if np.isclose(got, scale):
+            return "kept the scale after an inf/NaN step: multiply it by backoff_factor"
+        if np.isclose(got, scale * 0.5) and backoff != 0.5:
+            return f"halved the scale: use backoff_factor ({backoff:g}), not 0.5"
+        if got > scale:
+            return "grew the scale after an inf/NaN step: an inf/NaN step backs off (scale * backoff_factor)"
+    else:
+        if np.isclose(got, scale * backoff) or np.isclose(got, scale * 0.5):
+            return ("shrank the scale on a clean step (found_inf is False): back off only after an inf/NaN "
+                    "step")
+        if np.isclose(want, scale) and got > scale:
+            return (f"grew before growth_interval clean steps in a row: this is clean step {tracker + 1} of "
+                    f"{interval}; grow only when the tracker, counting this step, reaches growth_interval")
+        if np.isclose(got, scale) and want > scale:
+            return (f"did not grow although this is clean step {interval} of {interval} in a row: add this step "
+                    "to the tracker first, then compare it with growth_interval")
+        if np.isclose(got, scale * 2) and growth != 2:
+            return f"doubled the scale: use growth_factor ({growth:g}), not 2"
+    return f"new scale {got:g}, expected {want:g}"
