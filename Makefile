@@ -62,7 +62,7 @@ test: setup hub-proxy
 
 # ruff everywhere; mypy on the typed core (its file list is [tool.mypy] in pyproject.toml).
 lint:
-	$(VENV)/bin/ruff check minitorch widgets tests bench tools
+	$(VENV)/bin/ruff check minitorch widgets tests bench tools examples
 	$(VENV)/bin/mypy
 
 test-package:
