@@ -80,3 +80,13 @@ def test_torch_utils_data_names_exist(name):
     from minitorch.utils import data
 
     assert hasattr(data, name)
+
+
+def test_importing_the_alias_by_its_package_name_changes_nothing():
+    """A tool that imports every module of minitorch (pkgutil.walk_packages) must not hijack ``torch``."""
+    code = (
+        "import sys, minitorch.compat.torch\n"
+        "print('torch' in sys.modules, any(type(f).__name__ == '_AliasFinder' for f in sys.meta_path))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["False", "False"], done.stderr

@@ -45,8 +45,16 @@ class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         module.__spec__ = self._spec  # the module already ran, as minitorch.X
 
 
-for _name, _module in list(sys.modules.items()):
-    if _name.startswith("minitorch.") and _module is not None:
-        sys.modules.setdefault(_PREFIX + _name[len("minitorch."):], _module)
-sys.meta_path.insert(0, _AliasFinder())
-sys.modules["torch"] = minitorch
+def _install() -> None:
+    """Enter minitorch and its loaded submodules as torch and torch.X; add the finder for the rest."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith("minitorch.") and module is not None:
+            sys.modules.setdefault(_PREFIX + name[len("minitorch."):], module)
+    sys.meta_path.insert(0, _AliasFinder())
+    sys.modules["torch"] = minitorch
+
+
+# Only as ``torch`` (the folder run_as_torch puts on the path). Imported under its package
+# name, as minitorch.compat.torch (a tool walking every module of the package), it does nothing.
+if __name__ == "torch":
+    _install()
