@@ -14,6 +14,7 @@
 """
 
 from widgets import plotting, recorder
+from widgets.attention import attention_map
 from widgets.backward_checker import check_backward
 from widgets.boundary import decision_boundary
 from widgets.check_result import CheckResult
@@ -27,6 +28,7 @@ recorder.install()
 plotting.register_png_formatter()
 
 __all__ = [
+    "attention_map",
     "BackwardStepper",
     "CheckResult",
     "GradientFlow",
