@@ -27,6 +27,8 @@ from minitorch.autograd import enable_grad, no_grad, set_grad_enabled  # noqa: E
 from minitorch.dtypes import bool_, float16, float32, float64, int64  # noqa: E402
 from minitorch.random import manual_seed  # noqa: E402
 from minitorch.backends.device import device  # noqa: E402
+from minitorch.size import Size  # noqa: E402
+from minitorch.printing import set_printoptions  # noqa: E402
 from minitorch.defaults import get_default_device, get_default_dtype, set_default_device, set_default_dtype  # noqa: E402
 from minitorch import accelerator  # noqa: E402
 from minitorch.factories import (  # noqa: E402

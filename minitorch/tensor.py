@@ -24,9 +24,10 @@ from minitorch import backends
 from minitorch.backends.device import device, device_of_tensor_data
 from minitorch.dtypes import DType, default_float, dtype_of_array, get_dtype
 from minitorch.errors import MiniTorchError, check_dim
-from minitorch.hints import Array, DTypeLike, Shape
+from minitorch.hints import Array, DTypeLike
 from minitorch.printing import tensor_repr
 from minitorch.python_data import check_fits_int64, check_rectangular
+from minitorch.size import Size
 from minitorch.tensor_inplace import InPlaceMethods
 from minitorch.tensor_inplace import _link_ops as _link_inplace_ops
 from minitorch.tensor_methods import TensorMethods, _link_ops
@@ -82,9 +83,9 @@ class Tensor(TensorOperators, TensorMethods, InPlaceMethods):
 
     # ------------------------------------------------------------------ attributes
     @property
-    def shape(self) -> Shape:
-        """The size of each dimension, as a tuple."""
-        return self.data.shape
+    def shape(self) -> Size:
+        """The size of each dimension: a ``minitorch.Size`` (a tuple that prints as one)."""
+        return Size(self.data.shape)
 
     @property
     def ndim(self) -> int:
@@ -127,9 +128,9 @@ class Tensor(TensorOperators, TensorMethods, InPlaceMethods):
         return self.transpose(-2, -1)
 
     def size(self, dim: int | None = None) -> Any:
-        """The shape, or the size of dimension ``dim``."""
+        """The shape (a ``minitorch.Size``), or the size of dimension ``dim``."""
         if dim is None:
-            return self.data.shape
+            return Size(self.data.shape)
         return self.data.shape[check_dim("size", dim, self.data.ndim)]
 
     def numel(self) -> int:

@@ -191,9 +191,9 @@ class _Target:
                 return (None,) * len(tensors), "your backward returned None: did you forget `return`?"
             raw = _as_tuple(returned)
             slots = [self._slot(node, t) if isinstance(t, Tensor) else i for i, t in enumerate(tensors)]
-            if len(raw) != len(node.next_functions):
+            if len(raw) != len(node.next_nodes):
                 return raw, (
-                    f"backward returned {len(raw)} gradient(s) but forward has {len(node.next_functions)} "
+                    f"backward returned {len(raw)} gradient(s) but forward has {len(node.next_nodes)} "
                     "input(s): return one per input (None for inputs that need no gradient)"
                 )
             return tuple(raw[s] for s in slots), None
@@ -202,7 +202,7 @@ class _Target:
 
     @staticmethod
     def _slot(node, tensor):
-        for i, nxt in enumerate(node.next_functions):
+        for i, nxt in enumerate(node.next_nodes):
             if nxt is tensor:
                 return i
         raise RuntimeError("input not found in the graph")

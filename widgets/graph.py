@@ -133,7 +133,7 @@ class ComputationGraph:
             op = self._new("op", "op", bnode)
             self.op_ids[bnode] = op
             self.edges.append(GraphEdge(op, self.out_ids[bnode]))
-            for slot, nxt in enumerate(bnode.next_functions):
+            for slot, nxt in enumerate(bnode.next_nodes):
                 if nxt is None:
                     # No gradient goes to this input. Draw it only if it was a Tensor: a Python
                     # number and a setting (an axis, a shape) look alike to the graph.

@@ -71,7 +71,7 @@ def leaf_uses(steps):
     """``{id(leaf): [(step index, gradient sent to it), ...]}`` over all steps."""
     uses = {}
     for i, (node, _, grad_inputs) in enumerate(steps):
-        for nxt, g in zip(node.next_functions, grad_inputs):
+        for nxt, g in zip(node.next_nodes, grad_inputs):
             if isinstance(nxt, Tensor) and g is not None:
                 uses.setdefault(id(nxt), []).append((i, g))
     return uses

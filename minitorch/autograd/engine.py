@@ -110,7 +110,7 @@ def _run(root: Tensor, gradient: Array, retain_graph: bool) -> None:
             grad_output = grads.pop(node, None)
             if grad_output is None:  # no path from the root carried a gradient here
                 continue
-            next_functions = node.next_functions
+            next_nodes = node.next_nodes
             if node._versions is not None:
                 _check_saved_versions(node)
             if node._pre_hooks is not None:
@@ -120,11 +120,11 @@ def _run(root: Tensor, gradient: Array, retain_graph: bool) -> None:
                 grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
             if debug:
                 check_backward_result(node, grad_inputs)
-            elif len(grad_inputs) != len(next_functions):
+            elif len(grad_inputs) != len(next_nodes):
                 _raise_count_mismatch(node, grad_inputs)
             if anomaly:
                 for i, g in enumerate(grad_inputs):
-                    if next_functions[i] is not None:
+                    if next_nodes[i] is not None:
                         check_gradient(node, i, g, node.xp)
             if observers:
                 for observer in list(observers):
@@ -133,7 +133,7 @@ def _run(root: Tensor, gradient: Array, retain_graph: bool) -> None:
                 node._saved = ()
                 node._versions = None
                 node._freed = True
-            for index, (nxt, g) in enumerate(zip(next_functions, grad_inputs)):
+            for index, (nxt, g) in enumerate(zip(next_nodes, grad_inputs)):
                 if nxt is None or g is None:
                     continue
                 if isinstance(nxt, Tensor):  # a leaf: gather until its last edge, then into .grad
@@ -257,10 +257,10 @@ def _input_meta(nxt: BackwardNode | Tensor) -> tuple[Shape, Any]:
 
 def check_backward_result(node: BackwardNode, grad_inputs: Gradients) -> None:
     """The debug switch's check: count, shape and dtype of every gradient ``node`` returned."""
-    if len(grad_inputs) != len(node.next_functions):
+    if len(grad_inputs) != len(node.next_nodes):
         _raise_count_mismatch(node, grad_inputs)
     op = node.function.__name__
-    for i, (nxt, g) in enumerate(zip(node.next_functions, grad_inputs)):
+    for i, (nxt, g) in enumerate(zip(node.next_nodes, grad_inputs)):
         if nxt is None or g is None:
             continue
         shape, dtype = _input_meta(nxt)
@@ -279,7 +279,7 @@ def _raise_count_mismatch(node: BackwardNode, grad_inputs: Gradients) -> NoRetur
     op = node.function.__name__
     raise RuntimeError(
         f"{op}.backward returned {len(grad_inputs)} gradient(s) but forward had "
-        f"{len(node.next_functions)} input(s): return one per input (None for inputs that "
+        f"{len(node.next_nodes)} input(s): return one per input (None for inputs that "
         "need no gradient)"
     )
 

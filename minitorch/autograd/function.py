@@ -19,7 +19,7 @@ so is any op a learner writes::
 ``apply`` unwraps the tensors, runs ``forward`` on their arrays and, when some input
 requires grad, records a backward node: an instance of ``MulBackward``, which is also
 the ``ctx`` that forward saw. The node remembers where each input's gradient must go
-(``next_functions``) and is what ``y.grad_fn`` returns. ``ctx.xp`` is the array library
+(``next_nodes``) and is what ``y.grad_fn`` returns. ``ctx.xp`` is the array library
 of the inputs' device (``numpy`` or ``cupy``), so one forward serves every device.
 
 Built-in ops register themselves by name (``registry.py``), where a lesson can plug a
@@ -46,7 +46,7 @@ _CPU = backends.CPU
 class BackwardNode:
     """The recorded backward step of one op call, and the ``ctx`` its forward filled in.
 
-    ``next_functions`` holds, per input of forward, where that input's gradient goes: the
+    ``next_nodes`` holds, per input of forward, where that input's gradient goes: the
     input's own ``BackwardNode`` when it was computed by an op, the input Tensor itself
     when it is a leaf that requires grad (the gradient accumulates into its ``.grad``), or
     None when no gradient is needed. ``needs_input_grad`` and ``is_tensor_input`` say, per
@@ -57,7 +57,7 @@ class BackwardNode:
     # Slots for what the engine reads on every node; ``__dict__`` keeps ``ctx.anything =``
     # working for the values an op wants to remember.
     __slots__ = (
-        "next_functions",
+        "next_nodes",
         "needs_input_grad",
         "is_tensor_input",
         "_saved",
@@ -73,7 +73,7 @@ class BackwardNode:
     )
 
     # What each slot holds (``Function.apply`` fills them in).
-    next_functions: tuple[BackwardNode | Tensor | None, ...]  # per input: where its gradient goes
+    next_nodes: tuple[BackwardNode | Tensor | None, ...]  # per input: where its gradient goes
     needs_input_grad: tuple[bool, ...]
     is_tensor_input: tuple[bool, ...]
     _saved: tuple[Any, ...]
@@ -109,12 +109,47 @@ class BackwardNode:
             )
         return self._saved
 
+    @property
+    def next_functions(self) -> tuple[tuple[Any, int], ...]:
+        """PyTorch's view of ``next_nodes``: ``((node, 0), ...)``, a leaf as its ``AccumulateGrad``.
+
+        MiniTorch's engine walks the simpler ``next_nodes``; this form is for code written
+        for PyTorch (``loss.grad_fn.next_functions[0][0]``).
+        """
+        pairs = zip(self.next_nodes, self.is_tensor_input)  # settings (axes, shapes) have no entry
+        return tuple((_accumulate_grad_of(n) if isinstance(n, Tensor) else n, 0) for n, tensor in pairs if tensor)
+
     def name(self) -> str:
         """The node's class name, e.g. ``'MulBackward'`` (as in PyTorch)."""
         return type(self).__name__
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
+
+
+class AccumulateGrad:
+    """PyTorch's node for "add this gradient into the leaf's ``.grad``": ``.variable`` is the leaf."""
+
+    __slots__ = ("variable", "__weakref__")
+    next_functions: tuple[tuple[Any, int], ...] = ()
+
+    def __init__(self, variable: Tensor) -> None:
+        self.variable = variable
+
+    def name(self) -> str:
+        """``'AccumulateGrad'``, as in PyTorch."""
+        return "AccumulateGrad"
+
+    def __repr__(self) -> str:
+        return "<AccumulateGrad>"
+
+
+def _accumulate_grad_of(leaf: Tensor) -> AccumulateGrad:
+    """The leaf's AccumulateGrad node (one per leaf, made when first asked for)."""
+    node = leaf.__dict__.get("_accumulate_grad")
+    if node is None:
+        node = leaf.__dict__["_accumulate_grad"] = AccumulateGrad(leaf)
+    return node
 
 
 class _FunctionMeta(type):
@@ -149,7 +184,7 @@ class Function(metaclass=_FunctionMeta):
     def apply(cls, *args: Any) -> Tensor:
         """Run the op on Tensors (or plain values) and record it for backward when needed."""
         arrays: list[Any] = []
-        next_functions: list[BackwardNode | Tensor | None] = []
+        next_nodes: list[BackwardNode | Tensor | None] = []
         needs: list[bool] = []
         is_tensor: list[bool] = []
         any_needs = False
@@ -168,13 +203,13 @@ class Function(metaclass=_FunctionMeta):
                 if record and arg.requires_grad:
                     any_needs = True
                     needs.append(True)
-                    next_functions.append(arg if arg.grad_fn is None else arg.grad_fn)
+                    next_nodes.append(arg if arg.grad_fn is None else arg.grad_fn)
                     continue
             else:
                 arrays.append(arg)
                 is_tensor.append(False)
             needs.append(False)
-            next_functions.append(None)
+            next_nodes.append(None)
 
         ctx = cls._node_cls()
         ctx._saved = ()
@@ -206,7 +241,7 @@ class Function(metaclass=_FunctionMeta):
             if out.base is not None:
                 _share_counter_with_viewed_input(result, args)
             return result
-        ctx.next_functions = tuple(next_functions)
+        ctx.next_nodes = tuple(next_nodes)
         ctx.needs_input_grad = tuple(needs)
         ctx.is_tensor_input = tuple(is_tensor)
         ctx.out_shape = out.shape

@@ -1,9 +1,9 @@
 """Walking the recorded graph: the one walk the engine, ``draw_graph`` and the stepper share.
 
-The graph is made of ``BackwardNode``s. ``node.next_functions[i]`` says where the gradient
+The graph is made of ``BackwardNode``s. ``node.next_nodes[i]`` says where the gradient
 for input ``i`` of the node's op goes: another node, a leaf Tensor (its gradient ends in
 ``.grad``), or None (no gradient needed). Every walk here is iterative, so a chain of
-100,000 ops is fine, and deterministic: it follows ``next_functions`` in order.
+100,000 ops is fine, and deterministic: it follows ``next_nodes`` in order.
 
 - ``consumer_counts(root)``: every reachable node with the number of edges into it.
 - ``backward_order(root)``: the nodes in the order the engine runs their backward.
@@ -26,7 +26,7 @@ def consumer_counts(root: BackwardNode) -> dict[BackwardNode, int]:
     counts = {root: 0}
     stack = [root]
     while stack:
-        for nxt in stack.pop().next_functions:
+        for nxt in stack.pop().next_nodes:
             if nxt is None or isinstance(nxt, Tensor):
                 continue
             if nxt in counts:
@@ -60,7 +60,7 @@ def backward_plan(root: BackwardNode) -> tuple[list[BackwardNode], dict[Tensor, 
     while ready:
         node = ready.pop()
         order.append(node)
-        for nxt in node.next_functions:
+        for nxt in node.next_nodes:
             if nxt is None:
                 continue
             if isinstance(nxt, Tensor):
@@ -78,7 +78,7 @@ def nodes(root: BackwardNode) -> list[BackwardNode]:
     seen = {root}
     queue = deque(found)
     while queue:
-        for nxt in queue.popleft().next_functions:
+        for nxt in queue.popleft().next_nodes:
             if nxt is not None and not isinstance(nxt, Tensor) and nxt not in seen:
                 seen.add(nxt)
                 found.append(nxt)
@@ -90,7 +90,7 @@ def leaves(root: BackwardNode) -> list[Tensor]:
     """The leaf tensors whose ``.grad`` a backward from ``root`` fills, each once."""
     found: dict[int, Tensor] = {}
     for node in nodes(root):
-        for nxt in node.next_functions:
+        for nxt in node.next_nodes:
             if isinstance(nxt, Tensor):
                 found.setdefault(id(nxt), nxt)
     return list(found.values())

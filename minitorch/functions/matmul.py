@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.errors import MiniTorchError
+from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.broadcast import broadcast_shape, unbroadcast
 from minitorch.functions.out import write_out
 from minitorch.hints import Array, Gradients, Shape

@@ -11,8 +11,8 @@ from collections import namedtuple
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.functions.autocast_policy import to_float32
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim
+from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.promotion import cast
 from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.tensor import Tensor

@@ -11,9 +11,9 @@ Fused, they are one graph node each instead of the five or so that ``exp``, ``su
 from __future__ import annotations
 
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.functions.autocast_policy import to_float32
 from minitorch.dtypes import default_float
 from minitorch.errors import MiniTorchError, check_dim
+from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.promotion import cast
 from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor

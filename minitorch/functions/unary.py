@@ -7,9 +7,9 @@ import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.functions.autocast_policy import to_float32
 from minitorch.dtypes import default_float
 from minitorch.errors import MiniTorchError
+from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.promotion import cast
 from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor

@@ -325,7 +325,7 @@ def test_custom_function_forward_backward_and_node():
     np.testing.assert_allclose(y.detach().numpy(), 1.5 * np.array([1.0, 4.0, 9.0]))
     assert type(y.grad_fn).__name__ == "ScaledSquareBackward"
     assert y.grad_fn.name() == "ScaledSquareBackward"
-    assert y.grad_fn.next_functions == (x, None)
+    assert y.grad_fn.next_nodes == (x, None)
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 3.0 * np.array([1.0, 2.0, 3.0]))
     # Only built-in ops are registered by name: a learner's class never hides one.
@@ -377,9 +377,9 @@ def test_graph_structure():
     y = (x * w).exp()
     assert x.is_leaf and not y.is_leaf
     assert type(y.grad_fn).__name__ == "ExpBackward"
-    (mul_node,) = y.grad_fn.next_functions
+    (mul_node,) = y.grad_fn.next_nodes
     assert type(mul_node).__name__ == "MulBackward"
-    assert mul_node.next_functions == (x, w)
+    assert mul_node.next_nodes == (x, w)
     assert y.grad_fn.out_shape == (1,)
     assert y.grad_fn.out_dtype == np.float64
     counts = autograd.graph.consumer_counts(y.grad_fn)

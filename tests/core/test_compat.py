@@ -133,3 +133,23 @@ def test_out_refuses_autograd_as_pytorch():
         minitorch.mul(w, w, out=minitorch.zeros(2))
     with pytest.raises(RuntimeError, match="don't support automatic differentiation"):
         torch.mul(torch.ones(2, requires_grad=True), 2, out=torch.zeros(2))
+
+
+def test_next_functions_as_pytorch():
+    def describe(fn):
+        return [(None if f is None else f.name().replace("Backward0", "Backward"), i) for f, i in fn.next_functions]
+
+    def build(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        c = lib.tensor([3.0, 4.0])
+        loss = ((x * c).exp() * lib.tensor(2.0)).sum()  # (a Python number would have no entry here)
+        return x, loss
+
+    x, loss = build(minitorch)
+    tx, tloss = build(torch)
+    assert describe(loss.grad_fn) == describe(tloss.grad_fn)
+    mul2 = loss.grad_fn.next_functions[0][0]
+    assert describe(mul2) == describe(tloss.grad_fn.next_functions[0][0])
+    mul1 = mul2.next_functions[0][0].next_functions[0][0]
+    assert describe(mul1) == [("AccumulateGrad", 0), (None, 0)]
+    assert mul1.next_functions[0][0].variable is x and mul1.next_functions[0][0].next_functions == ()

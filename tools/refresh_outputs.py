@@ -1,0 +1,83 @@
+"""Re-execute solution notebooks and store the outputs whose text changed, and only those.
+
+    python -m tools.refresh_outputs lessons/solutions/01_tensors.ipynb [...]
+
+After a change that alters what a lesson prints (a new error message, a new repr), nbval
+reports the stored outputs as stale. Re-saving the whole executed notebook would also
+rewrite every figure and timing (binary noise in the diff); this tool keeps those and
+replaces only the outputs whose text (after the nbval sanitizers) differs. Cells marked
+``# NBVAL_IGNORE_OUTPUT`` keep their stored outputs. Then run ``make lessons``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+SANITIZE = Path(__file__).resolve().parent.parent / "lessons" / "nbval_sanitize.cfg"
+
+
+def _sanitizers() -> list[tuple[re.Pattern[str], str]]:
+    """The regex/replace pairs of lessons/nbval_sanitize.cfg."""
+    pairs, regex = [], None
+    for line in SANITIZE.read_text().splitlines():
+        if line.startswith("regex:"):
+            regex = re.compile(line[len("regex:") :].strip())
+        elif line.startswith("replace:") and regex is not None:
+            pairs.append((regex, line[len("replace:") :].strip()))
+            regex = None
+    return pairs
+
+
+def _text(outputs: list, sanitizers: list) -> str:
+    """What nbval compares: stream text, text/plain and text/html, and error names."""
+    parts = []
+    for out in outputs:
+        if out.get("output_type") == "stream":
+            parts.append(out.get("text", ""))
+        elif out.get("output_type") == "error":
+            parts.append(f"{out.get('ename')}: {out.get('evalue')}")
+        else:
+            data = out.get("data", {})
+            parts.extend(str(data.get(kind, "")) for kind in ("text/plain", "text/html"))
+    text = "\n".join(parts)
+    for regex, replacement in sanitizers:
+        text = regex.sub(replacement, text)
+    return text
+
+
+def refresh(path: Path) -> int:
+    """Execute ``path`` in its folder; store changed outputs; return how many cells changed."""
+    stored = nbformat.read(path, as_version=4)
+    fresh = nbformat.read(path, as_version=4)
+    where = {"metadata": {"path": str(path.parent)}}  # run in the notebook's folder, as nbval does
+    NotebookClient(fresh, timeout=600, kernel_name="python3", resources=where).execute()
+    sanitizers = _sanitizers()
+    changed = 0
+    for old, new in zip(stored.cells, fresh.cells):
+        if old.cell_type != "code" or "NBVAL_IGNORE_OUTPUT" in old.source or "NBVAL_SKIP" in old.source:
+            continue
+        if _text(old.outputs, sanitizers) != _text(new.outputs, sanitizers):
+            old.outputs = new.outputs
+            changed += 1
+    if changed:
+        nbformat.write(stored, path)
+    return changed
+
+
+def main() -> int:
+    """Refresh each notebook given on the command line."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("notebooks", nargs="+", type=Path)
+    for path in parser.parse_args().notebooks:
+        print(f"{path}: {refresh(path)} cell(s) updated")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
