@@ -13,7 +13,8 @@
 #   5. bench/gpu.py: the batch sweep (512, 2048, 8192) of CPU 1 thread / all cores, GPU resident
 #      (timed under cupyx.allow_synchronize(False): 0 syncs per step), per-op copies and
 #      PyTorch CUDA, with the cold NVRTC compile time (first step) apart from the steady state,
-#   6. the digits job on cuda (2 epochs),
+#   6. the digits job on cuda (2 epochs), then in mixed precision (--amp), and bench/amp.py
+#      (float32 vs float16 matmul and an MLP step under autocast + GradScaler, CPU and GPU),
 #   7. a summary. Exits non-zero when a test fails or no GPU is usable.
 # Everything goes to ONE file, $OUT/gpu_check.md when OUT is set (else /tmp/gpu_check.md):
 # the summary first, then every step's output. Every step has a time limit.
@@ -105,6 +106,12 @@ BENCH_RC=${PIPESTATUS[0]}
 say "### digits on cuda"
 timeout 90 "$PYTHON" -m minitorch.examples.digits --device cuda --epochs 2 --no-progress 2>&1 | tail -n 5 | tee -a "$LOG"
 DIGITS_RC=${PIPESTATUS[0]}
+say "### digits on cuda, mixed precision"
+timeout 90 "$PYTHON" -m minitorch.examples.digits --device cuda --epochs 2 --amp --no-progress 2>&1 | tail -n 5 | tee -a "$LOG"
+AMP_DIGITS_RC=${PIPESTATUS[0]}
+say "### bench/amp.py (mixed precision)"
+timeout 150 "$PYTHON" bench/amp.py --no-torch --repeats 5 2>&1 | tee -a "$LOG"
+AMP_RC=${PIPESTATUS[0]}
 
 # 7. The summary, first in the one output file, the full log after it.
 {
@@ -116,6 +123,8 @@ DIGITS_RC=${PIPESTATUS[0]}
     echo "| tests | ${TEST_LINE:-none} (exit $TESTS_RC) |"
     echo "| bench/gpu.py | exit $BENCH_RC |"
     echo "| digits on cuda | exit $DIGITS_RC |"
+    echo "| digits on cuda --amp | exit $AMP_DIGITS_RC |"
+    echo "| bench/amp.py | exit $AMP_RC |"
     grep -E "^target|^per-op copies cost|^peak GPU memory|FAILED: " "$LOG" | sed 's/^/| result | /; s/$/ |/'
     echo ""
     cat "$LOG"
@@ -123,7 +132,8 @@ DIGITS_RC=${PIPESTATUS[0]}
 rm -f "$LOG"
 echo "summary and full log: $SUMMARY"
 
-if [ "$GPU_OK" != 1 ] || [ "$TESTS_RC" != 0 ] || [ "$BENCH_RC" != 0 ] || [ "$DIGITS_RC" != 0 ]; then
+if [ "$GPU_OK" != 1 ] || [ "$TESTS_RC" != 0 ] || [ "$BENCH_RC" != 0 ] || [ "$DIGITS_RC" != 0 ] \
+    || [ "$AMP_DIGITS_RC" != 0 ] || [ "$AMP_RC" != 0 ]; then
     exit 1
 fi
 exit 0
