@@ -24,6 +24,7 @@ from minitorch.errors import MiniTorchError
 from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.matmul import product
 from minitorch.hints import Array, Gradients
+from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
 
@@ -60,7 +61,8 @@ class Linear(Function):
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``x @ weight.T + bias``: a fully connected layer with weight of shape (out, in)."""
-    x, weight, bias = to_low_precision(x, weight, bias)  # float16 inside autocast
+    if SWITCHES.autocast is not None:  # float16 inside autocast
+        x, weight, bias = to_low_precision(x, weight, bias)
     if x.shape[-1:] != weight.shape[-1:] or weight.ndim != 2:
         raise MiniTorchError(
             f"linear: input of shape {tuple(x.shape)} needs a weight of shape (out, {x.shape[-1] if x.ndim else '?'}), "

@@ -62,7 +62,8 @@ class NLLLoss(Function):
 def nll_loss(log_probs: Tensor, target: Tensor | Array, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of integer class ``target`` under ``log_probs`` (N, C[, ...])."""
     _check_reduction("nll_loss", reduction)
-    (log_probs,) = to_float32(log_probs)  # float32 inside autocast
+    if SWITCHES.autocast is not None:  # float32 inside autocast
+        (log_probs,) = to_float32(log_probs)
     if not isinstance(target, Tensor):
         target = Tensor(target)
     if target.data.dtype.kind not in "iu":
@@ -136,7 +137,8 @@ def cross_entropy(logits: Tensor, target: Tensor, reduction: str = "mean") -> Te
     of two, and no recomputed exponentials (on a GPU that backward is a single kernel).
     Other shapes use the two-op composition.
     """
-    (logits,) = to_float32(logits)  # float32 inside autocast
+    if SWITCHES.autocast is not None:  # float32 inside autocast
+        (logits,) = to_float32(logits)
     _check_reduction("cross_entropy", reduction)
     if _is_class_batch(logits, target):
         _check_target_range(target.data, logits.shape[1])
@@ -160,7 +162,8 @@ def _is_class_batch(logits: Tensor, target: Any) -> bool:
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Mean (or sum) of squared differences."""
     _check_reduction("mse_loss", reduction)
-    input, target = to_float32(input, target)  # float32 inside autocast
+    if SWITCHES.autocast is not None:  # float32 inside autocast
+        input, target = to_float32(input, target)
     for name, t in (("input", input), ("target", target)):
         if not isinstance(t, Tensor):
             raise TypeError(f"mse_loss(): argument '{name}' must be a Tensor, not {type(t).__name__}")

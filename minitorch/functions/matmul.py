@@ -17,6 +17,7 @@ from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.broadcast import broadcast_shape, unbroadcast
 from minitorch.functions.out import write_out
 from minitorch.hints import Array, Gradients, Shape
+from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
 
@@ -80,7 +81,8 @@ def matmul(a: Tensor, b: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix product with broadcasting of batch dimensions, as ``numpy.matmul``."""
     if out is not None:
         return write_out(out, matmul(a, b), "matmul")
-    a, b = to_low_precision(a, b)  # float16 inside autocast
+    if SWITCHES.autocast is not None:  # float16 inside autocast
+        a, b = to_low_precision(a, b)
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError(
             f"matmul: expected two Tensors, got {type(a).__name__} and {type(b).__name__}"

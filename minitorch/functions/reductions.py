@@ -15,6 +15,7 @@ from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim
 from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.promotion import cast
 from minitorch.hints import Array, DTypeLike, Gradients
+from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
 MaxResult = namedtuple("MaxResult", ["values", "indices"])
@@ -213,7 +214,8 @@ class LogSumExp(Function):
 # ---------------------------------------------------------------------- user functions
 def sum(a: Tensor, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> Tensor:
     """Sum of all elements, or over ``dim`` (an int or a tuple)."""
-    (a,) = to_float32(a)  # float32 inside autocast
+    if SWITCHES.autocast is not None:  # float32 inside autocast
+        (a,) = to_float32(a)
     if dtype is not None:
         a = a.to(dtype)
     elif a.data.dtype.kind == "b":
@@ -223,7 +225,8 @@ def sum(a: Tensor, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | N
 
 def mean(a: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """Mean of all elements, or over ``dim``; needs a floating-point tensor, as in PyTorch."""
-    (a,) = to_float32(a)  # float32 inside autocast
+    if SWITCHES.autocast is not None:  # float32 inside autocast
+        (a,) = to_float32(a)
     if a.data.dtype.kind != "f":
         raise MiniTorchError(
             f"mean(): could not infer output dtype: input dtype must be floating point, got "

@@ -12,6 +12,7 @@ from minitorch.errors import MiniTorchError
 from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.promotion import cast
 from minitorch.hints import Array, Gradients
+from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
 
@@ -207,17 +208,26 @@ def _floating(a: Tensor, op: str) -> Tensor:
 
 def exp(a: Tensor) -> Tensor:
     """e to the power of each element."""
-    return Exp.apply(to_float32(_floating(a, "exp"))[0])  # float32 inside autocast
+    a = _floating(a, "exp")
+    if SWITCHES.autocast is not None:  # float32 inside autocast
+        (a,) = to_float32(a)
+    return Exp.apply(a)
 
 
 def log(a: Tensor) -> Tensor:
     """Natural logarithm of each element."""
-    return Log.apply(to_float32(_floating(a, "log"))[0])
+    a = _floating(a, "log")
+    if SWITCHES.autocast is not None:  # float32 inside autocast
+        (a,) = to_float32(a)
+    return Log.apply(a)
 
 
 def log1p(a: Tensor) -> Tensor:
     """log(1 + a) of each element, without losing tiny a to rounding."""
-    return Log1p.apply(to_float32(_floating(a, "log1p"))[0])
+    a = _floating(a, "log1p")
+    if SWITCHES.autocast is not None:  # float32 inside autocast
+        (a,) = to_float32(a)
+    return Log1p.apply(a)
 
 
 def sqrt(a: Tensor) -> Tensor:
