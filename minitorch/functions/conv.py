@@ -1,7 +1,9 @@
-"""Convolution and max-pooling over images (N, C, H, W), by im2col.
+"""Convolution and max-pooling over images (N, C, H, W).
 
 - ``Conv2d``: im2col (a strided *view* of every kernel window, copied into one matrix)
   and one matrix product; col2im for the backward.
+- ``ShiftedConv2d`` (stride 1): kh*kw shifted matrix products, no window copy at all.
+  ``conv2d`` picks one of the two (``CONV_DESIGN``; measured in bench/train_cnn.py).
 - ``MaxPool2d``: the same windows, an ``argmax`` and a scatter of the gradient.
 
 Every op works on ``ctx.xp`` (NumPy or CuPy), so it runs on either device.
@@ -13,9 +15,9 @@ from typing import Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
+from minitorch.errors import MiniTorchError, check_int
 from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.matmul import product
-from minitorch.errors import MiniTorchError, check_int
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.tensor import Tensor
 
@@ -83,6 +85,109 @@ def windows_last(x: Array, kh: int, kw: int, sh: int, sw: int) -> Array:
     s_n, s_h, s_w, s_c = x.strides
     as_strided = backends.module_of(x).lib.stride_tricks.as_strided
     return as_strided(x, (n, ho, wo, kh, kw, c), (s_n, s_h * sh, s_w * sw, s_h, s_w, s_c))
+
+
+# Which convolution design Conv2d uses: "im2col", "shifted" (stride 1 only; else im2col) or
+# "auto" (the measured choice, see ``_use_shifted``). A module setting so that
+# bench/train_cnn.py --design can time both, and tests can run both.
+CONV_DESIGN = {"design": "auto"}
+
+
+def _use_shifted(stride: tuple[int, int], x_shape: Shape, kernel: tuple[int, int], padding: tuple[int, int]) -> bool:
+    """Take the shifted design? Only for stride 1; "auto" follows the measurements in docs/benchmarks.md.
+
+    The shifted design computes on the whole padded grid (Hp x Wp) and drops the rest, and
+    its products have only C columns. It wins (0.6-0.8x the time of im2col for 16x16 and
+    32x32 images, 16-64 channels) when that grid wastes little and C is not tiny; it loses
+    on the digits CNN's 8x8 and 4x4 images (1.5-3.6x), where im2col's copy is small anyway.
+    """
+    design = CONV_DESIGN["design"]
+    if stride != (1, 1) or design == "im2col":
+        return False
+    if design == "shifted":
+        return True
+    _, c, h, w = x_shape
+    hp, wp = h + 2 * padding[0], w + 2 * padding[1]
+    ho, wo = hp - kernel[0] + 1, wp - kernel[1] + 1
+    return c >= 8 and hp * wp <= 1.3 * ho * wo
+
+
+def _frame_rows(x: Array, ph: int, pw: int, kh: int, kw: int) -> Array:
+    """``x`` (N, C, H, W) copied channels-last into a zero-padded frame, as one row per pixel.
+
+    Shape (N*Hp*Wp + extra, C): row n*Hp*Wp + i*Wp + j is padded pixel (i, j) of sample n.
+    The ``extra`` zero rows at the end let every shifted slice below have the same length.
+    """
+    n, c, h, w = x.shape
+    hp, wp = h + 2 * ph, w + 2 * pw
+    rows = backends.module_of(x).zeros((n * hp * wp + (kh - 1) * wp + kw - 1, c), dtype=x.dtype)
+    rows[: n * hp * wp].reshape(n, hp, wp, c)[:, ph : ph + h, pw : pw + w, :] = x.transpose(0, 2, 3, 1)
+    return rows
+
+
+class ShiftedConv2d(Function):
+    """2-D convolution with stride 1 as kh*kw shifted matrix products: no im2col copy.
+
+    Lay the padded image out as rows (one per pixel, C columns). Output pixel (i, j) needs
+    input pixel (i + a, j + b) for each kernel offset (a, b), which is the row ``a*Wp + b``
+    further on. So for each offset: one matrix product of the rows shifted by that much
+    with the (C, O) slice of the weight, added into the output. The output is computed on
+    the whole padded grid (Hp x Wp); the rows past the valid (Ho x Wo) corner mix pixels of
+    the next row or sample and are dropped. Backward uses the same shifted slices: the
+    gradient of each offset's slice is a product too, added at the same shift (no col2im
+    scatter), and each offset's weight gradient is (shifted rows).T @ grad.
+    """
+
+    @staticmethod
+    def forward(ctx: BackwardNode, x: Array, weight: Array, bias: Array | None, padding: tuple[int, int]) -> Array:
+        xp = ctx.xp
+        (ph, pw), (n, c, h, w), (o, _, kh, kw) = padding, x.shape, weight.shape
+        hp, wp = h + 2 * ph, w + 2 * pw
+        ho, wo, count = hp - kh + 1, wp - kw + 1, n * hp * wp
+        rows = _frame_rows(x, ph, pw, kh, kw)
+        w_ab = xp.ascontiguousarray(weight.transpose(2, 3, 1, 0))  # (kh, kw, C, O): one (C, O) per offset
+        full = product(rows[:count], w_ab[0, 0])
+        for a in range(kh):
+            for b in range(kw):
+                if a or b:
+                    shift = a * wp + b
+                    full += product(rows[shift : shift + count], w_ab[a, b])
+        out = full.reshape(n, hp, wp, o)[:, :ho, :wo, :]  # drop the rows past the valid corner
+        out = out + bias if bias is not None else xp.ascontiguousarray(out)
+        ctx.save_for_backward(rows, w_ab)
+        ctx.meta = (n, c, h, w, ph, pw, ho, wo)
+        return out.transpose(0, 3, 1, 2)  # an NCHW view
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        rows, w_ab = ctx.saved_tensors
+        n, c, h, w, ph, pw, ho, wo = ctx.meta
+        kh, kw, _, o = w_ab.shape
+        xp = ctx.xp
+        hp, wp = h + 2 * ph, w + 2 * pw
+        count = n * hp * wp
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        g = xp.zeros((count, o), dtype=grad.dtype)  # the gradient on the whole grid: 0 where dropped
+        g.reshape(n, hp, wp, o)[:, :ho, :wo, :] = grad.transpose(0, 2, 3, 1)
+        grad_x = grad_w = grad_b = None
+        if need_w:
+            gw = xp.empty(w_ab.shape, dtype=grad.dtype)
+            for a in range(kh):
+                for b in range(kw):
+                    shift = a * wp + b
+                    gw[a, b] = product(rows[shift : shift + count].T, g)
+            grad_w = xp.ascontiguousarray(gw.transpose(3, 2, 0, 1))
+        if need_b:
+            grad_b = grad.sum(axis=(0, 2, 3))
+        if need_x:
+            grad_rows = xp.zeros(rows.shape, dtype=grad.dtype)
+            for a in range(kh):
+                for b in range(kw):
+                    shift = a * wp + b
+                    grad_rows[shift : shift + count] += product(g, w_ab[a, b].T)
+            framed = grad_rows[:count].reshape(n, hp, wp, c)[:, ph : ph + h, pw : pw + w, :]
+            grad_x = xp.ascontiguousarray(framed.transpose(0, 3, 1, 2))
+        return grad_x, grad_w, grad_b, None
 
 
 class Conv2d(Function):
@@ -183,45 +288,72 @@ def conv2d(
         )
     if x.data.dtype != weight.data.dtype:
         raise MiniTorchError(f"conv2d: input dtype {x.dtype} and weight dtype {weight.dtype} differ")
+    if _use_shifted(stride, tuple(x.shape), (weight.shape[2], weight.shape[3]), padding):
+        return ShiftedConv2d.apply(x, weight, bias, padding)
     return Conv2d.apply(x, weight, bias, stride, padding)
 
 
 class MaxPool2d(Function):
     """The maximum of each (kh, kw) window.
 
-    Forward remembers which element of each window won (``argmax``; the first one on a
-    tie, as PyTorch). Backward sends each output's gradient to that element only: a
-    one-hot mask times the gradient, put back onto the image (adding where windows overlap).
+    Forward walks the kh*kw offsets inside a window (4 for 2x2), each one array covering
+    the whole batch, keeping the running maximum and which offset gave it: a new value wins
+    only if it is larger (so on a tie the first maximum keeps the gradient, as PyTorch) or
+    NaN (NaN propagates, as in PyTorch's kernel). Backward sends each output's gradient to
+    the winning offset, one strided slice of the image per offset. Reducing over a last
+    axis of length 4 instead (``max``, ``argmax``) is several times slower in NumPy. When
+    windows tile the image (stride = kernel, the usual case) one transposed copy makes each
+    offset a contiguous slab; otherwise each offset is a strided view.
     """
 
     @staticmethod
     def forward(ctx: BackwardNode, x: Array, kernel: tuple[int, int], stride: tuple[int, int]) -> Array:
+        xp = ctx.xp
         (kh, kw), (sh, sw) = kernel, stride
-        win = windows(x, kh, kw, sh, sw)
-        n, c, ho, wo = win.shape[:4]
-        flat = win.reshape(n, c, ho, wo, kh * kw)  # a copy: windows are not contiguous
+        n, c, h, w = x.shape
+        ho, wo = (h - kh) // sh + 1, (w - kw) // sw + 1
+        tiles = (sh, sw) == (kh, kw)
+        if tiles:  # (kh*kw, N, C, Ho, Wo): offset k of every window, contiguous
+            blocks = x[:, :, : ho * kh, : wo * kw].reshape(n, c, ho, kh, wo, kw).transpose(3, 5, 0, 1, 2, 4)
+            slabs = xp.ascontiguousarray(blocks).reshape(kh * kw, n, c, ho, wo)
+        win = windows(x, kh, kw, sh, sw)  # (N, C, Ho, Wo, kh, kw), a view
+
+        def offset(k: int) -> Array:
+            return slabs[k] if tiles else win[..., k // kw, k % kw]
+
+        best = offset(0).copy()
+        index_type = xp.int8 if kh * kw < 128 else xp.int32
+        winner = xp.zeros(best.shape, dtype=index_type)
+        for k in range(1, kh * kw):
+            candidate = offset(k)
+            take = candidate > best
+            take |= candidate != candidate  # NaN wins, as in PyTorch's kernel
+            # k grows, so where ``take`` the new k is the largest index yet: max() records it.
+            xp.maximum(winner, take * index_type(k), out=winner)
+            xp.maximum(best, candidate, out=best)  # NaN propagates in maximum too
         ctx.meta = (x.shape, kh, kw, sh, sw)
-        ctx.save_for_backward(flat.argmax(axis=-1))
-        return flat.max(axis=-1)
+        ctx.save_for_backward(winner)
+        return best
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        (idx,) = ctx.saved_tensors
+        (winner,) = ctx.saved_tensors
         shape, kh, kw, sh, sw = ctx.meta
         xp = ctx.xp
-        # one_hot[..., k] is True where window element k was the maximum.
-        one_hot = idx[..., None] == xp.arange(kh * kw)
-        grad_win = (one_hot * grad[..., None]).reshape(grad.shape + (kh, kw))
-        n, c, ho, wo = grad.shape
-        if (sh, sw) == (kh, kw):
-            # Windows tile the image without overlap: interleave them back in one reshape.
-            tiled = grad_win.transpose(0, 1, 2, 4, 3, 5).reshape(n, c, ho * kh, wo * kw)
-            if tiled.shape == tuple(shape):
-                return tiled, None, None
-            out = xp.zeros(shape, dtype=grad.dtype)  # rows/columns no window covered get 0
-            out[:, :, : ho * kh, : wo * kw] = tiled
-            return out, None, None
-        return col2im(grad_win, shape, sh, sw), None, None
+        ho, wo = grad.shape[2:]
+        zero = grad.dtype.type(0)
+        overlap = sh < kh or sw < kw  # windows share pixels: their gradients add up
+        out = xp.zeros(shape, dtype=grad.dtype)  # pixels no window covered (or won) get 0
+        for k in range(kh * kw):
+            a, b = divmod(k, kw)
+            # the pixels at offset (a, b) of every window: a strided slice of the image
+            pixels = out[:, :, a : a + sh * ho : sh, b : b + sw * wo : sw]
+            mine = xp.where(winner == k, grad, zero)
+            if overlap:
+                pixels += mine
+            else:
+                pixels[...] = mine
+        return out, None, None
 
 
 def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None) -> Tensor:

@@ -67,8 +67,19 @@ def test_dropout_gradcheck_with_fixed_mask(rng):
     assert gradcheck(fn, (x,))
 
 
+@pytest.fixture(params=["im2col", "shifted"])
+def conv_design(request):
+    """Run a test with each convolution design (``conv.CONV_DESIGN``; shifted is stride 1 only)."""
+    from minitorch.functions import conv
+
+    previous = conv.CONV_DESIGN["design"]
+    conv.CONV_DESIGN["design"] = request.param
+    yield request.param
+    conv.CONV_DESIGN["design"] = previous
+
+
 @pytest.mark.parametrize("stride,padding", [(1, 0), (1, 1), (2, 1), ((2, 1), (0, 2))])
-def test_conv2d_gradcheck(rng, stride, padding):
+def test_conv2d_gradcheck(rng, stride, padding, conv_design):
     x, w, b = t64(rng, 2, 3, 5, 5), t64(rng, 4, 3, 3, 2), t64(rng, 4)
     assert gradcheck(lambda *a: F.conv2d(*a, stride=stride, padding=padding), (x, w, b))
 
@@ -125,6 +136,20 @@ def test_max_pool2d_tie_sends_gradient_to_the_first_maximum_like_torch():
     np.testing.assert_array_equal(x.grad.data[0, 0], expected)
 
 
+def test_max_pool2d_nan_wins_like_torch():
+    torch = pytest.importorskip("torch")
+    x = np.ones((1, 1, 4, 6))
+    x[0, 0, 0, 1] = x[0, 0, 3, 3] = x[0, 0, 2, 5] = np.nan
+    for kernel, stride in [(2, None), (3, 1)]:
+        mt = minitorch.tensor(x, requires_grad=True)
+        th = torch.tensor(x, requires_grad=True)
+        out = F.max_pool2d(mt, kernel, stride)
+        out.sum().backward()
+        torch.nn.functional.max_pool2d(th, kernel, stride).sum().backward()
+        np.testing.assert_array_equal(out.data, torch.nn.functional.max_pool2d(th, kernel, stride).detach().numpy())
+        np.testing.assert_array_equal(mt.grad.data, th.grad.numpy())
+
+
 def test_conv_and_pool_shape_errors():
     with pytest.raises(MiniTorchError, match="channels"):
         F.conv2d(minitorch.randn(1, 2, 5, 5), minitorch.randn(4, 3, 3, 3))
@@ -177,8 +202,8 @@ def _compare(torch, mt_fn, torch_fn, inputs, rtol=1e-10, atol=1e-12):
         np.testing.assert_allclose(m.grad.data, t.grad.numpy(), rtol=rtol, atol=atol)
 
 
-@pytest.mark.parametrize("stride,padding", [(1, 0), (1, 1), (2, 2), ((1, 2), (1, 0))])
-def test_conv2d_matches_torch(rng, stride, padding):
+@pytest.mark.parametrize("stride,padding", [(1, 0), (1, 1), (2, 2), ((1, 2), (1, 0)), (1, (2, 0))])
+def test_conv2d_matches_torch(rng, stride, padding, conv_design):
     torch = pytest.importorskip("torch")
     x, w, b = rng.standard_normal((3, 2, 7, 6)), rng.standard_normal((4, 2, 3, 3)), rng.standard_normal(4)
     _compare(
