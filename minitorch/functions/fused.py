@@ -63,13 +63,15 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``x @ weight.T + bias``: a fully connected layer with weight of shape (out, in)."""
     if SWITCHES.autocast is not None:  # float16 inside autocast
         x, weight, bias = to_low_precision(x, weight, bias)
-    if x.shape[-1:] != weight.shape[-1:] or weight.ndim != 2:
+    # The checks read the arrays' shape tuples: cheaper than Tensor.shape on this hot path.
+    x_shape, w_shape = x.data.shape, weight.data.shape
+    if x_shape[-1:] != w_shape[-1:] or len(w_shape) != 2:
         raise MiniTorchError(
-            f"linear: input of shape {tuple(x.shape)} needs a weight of shape (out, {x.shape[-1] if x.ndim else '?'}), "
-            f"got {tuple(weight.shape)}"
+            f"linear: input of shape {x_shape} needs a weight of shape (out, {x_shape[-1] if x_shape else '?'}), "
+            f"got {w_shape}"
         )
-    if bias is not None and tuple(bias.shape) != (weight.shape[0],):
-        raise MiniTorchError(f"linear: bias must have shape ({weight.shape[0]},), got {tuple(bias.shape)}")
+    if bias is not None and bias.data.shape != w_shape[:1]:
+        raise MiniTorchError(f"linear: bias must have shape ({w_shape[0]},), got {bias.data.shape}")
     if x.data.dtype != weight.data.dtype:
         raise MiniTorchError(
             f"linear: input dtype {x.dtype} and weight dtype {weight.dtype} differ; convert with "
@@ -116,6 +118,9 @@ class SoftmaxCrossEntropy(Function):
         xp = ctx.xp
         grad_logits = probs.copy()
         grad_logits[xp.arange(n), target] -= 1
+        if scale.ndim == 0 and scale.dtype == probs.dtype:
+            grad_logits *= scale  # in place: no second (N, C) array
+            return grad_logits, None, None
         return (grad_logits * scale).astype(probs.dtype, copy=False), None, None
 
 
