@@ -1,6 +1,6 @@
 """``minitorch.nn``: modules (layers with parameters), ``functional``, ``init`` and ``parallel`` (DDP)."""
 
-from minitorch.nn import functional, init, utils
+from minitorch.nn import functional, init, parallel, utils
 from minitorch.nn.attention import MultiheadAttention
 from minitorch.nn.layers import (
     BatchNorm1d,
@@ -24,4 +24,3 @@ from minitorch.nn.losses import BCELoss, BCEWithLogitsLoss, HuberLoss, L1Loss, S
 from minitorch.nn.module import Module, ModuleList, Parameter, Sequential
 from minitorch.nn.recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from minitorch.nn.sequence import GELU, Embedding, LayerNorm
-from minitorch.nn import parallel
