@@ -66,7 +66,17 @@ TABLE = [
     ("07", "sgd_check", [("p.data -= lr * g", "p.data += lr * g")], "step 1"),
     ("07", "adam_check", [("m_hat = state[\"m\"] / (1 - beta1 ** t)", "m_hat = state[\"m\"]")], "already at the first step"),
     ("08", "step_check", [("return loss.item()", "return loss")], "Python number"),
-    ("09", "conv_check", [("grad_b = g.sum(axis=0)", "grad_b = g.sum(axis=0) * 2")], "twice"),
+    ("09", "grad_b_check", [("return g.sum(axis=0)", "return g")], "sum g over the batch and positions"),
+    ("09", "grad_b_check", [("return g.sum(axis=0)", "return g.mean(axis=0)")], "mean"),
+    ("09", "grad_b_check", [("return g.sum(axis=0)", "return g.sum(axis=1)")], "summed over the filters"),
+    ("09", "grad_w_check", [("(g.T @ cols).reshape(w_shape)", "(cols.T @ g).reshape(w_shape)")], "transposed"),
+    ("09", "grad_w_check", [("(g.T @ cols).reshape(w_shape)", "g.T @ cols")], "reshape it to the weight's shape"),
+    ("09", "grad_x_check", [("grad_padded[:, :, ph:ph + h, pw:pw + w]", "grad_padded[:, :, :h, :w]")],
+     "wrong window offsets"),
+    ("09", "grad_x_check", [(".reshape(n, ho, wo, c, kh, kw).transpose(0, 3, 1, 2, 4, 5)", ".reshape(n, c, ho, wo, kh, kw)")],
+     "wrong window offsets"),
+    ("09", "grad_x_check", [("return grad_padded[:, :, ph:ph + h, pw:pw + w]", "return grad_padded")], "still padded"),
+    ("09", "conv_check", [("return g.sum(axis=0)", "return g.sum(axis=0) * 2")], "twice"),
     ("09", "pool_check", [("grad_flat = one_hot * grad_output[..., None]", "grad_flat = one_hot * 1.0")],
      "multiply by grad_output"),
     ("09", "overlap_check", [("return col2im(grad_windows, ctx.x_shape, sh, sw)", "return col2im(grad_windows, ctx.x_shape, sh, sw) * 2")],
@@ -118,7 +128,8 @@ def test_wrong_answer_gets_its_hint(lesson, var, edits, words):
 
     cells = _cells(lesson)
     check = _check_cell(cells, var)
-    ns = dict(_namespace(lesson, check))
+    base = _namespace(lesson, check)
+    ns = dict(base)
     # the exercise: the last solution cell before the check that contains the text to replace
     exercise = [s for s in cells[:check] if edits[0][0] in s and "### BEGIN SOLUTION" in s][-1]
     for old, new in edits:
@@ -126,10 +137,16 @@ def test_wrong_answer_gets_its_hint(lesson, var, edits, words):
         exercise = exercise.replace(old, new)
     cwd = os.getcwd()
     os.chdir(SOLUTIONS)
+    saved = {}
     try:
         exec(compile(exercise, "<wrong answer>", "exec"), ns)
+        # functions defined by earlier cells (09's MyConv2d calls conv_grad_b) look names up in
+        # the cached namespace: point those at the wrong answer for this row, restored below
+        saved = {k: v for k, v in base.items() if k in ns and ns[k] is not v}
+        base.update({k: ns[k] for k in saved})
         exec(compile(cells[check], "<check cell>", "exec"), ns)
     finally:
+        base.update(saved)
         os.chdir(cwd)
         minitorch.autograd.restore_backward()
     result = ns[var]

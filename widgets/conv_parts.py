@@ -1,0 +1,156 @@
+"""Lesson 09's conv2d backward in three parts (bias, weight, input), each checked on its own.
+
+    check_function("conv2d grad_b", conv_grad_b, conv_parts.reference_grad_b,
+                   conv_parts.cases("b"), compare=conv_parts.compare_grad_b, describe=conv_parts.describe("b"))
+
+The parts receive what an im2col backward has at hand: ``g``, the upstream gradient as a
+``(N*Ho*Wo, O)`` matrix (rows in im2col's order: sample, output row, output column);
+``cols``, the ``(N*Ho*Wo, C*kh*kw)`` window matrix; ``w2``, the ``(O, C*kh*kw)`` flattened
+weight. The references are MiniTorch's autograd of the forward (not a copy of the
+solution), and each ``compare_*`` names the typical mistake of its part.
+"""
+
+import numpy as np
+
+import minitorch
+from minitorch.functions.conv import windows
+from widgets.function_checker import same
+from widgets.hints import constant_factor, factor_hint
+
+# (x shape, weight shape, stride, padding): overlapping windows hanging over the border,
+# several channels and samples, and stride 1
+CONFIGS = [
+    ((1, 1, 5, 5), (2, 1, 3, 3), (2, 2), (1, 1)),
+    ((2, 3, 6, 6), (4, 3, 3, 3), (2, 2), (1, 1)),
+    ((2, 2, 5, 4), (3, 2, 3, 2), (1, 1), (1, 0)),
+]
+
+
+def _out_hw(x_shape, w_shape, stride, padding):
+    (_, _, h, w), (_, _, kh, kw) = x_shape, w_shape
+    return (h + 2 * padding[0] - kh) // stride[0] + 1, (w + 2 * padding[1] - kw) // stride[1] + 1
+
+
+def _case(config, seed):
+    x_shape, w_shape, stride, padding = config
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(x_shape)
+    weight = rng.standard_normal(w_shape)
+    o, c, kh, kw = w_shape
+    ho, wo = _out_hw(x_shape, w_shape, stride, padding)
+    padded = np.pad(x, ((0, 0), (0, 0), (padding[0],) * 2, (padding[1],) * 2))
+    win = windows(padded, kh, kw, *stride)
+    cols = np.ascontiguousarray(win.transpose(0, 2, 3, 1, 4, 5).reshape(-1, c * kh * kw))
+    g = rng.standard_normal((x_shape[0] * ho * wo, o))
+    return g, cols, weight.reshape(o, -1).copy()
+
+
+def cases(part):
+    """Argument tuples: "b" (g,), "w" (g, cols, w_shape) or "x" (g, w2, x_shape, w_shape, stride, padding)."""
+    out = []
+    for seed, config in enumerate(CONFIGS):
+        g, cols, w2 = _case(config, seed)
+        x_shape, w_shape, stride, padding = config
+        out.append({"b": (g,), "w": (g, cols, w_shape), "x": (g, w2, x_shape, w_shape, stride, padding)}[part])
+    return out
+
+
+def describe(part):
+    """Names a case in the check's table."""
+    def name(args):
+        if part == "x":
+            _, _, x_shape, w_shape, stride, padding = args
+            return f"x {x_shape}, w {w_shape}, stride {stride}, padding {padding}"
+        return ", ".join(f"{n} {a.shape}" for n, a in zip(("g", "cols"), args[:2]))
+    return name
+
+
+def _grads_of(y, g_matrix, *leaves):
+    """Backpropagate ``g`` (as a (rows, O) matrix) through ``y`` and return the leaves' gradients."""
+    if y.ndim == 4:  # (N, O, Ho, Wo): im2col's rows are (n, i, j)
+        n, o, ho, wo = y.shape
+        g_matrix = g_matrix.reshape(n, ho, wo, o).transpose(0, 3, 1, 2)
+    (y * minitorch.tensor(g_matrix)).sum().backward()
+    return [leaf.grad.numpy() for leaf in leaves]
+
+
+def reference_grad_b(g):
+    bias = minitorch.zeros(g.shape[1], dtype=minitorch.float64, requires_grad=True)
+    return _grads_of(minitorch.zeros(g.shape, dtype=minitorch.float64) + bias, g, bias)[0]
+
+
+def reference_grad_w(g, cols, w_shape):
+    weight = minitorch.zeros(*w_shape, dtype=minitorch.float64, requires_grad=True)
+    return _grads_of(minitorch.tensor(cols) @ weight.reshape(w_shape[0], -1).T, g, weight)[0]
+
+
+def reference_grad_x(g, w2, x_shape, w_shape, stride, padding):
+    x = minitorch.zeros(*x_shape, dtype=minitorch.float64, requires_grad=True)
+    y = minitorch.nn.functional.conv2d(x, minitorch.tensor(w2.reshape(w_shape)), None, stride, padding)
+    return _grads_of(y, g, x)[0]
+
+
+def compare_grad_b(got, expected):
+    if isinstance(got, np.ndarray) and got.shape != expected.shape:
+        if got.ndim == 2 and got.shape[-1] == expected.shape[0]:
+            return False, (f"shape {got.shape}, expected {expected.shape}: every sample and every output "
+                           "position used the same bias, so sum g over the batch and positions (its rows, "
+                           "axis=0): one number per filter")
+        if got.ndim == 1:
+            return False, (f"shape {got.shape}, expected {expected.shape}: you summed over the filters "
+                           "(axis=1); sum over the rows (axis=0) instead")
+    c = constant_factor(got, expected) if isinstance(got, np.ndarray) else None
+    if c and c < 1 and np.isclose(1 / c, round(1 / c), rtol=1e-6) and round(1 / c) > 1:
+        return False, (f"off by exactly 1/{round(1 / c)}: you took the mean over the {round(1 / c)} rows; "
+                       "the bias gradient is their sum")
+    return same(got, expected)
+
+
+def compare_grad_w(got, expected):
+    o = expected.shape[0]
+    flat = expected.reshape(o, -1)
+    if isinstance(got, np.ndarray) and got.size == expected.size:
+        transposed = "transposed: cols.T @ g is (C*kh*kw, O); the weight gradient is g.T @ cols, (O, C*kh*kw)"
+        if got.shape == flat.T.shape and np.allclose(got, flat.T):
+            return False, transposed + ", then reshape it to the weight's shape"
+        if got.shape == flat.shape and np.allclose(got, flat):
+            return False, f"right values, shape {got.shape}: reshape it to the weight's shape {expected.shape}"
+        if not np.allclose(got.reshape(-1), expected.reshape(-1)) and np.allclose(got.reshape(-1), flat.T.reshape(-1)):
+            return False, transposed + ", before the reshape"
+    return same(got, expected)
+
+
+def _shift(got, expected):
+    """(di, dj) when ``got`` is ``expected`` moved by that many pixels (the overlap agrees), else None."""
+    h, w = expected.shape[-2:]
+    for di in range(-2, 3):
+        for dj in range(-2, 3):
+            if (di, dj) == (0, 0) or abs(di) >= h or abs(dj) >= w:
+                continue
+            a = got[..., max(di, 0):h + min(di, 0), max(dj, 0):w + min(dj, 0)]
+            b = expected[..., max(-di, 0):h + min(-di, 0), max(-dj, 0):w + min(-dj, 0)]
+            if np.any(np.abs(b) > 1e-9) and np.allclose(a, b):
+                return di, dj
+    return None
+
+
+def compare_grad_x(got, expected):
+    ok, hint = same(got, expected)
+    if ok or not isinstance(got, np.ndarray) or got.ndim != 4 or got.shape[:2] != expected.shape[:2]:
+        return ok, hint
+    (h, w), (gh, gw) = expected.shape[-2:], got.shape[-2:]
+    if (gh, gw) != (h, w):
+        if gh >= h and gw >= w:
+            return False, (f"shape {got.shape}, expected {expected.shape}: still padded; cut the padding off "
+                           "(grad_padded[:, :, ph:ph + h, pw:pw + w])")
+        return ok, hint
+    if factor_hint(got, expected):
+        return ok, hint
+    moved = _shift(got, expected)
+    if moved:
+        return False, (f"your gradient is the right one moved by {moved} pixels: wrong window offsets when "
+                       "cutting the padding off; keep rows ph:ph + h and columns pw:pw + w")
+    return False, (f"{hint}. The window gradients land on the wrong pixels (wrong window offsets): grad_cols's "
+                   "rows are (sample, out row, out col) and its columns (channel, kernel row, kernel col), as "
+                   "im2col laid them out; reshape to (N, Ho, Wo, C, kh, kw), then transpose to "
+                   "(N, C, Ho, Wo, kh, kw) for col2im")
