@@ -19,6 +19,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -264,8 +265,27 @@ def classroom(hub):
         return await asyncio.wait_for(asyncio.gather(*runs), RUN_TIMEOUT)
 
     started = time.monotonic()
-    results = dict(zip(LEARNERS, asyncio.run(everyone())))
+    results = dict(zip(LEARNERS, _run_in_own_loop(everyone)))
     return {"tokens": tokens, "results": results, "seconds": time.monotonic() - started}
+
+
+def _run_in_own_loop(coroutine_function):
+    """``asyncio.run`` in a thread of its own: earlier tests in the same process (the browser
+    tests drive Chromium through Playwright's event loop) may leave a loop running here."""
+    box = {}
+
+    def target():
+        try:
+            box["result"] = asyncio.run(coroutine_function())
+        except BaseException as exc:  # re-raised in the test's thread below
+            box["error"] = exc
+
+    worker = threading.Thread(target=target, name="learners")
+    worker.start()
+    worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
 
 
 def test_wrong_password_is_refused(hub):
