@@ -1,0 +1,182 @@
+"""Lesson 08's gradient accumulation exercise: a step over k micro-batches, checked against one big-batch step.
+
+    check_function("accumulated step", accumulation.runner(accumulated_step),
+                   accumulation.runner(accumulation.big_batch_step, mistakes=True),
+                   accumulation.cases(train_set), compare=accumulation.compare, describe=accumulation.describe)
+
+Each case trains a small MLP for a few batches with the step function and records the
+returned losses and every parameter after each step. The reference is one ordinary step
+on the whole batch (not a copy of the solution); with ``mistakes=True`` the reference run
+also records the typical wrong answers (no 1/k, zero_grad inside the loop, a step per
+micro-batch, no zero_grad at all), so ``compare`` can name the one a learner made.
+"""
+
+import numpy as np
+
+import minitorch
+from minitorch import nn, optim
+from minitorch.data import DataLoader
+from minitorch.nn import functional as F
+from minitorch.tensor import Tensor
+
+BATCH = 32
+
+
+def big_batch_step(model, xb, yb, optimizer, loss_fn, k):
+    """The reference: one ordinary step on the whole batch (``k`` plays no part)."""
+    optimizer.zero_grad()
+    loss = loss_fn(model(xb), yb)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def reference_step(model, xb, yb, optimizer, loss_fn, k):
+    """A correct accumulated step, used by the lesson when the learner's is not finished."""
+    total = 0.0
+    for x, y in zip(xb.chunk(k), yb.chunk(k)):
+        loss = loss_fn(model(x), y) / k
+        loss.backward()
+        total += loss.item()
+    optimizer.step()
+    optimizer.zero_grad()
+    return total
+
+
+def _mistake(scale=True, zero_inside=False, step_inside=False, zero_after=True):
+    def step(model, xb, yb, optimizer, loss_fn, k):
+        total = 0.0
+        for x, y in zip(xb.chunk(k), yb.chunk(k)):
+            if zero_inside:
+                optimizer.zero_grad()
+            loss = loss_fn(model(x), y)
+            if scale:
+                loss = loss / k
+            loss.backward()
+            total += loss.item()
+            if step_inside:
+                optimizer.step()
+        if not step_inside:
+            optimizer.step()
+        if zero_after:
+            optimizer.zero_grad()
+        return total
+    return step
+
+
+_K_TOO_LARGE = ("the update is k times too large (k = {k}): divide each micro-batch's loss by k before "
+                "backward(); the big batch's loss is the mean over all its samples, not the sum of k means")
+_LAST_ONLY = ("only the last micro-batch counted: zero_grad() inside the loop throws away the gradients "
+              "accumulated so far; zero them once per step, after optimizer.step()")
+_K_STEPS = ("k steps instead of one (k = {k}): optimizer.step() runs inside the loop; accumulate the k "
+            "backward() calls first, then step once after the loop")
+_NO_ZERO = ("step 1 matched but the next steps did not: the gradients of the previous step were still in "
+            ".grad; call optimizer.zero_grad() after optimizer.step() (or before the first backward)")
+
+# (name, wrong step, hint): checked in this order, the first whose parameters match names the mistake
+MISTAKES = [
+    ("no 1/k", _mistake(scale=False), _K_TOO_LARGE),
+    ("zero inside", _mistake(zero_inside=True), _LAST_ONLY),
+    ("zero inside, no 1/k", _mistake(scale=False, zero_inside=True), _LAST_ONLY),
+    ("step inside", _mistake(zero_inside=True, step_inside=True), _K_STEPS),
+    ("step inside, accumulating", _mistake(step_inside=True), _K_STEPS),
+    ("step inside, no 1/k", _mistake(scale=False, zero_inside=True, step_inside=True), _K_STEPS),
+    ("no zero_grad", _mistake(zero_after=False), _NO_ZERO),
+    ("no zero_grad, no 1/k", _mistake(scale=False, zero_after=False), _K_TOO_LARGE),
+]
+
+
+class Trajectory:
+    """What a few steps did: the returned values and the flattened parameters after each step."""
+
+    def __init__(self, k, returned, params, initial, mistakes=None):
+        self.k, self.returned, self.params, self.initial = k, returned, params, initial
+        self.mistakes = mistakes or {}
+
+    def __repr__(self):
+        losses = ", ".join(f"{r:.4f}" if isinstance(r, float) else type(r).__name__ for r in self.returned)
+        return f"{len(self.params)} steps, losses [{losses}]"
+
+
+def _optimizer(name, params):
+    if name == "SGD":
+        return optim.SGD(params, lr=0.5)
+    if name == "SGD momentum":
+        return optim.SGD(params, lr=0.2, momentum=0.9)
+    return optim.Adam(params, lr=0.01)
+
+
+def _flat(model):
+    return np.concatenate([p.detach().numpy().astype(np.float64).ravel() for p in model.parameters()])
+
+
+def _trajectory(step_fn, dataset, k, n_steps, opt_name):
+    minitorch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(64, 16), nn.ReLU(), nn.Linear(16, 10))
+    opt = _optimizer(opt_name, model.parameters())
+    initial = _flat(model)
+    returned, params = [], []
+    batches = DataLoader(dataset, batch_size=BATCH, shuffle=True, seed=0)
+    for _, (xb, yb) in zip(range(n_steps), batches):
+        returned.append(step_fn(model, xb, yb, opt, F.cross_entropy, k))
+        params.append(_flat(model))
+    return Trajectory(k, returned, params, initial)
+
+
+def runner(step_fn, mistakes=False):
+    """A function of one case, ``(dataset, k, n_steps, optimizer name)`` -> ``Trajectory``."""
+    def run(dataset, k, n_steps, opt_name):
+        result = _trajectory(step_fn, dataset, k, n_steps, opt_name)
+        if mistakes:
+            result.mistakes = {name: _trajectory(fn, dataset, k, n_steps, opt_name) for name, fn, _ in MISTAKES}
+        return result
+    return run
+
+
+def cases(dataset):
+    """Batches of 32 as k micro-batches: plain SGD (where a wrong scale shows most), momentum, Adam."""
+    return [(dataset, 4, 3, "SGD"), (dataset, 2, 3, "SGD momentum"), (dataset, 8, 3, "Adam")]
+
+
+def describe(args):
+    _, k, n_steps, opt_name = args
+    return f"batch of {BATCH} as {k} micro-batches of {BATCH // k}, {n_steps} steps of {opt_name}"
+
+
+def _close(a, b):
+    return len(a) == len(b) and all(np.allclose(x, y, rtol=1e-4, atol=1e-5) for x, y in zip(a, b))
+
+
+def compare(got, expected):
+    """(ok, hint): the parameters after every step, then the returned losses; names the mistake made."""
+    k = expected.k
+    for r in got.returned:
+        if r is None:
+            return False, "returned None: did you forget `return`? (return the batch's loss as a Python float)"
+        if isinstance(r, (Tensor, np.ndarray)):
+            return False, (f"returned a {type(r).__name__}; return a Python number "
+                           "(add up loss.item() of each scaled micro-batch loss)")
+    if not _close(got.params, expected.params):
+        for name, _, hint in MISTAKES:
+            wrong = expected.mistakes.get(name)
+            if wrong is not None and _close(got.params, wrong.params):
+                return False, hint.format(k=k)
+        first_got, first_exp = got.params[0] - got.initial, expected.params[0] - expected.initial
+        if not np.any(first_got):
+            return False, ("the parameters did not change at step 1: is optimizer.step() called after the "
+                           "backward() calls, before zero_grad()?")
+        for step, (g, e) in enumerate(zip(got.params, expected.params), 1):
+            if not np.allclose(g, e, rtol=1e-4, atol=1e-5):
+                c = float(np.sum(first_got * first_exp) / np.sum(first_exp * first_exp))
+                ratio = f" (step 1's update is {c:.3g} times the big-batch update)" if step == 1 else ""
+                return False, (f"the parameters differ from one big-batch step at step {step}{ratio}: "
+                               "every micro-batch's loss / k, backward() for each, then one step() and zero_grad()")
+    for step, (r, e) in enumerate(zip(got.returned, expected.returned), 1):
+        if not isinstance(r, (int, float)) or not np.isclose(r, e, rtol=1e-4, atol=1e-5):
+            shown = f"{r:.6g}" if isinstance(r, (int, float)) else type(r).__name__
+            if isinstance(r, (int, float)) and np.isclose(r, k * e, rtol=1e-4):
+                return False, (f"the parameters are right, but the returned loss is k times too large (k = {k}): "
+                               "add up the scaled losses (loss / k), not the micro-batch means")
+            return False, (f"the parameters are right, but step {step} returned {shown}, expected {e:.6g}: return the "
+                           "whole batch's loss, the sum of the k scaled micro-batch losses (each .item())")
+    return True, ""
