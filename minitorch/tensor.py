@@ -172,11 +172,11 @@ class Tensor(TensorOperators, TensorMethods, InPlaceMethods):
                 f"item(): a Tensor with {self.data.size} elements (shape {tuple(self.shape)}) "
                 "cannot be converted to a Python number; only one-element tensors can"
             )
-        return self.data.item()
+        return _on_host(self.data).item()
 
     def tolist(self) -> Any:
         """The values as (nested) Python lists, or a number for a 0-d tensor."""
-        return self.data.tolist()
+        return _on_host(self.data).tolist()
 
     def numpy(self) -> np.ndarray:
         """The data as a NumPy array sharing memory with this tensor (CPU only)."""
@@ -387,6 +387,12 @@ class _HookHandle:
         """Unregister the hook (safe to call twice)."""
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)
+
+
+def _on_host(data: Array) -> Array:
+    """``data`` in host memory. A GPU array goes through its backend's download, the sync
+    point where checks deferred on the device (a class label out of range) are reported."""
+    return data if type(data) is np.ndarray else backends.to_device(data, "cpu")
 
 
 class VersionCounter:

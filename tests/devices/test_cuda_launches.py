@@ -123,6 +123,13 @@ def test_bad_label_on_gpu_raises_at_the_next_sync_not_before(fake_gpu):
     minitorch.cuda.synchronize()  # reported once
 
 
+@pytest.mark.parametrize("read", [lambda t: t.item(), lambda t: t.tolist()], ids=["item", "tolist"])
+def test_reading_a_value_is_a_sync_point_too(fake_gpu, read):
+    loss = F.cross_entropy(minitorch.zeros(4, 3, device="cuda"), minitorch.tensor([0, 1, 3, 2], device="cuda"))
+    with pytest.raises(MiniTorchIndexError, match=r"outside \[0, 2\]"):
+        read(loss)
+
+
 def test_bad_embedding_index_on_gpu_raises_at_sync(fake_gpu):
     weight = minitorch.ones(5, 2, device="cuda")
     out = F.embedding(minitorch.tensor([[0, -1]], device="cuda"), weight)  # CuPy would wrap -1 silently
