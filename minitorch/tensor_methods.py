@@ -387,12 +387,29 @@ class TensorMethods:
         return _ops.where(condition, self, other)
 
     # Sequence models and attention (functions/masking.py, special.py, split.py): one line each.
-    def masked_fill(self, mask: Any, value: Any) -> Tensor: return _ops.masked_fill(self, mask, value)  # where True
-    def tril(self, diagonal: int = 0) -> Tensor: return _ops.tril(self, diagonal)  # lower triangle, zeros above
-    def triu(self, diagonal: int = 0) -> Tensor: return _ops.triu(self, diagonal)  # upper triangle, zeros below
-    def erf(self) -> Tensor: return _ops.erf(self)  # the error function of each element
-    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]: return _ops.chunk(self, chunks, dim)  # views
-    def split(self, size: Any, dim: int = 0) -> tuple[Tensor, ...]: return _ops.split(self, size, dim)  # views
+    def masked_fill(self, mask: Any, value: Any) -> Tensor:
+        """``value`` where the bool ``mask`` is True, ``self`` elsewhere."""
+        return _ops.masked_fill(self, mask, value)
+
+    def tril(self, diagonal: int = 0) -> Tensor:
+        """The lower triangle (zeros above the ``diagonal``-th diagonal)."""
+        return _ops.tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0) -> Tensor:
+        """The upper triangle (zeros below the ``diagonal``-th diagonal)."""
+        return _ops.triu(self, diagonal)
+
+    def erf(self) -> Tensor:
+        """The error function, elementwise."""
+        return _ops.erf(self)
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+        """``chunks`` views along ``dim`` (the last one may be smaller)."""
+        return _ops.chunk(self, chunks, dim)
+
+    def split(self, size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+        """Views along ``dim`` of ``size`` each (an int) or of the given sizes (a list)."""
+        return _ops.split(self, size, dim)
 
 
 def _link_ops() -> None:

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.functions.broadcast import unbroadcast
+from minitorch.functions.indexing import index_arrays
 from minitorch.functions.promotion import cast
 from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor
@@ -44,22 +43,8 @@ class IndexPut(Function):
 
 
 def index_put_index(index: Any, data: Array) -> Any:
-    """``index`` as the array library indexes ``data``: Tensors become arrays on its device."""
-    if isinstance(index, tuple):
-        return tuple(_index_part(i, data) for i in index)
-    return _index_part(index, data)
-
-
-def _index_part(item: Any, data: Array) -> Any:
-    if isinstance(item, Tensor):
-        if item.data.dtype.kind == "f":
-            raise IndexError(f"index: tensors used as indices must be long (int64) or bool, got {item.dtype}")
-        item = item.data
-    elif isinstance(item, list):
-        item = np.asarray([i.item() if isinstance(i, Tensor) else i for i in item])
-    if backends.is_backend_array(item):
-        return backends.to_device(item, backends.device_of(data))
-    return item
+    """``index`` as the array library indexes ``data`` (see ``indexing.index_arrays``)."""
+    return index_arrays(index, backends.device_of(data))
 
 
 def index_put(a: Tensor, index: Any, value: Any) -> Tensor:

@@ -66,6 +66,13 @@ def _index_on_device(index: Any, device: str) -> Any:
     return tuple(moved) if isinstance(index, tuple) else moved[0]
 
 
+def index_arrays(index: Any, device: str) -> Any:
+    """``index`` as the array library indexes data on ``device``: Tensors and lists become
+    arrays there, with getitem's rules (``t[index] = value`` uses it)."""
+    index = tuple(_convert(i) for i in index) if isinstance(index, tuple) else _convert(index)
+    return _index_on_device(index, device)
+
+
 def _convert(item: Any) -> Any:
     """Index parts to what NumPy indexes with: Tensors become their arrays."""
     if isinstance(item, Tensor):

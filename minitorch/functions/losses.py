@@ -141,7 +141,7 @@ def cross_entropy(logits: Tensor, target: Tensor, reduction: str = "mean") -> Te
         (logits,) = to_float32(logits)
     _check_reduction("cross_entropy", reduction)
     if _is_class_batch(logits, target):
-        _check_target_range(target.data, logits.shape[1])
+        _check_target_range(target.data, logits.data.shape[1])
         return softmax_cross_entropy(logits, target, reduction)
     dim = 0 if logits.ndim == 1 else 1
     return nll_loss(log_softmax(logits, dim), target, reduction)
