@@ -77,12 +77,10 @@ class _Formatter:
             self.whole = bool(np.all(finite == np.ceil(finite)))
             wide = high / low > 1000.0 or high > 1.0e8
             self.sci = wide if self.whole else (wide or low < 1.0e-4)
-            # Widths come from the finite values only; inf and nan take what they need.
-            self.width = max(len(self._text(v)) for v in finite.tolist())
         if PRINT_OPTS.sci_mode is not None:
             self.sci = PRINT_OPTS.sci_mode
-            if finite.size:
-                self.width = max(len(self._text(v)) for v in finite.tolist())
+        if finite.size:  # widths come from the finite values; inf and nan take what they need
+            self.width = max(len(self._text(v)) for v in finite.tolist())
 
     @staticmethod
     def _plain(value: Any) -> str:
