@@ -23,6 +23,7 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.matmul import product
+from minitorch.functions.unary import relu_grad
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
@@ -145,11 +146,7 @@ class BiasReLU(Function):
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (out,) = ctx.saved_tensors
-        kernels = backends.kernels_for(grad)
-        if kernels is not None and grad.dtype == out.dtype:
-            grad_x = kernels.relu_backward(out, grad)
-        else:
-            grad_x = grad * (out > 0)
+        grad_x = relu_grad(out, grad)
         need_x, need_b = ctx.needs_input_grad
         grad_b = grad_x.reshape(-1, grad_x.shape[-1]).sum(axis=0) if need_b else None
         return (grad_x if need_x else None), grad_b

@@ -156,10 +156,19 @@ class ReLU(Function):
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (out,) = ctx.saved_tensors
-        kernels = backends.kernels_for(grad)
-        if kernels is not None and grad.dtype == out.dtype:
-            return (kernels.relu_backward(out, grad),)
-        return (grad * (out > 0),)
+        return (relu_grad(out, grad),)
+
+
+def relu_grad(out: Array, grad: Array) -> Array:
+    """ReLU's backward from its output: ``grad`` where ``out > 0``, else 0 (one kernel on a GPU).
+
+    The forward output is enough (out > 0 exactly where the input was), and it is what
+    ReLU and the fused BiasReLU save anyway.
+    """
+    kernels = backends.kernels_for(grad)
+    if kernels is not None and grad.dtype == out.dtype:
+        return kernels.relu_backward(out, grad)
+    return grad * (out > 0)
 
 
 class Abs(Function):
