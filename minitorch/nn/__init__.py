@@ -2,6 +2,7 @@
 
 from minitorch.nn import functional, init, parallel, utils
 from minitorch.nn.attention import MultiheadAttention
+from minitorch.nn.containers import ModuleList, Sequential
 from minitorch.nn.layers import (
     BatchNorm1d,
     BatchNorm2d,
@@ -21,6 +22,6 @@ from minitorch.nn.layers import (
     Tanh,
 )
 from minitorch.nn.losses import BCELoss, BCEWithLogitsLoss, HuberLoss, L1Loss, SmoothL1Loss
-from minitorch.nn.module import Module, ModuleList, Parameter, Sequential
+from minitorch.nn.module import Module, Parameter
 from minitorch.nn.recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from minitorch.nn.sequence import GELU, Embedding, LayerNorm

@@ -396,84 +396,6 @@ class Module:
         return sorted(set(super().__dir__()))
 
 
-class Sequential(Module):
-    """Modules applied one after another: ``Sequential(Linear(64, 128), ReLU(), Linear(128, 10))``.
-
-    Sub-modules are named ``'0'``, ``'1'``, ... (so state_dict keys are ``'0.weight'``, as in
-    PyTorch), or by the keys of an ``OrderedDict`` passed instead.
-    """
-
-    def __init__(self, *modules: Any) -> None:
-        super().__init__()
-        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
-            for name, module in modules[0].items():
-                self.add_module(name, _check_module(module, "Sequential"))
-        else:
-            for i, module in enumerate(modules):
-                self.add_module(str(i), _check_module(module, "Sequential"))
-
-    def forward(self, x: Any) -> Any:
-        for module in self._modules.values():
-            x = module(x)
-        return x
-
-    def __getitem__(self, index: int | slice) -> Any:
-        items = list(self._modules.items())
-        if isinstance(index, slice):
-            return Sequential(OrderedDict(items[index]))
-        return items[index][1]
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._modules.values())
-
-    def append(self, module: Module) -> Sequential:
-        """Add a module at the end; returns self."""
-        self.add_module(str(len(self._modules)), _check_module(module, "Sequential"))
-        return self
-
-
-class ModuleList(Module):
-    """A list of modules whose parameters are registered (a plain Python list hides them)."""
-
-    def __init__(self, modules: Iterable[Module] | None = None) -> None:
-        super().__init__()
-        if modules is not None:
-            self.extend(modules)
-
-    def __getitem__(self, index: int | slice) -> Any:
-        values = list(self._modules.values())
-        if isinstance(index, slice):
-            return ModuleList(values[index])
-        return values[index]
-
-    def __setitem__(self, index: int, module: Module) -> None:
-        key = list(self._modules)[index]
-        self.add_module(key, _check_module(module, "ModuleList"))
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._modules.values())
-
-    def append(self, module: Module) -> ModuleList:
-        """Add a module at the end; returns self."""
-        self.add_module(str(len(self._modules)), _check_module(module, "ModuleList"))
-        return self
-
-    def extend(self, modules: Iterable[Module]) -> ModuleList:
-        """Add several modules at the end; returns self."""
-        for module in modules:
-            self.append(module)
-        return self
-
-    def forward(self, *args: Any) -> Any:
-        raise MiniTorchError("ModuleList has no forward(): iterate over it in your own module's forward")
-
-
 def _what_it_is(value: Any) -> str:
     """``value``'s type, and what to pass instead when the slip is a common one."""
     kind = type(value).__name__
@@ -492,9 +414,3 @@ def _unexpected_hint(unexpected: list[str], missing: list[str]) -> str:
     if missing and all(k.startswith("module.") for k in unexpected):
         return " (saved from a wrapped model: strip the 'module.' prefix from the keys)"
     return ""
-
-
-def _check_module(module: Any, container: str) -> Module:
-    if not isinstance(module, Module):
-        raise TypeError(f"{container}: expected Module instances, got {type(module).__name__} ({module!r})")
-    return module
