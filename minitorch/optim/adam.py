@@ -18,12 +18,20 @@ from collections.abc import Iterable
 from typing import Any
 
 from minitorch import backends
-from minitorch.optim.optimizer import Optimizer, check_non_negative, check_number
+from minitorch.optim import foreach as multi_tensor
+from minitorch.optim.optimizer import Optimizer, check_foreach, check_non_negative, check_number
 from minitorch.tensor import Tensor
 
 
 class Adam(Optimizer):
-    """``Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0)``."""
+    """``Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, *, foreach=None)``.
+
+    ``foreach``: True updates each group's CPU parameters together as one flat array
+    (``minitorch.optim.foreach``), False one parameter at a time, None (the default) flat
+    where that is faster (several small parameters). The numbers are the same either way;
+    groups the flat step can't take (GPU arrays, mixed dtypes, parameters at different
+    step counts) always go one parameter at a time, even with ``foreach=True``.
+    """
 
     decoupled = False  # AdamW sets True: weight decay shrinks p directly
     state_keys = ("step", "exp_avg", "exp_avg_sq")
@@ -35,8 +43,10 @@ class Adam(Optimizer):
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
         weight_decay: float = 0.0,
+        *,
+        foreach: bool | None = None,
     ) -> None:
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach))
 
     def _check_hyperparameters(self, group: dict[str, Any]) -> dict[str, Any]:
         """lr, eps and weight_decay >= 0 and betas a pair in [0, 1), as PyTorch checks them (NaN refused)."""
@@ -44,6 +54,7 @@ class Adam(Optimizer):
         name = type(self).__name__
         group["eps"] = check_non_negative(name, "eps", group["eps"], "epsilon value")
         group["weight_decay"] = check_non_negative(name, "weight_decay", group["weight_decay"], "weight_decay value")
+        group["foreach"] = check_foreach(name, group.get("foreach"))
         betas = group["betas"]
         if isinstance(betas, Tensor) or not isinstance(betas, (tuple, list)):
             raise TypeError(f"{name}: betas must be a pair (beta1, beta2), e.g. (0.9, 0.999), got {betas!r}")
@@ -66,6 +77,9 @@ class Adam(Optimizer):
     def step(self) -> None:
         """One update of every parameter that has a gradient."""
         for group in self.param_groups:
+            foreach = group.get("foreach")
+            if foreach is not False and multi_tensor.adam_step(self, group, self.decoupled, foreach is None):
+                continue  # done on the group's flat arrays, with the same numbers as the loop below
             lr, (beta1, beta2), eps, weight_decay = group["lr"], group["betas"], group["eps"], group["weight_decay"]
             for p in group["params"]:
                 if p.grad is None:
@@ -122,5 +136,7 @@ class AdamW(Adam):
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
         weight_decay: float = 1e-2,
+        *,
+        foreach: bool | None = None,
     ) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay)
+        super().__init__(params, lr, betas, eps, weight_decay, foreach=foreach)

@@ -20,6 +20,8 @@ import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import numpy as np
+
 from minitorch import backends
 from minitorch.tensor import Tensor
 
@@ -41,6 +43,13 @@ def check_non_negative(owner: str, name: str, value: Any, label: str) -> Any:
         why = "it is NaN: check the computation that produced it" if math.isnan(value) else f"{name} must be >= 0"
         raise ValueError(f"{owner}: Invalid {label}: {value} ({why})")
     return value
+
+
+def check_foreach(owner: str, value: Any) -> bool | None:
+    """``foreach`` as None, True or False (a NumPy bool becomes a bool); anything else is a TypeError."""
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return None if value is None else bool(value)
+    raise TypeError(f"{owner}: foreach must be None, True or False, got {type(value).__name__} {value!r}")
 
 
 def _not_a_params_iterable(owner: str, params: Any) -> str | None:
