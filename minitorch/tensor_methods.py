@@ -154,7 +154,7 @@ class TensorMethods:
                     f"this tensor has shape {tuple(self.shape)}; reduce it first (e.g. "
                     ".sum().backward()) or pass gradient= with that shape"
                 )
-            grad = backends.module_of(self.data).ones_like(self.data)
+            grad = backends.module_of(self.data).ones(self.data.shape, dtype=self.data.dtype)
         else:
             grad = gradient.data if isinstance(gradient, TensorMethods) else gradient
             if backends.is_backend_array(grad) and backends.device_of(grad) != self.device:

@@ -102,6 +102,7 @@ def _run(root: Tensor, gradient: Array, retain_graph: bool) -> None:
     grads: dict[BackwardNode, Array] = {root_node: gradient}  # arriving at each node, summed over its consumers
     leaf_grads: dict[Tensor, Array] = {}  # the same for leaf tensors, until their last edge
     debug, anomaly, observers = SWITCHES.debug, SWITCHES.anomaly, _OBSERVERS
+    watched = debug or anomaly or bool(observers)  # the checks and observers of the careful path
     # Backward itself records no graph (no higher-order gradients in MiniTorch).
     previous_mode = SWITCHES.grad_enabled
     SWITCHES.grad_enabled = False
@@ -110,7 +111,6 @@ def _run(root: Tensor, gradient: Array, retain_graph: bool) -> None:
             grad_output = grads.pop(node, None)
             if grad_output is None:  # no path from the root carried a gradient here
                 continue
-            next_nodes = node.next_nodes
             if node._versions is not None:
                 _check_saved_versions(node)
             if node._pre_hooks is not None:
@@ -118,37 +118,33 @@ def _run(root: Tensor, gradient: Array, retain_graph: bool) -> None:
             grad_inputs = node.function.backward(node, grad_output)
             if type(grad_inputs) is not tuple:
                 grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
-            if debug:
-                check_backward_result(node, grad_inputs)
+            next_nodes = node.next_nodes
+            if watched:
+                _watch_step(node, grad_output, grad_inputs, debug, anomaly)
             elif len(grad_inputs) != len(next_nodes):
                 _raise_count_mismatch(node, grad_inputs)
-            if anomaly:
-                for i, g in enumerate(grad_inputs):
-                    if next_nodes[i] is not None:
-                        check_gradient(node, i, g, node.xp)
-            if observers:
-                for observer in list(observers):
-                    observer(node, grad_output, grad_inputs)
             if not retain_graph:
                 node._saved = ()
                 node._versions = None
                 node._freed = True
-            for index, (nxt, g) in enumerate(zip(next_nodes, grad_inputs)):
+            for nxt, g in zip(next_nodes, grad_inputs):
                 if nxt is None or g is None:
                     continue
-                if isinstance(nxt, Tensor):  # a leaf: gather until its last edge, then into .grad
-                    if getattr(g, "shape", ()) != nxt.data.shape:
-                        g = _fit_leaf_grad(node, index, g, nxt)
-                    previous = leaf_grads.pop(nxt, None)
-                    total = g if previous is None else previous + g
-                    left = leaf_edges[nxt] = leaf_edges[nxt] - 1
-                    if left:
-                        leaf_grads[nxt] = total
-                    else:
-                        _accumulate_leaf(nxt, total, handed_out)
-                else:
+                if not isinstance(nxt, Tensor):  # an op's node: add up until it runs
                     previous = grads.get(nxt)
                     grads[nxt] = g if previous is None else previous + g
+                    continue
+                # A leaf: gather its gradients until its last edge, then add them into .grad.
+                if getattr(g, "shape", ()) != nxt.data.shape:
+                    g = _fit_leaf_grad(node, g, nxt)
+                left = leaf_edges[nxt] - 1
+                previous = leaf_grads.pop(nxt, None)
+                total = g if previous is None else previous + g
+                if left:
+                    leaf_edges[nxt] = left
+                    leaf_grads[nxt] = total
+                else:
+                    _accumulate_leaf(nxt, total, handed_out)
         # Leaves with an edge from a node that got no gradient were not finished above.
         for leaf, g in leaf_grads.items():
             _accumulate_leaf(leaf, g, handed_out)
@@ -156,24 +152,39 @@ def _run(root: Tensor, gradient: Array, retain_graph: bool) -> None:
         SWITCHES.grad_enabled = previous_mode
 
 
+def _watch_step(node: BackwardNode, grad_output: Array, grad_inputs: Gradients, debug: bool, anomaly: bool) -> None:
+    """The careful path of one backward step: the debug and anomaly checks, then the observers."""
+    if debug:
+        check_backward_result(node, grad_inputs)
+    elif len(grad_inputs) != len(node.next_nodes):
+        _raise_count_mismatch(node, grad_inputs)
+    if anomaly:
+        for i, g in enumerate(grad_inputs):
+            if node.next_nodes[i] is not None:
+                check_gradient(node, i, g, node.xp)
+    for observer in list(_OBSERVERS):
+        observer(node, grad_output, grad_inputs)
+
+
 def _accumulate_leaf(leaf: Tensor, g: Array, handed_out: set[int]) -> None:
     """Add a leaf's gradient into its ``.grad``, after its hooks have had their say."""
-    if type(g) is not type(leaf.data):  # a NumPy scalar from a reduction, say
-        g = backends.module_of(leaf.data).asarray(g)
-    if g.dtype != leaf.data.dtype:
-        g = g.astype(leaf.data.dtype)
-    if g.shape != leaf.data.shape:  # only from ``backward(gradient=...)`` on a leaf itself
-        g = g.reshape(leaf.data.shape)
-    hooked = bool(leaf._hooks)
-    if leaf._hooks:
-        g = _run_tensor_hooks(leaf._hooks, g)
+    data = leaf.data
+    if type(g) is not type(data):  # a NumPy scalar from a reduction, say
+        g = backends.module_of(data).asarray(g)
+    if g.dtype != data.dtype:
+        g = g.astype(data.dtype)
+    if g.shape != data.shape:  # only from ``backward(gradient=...)`` on a leaf itself
+        g = g.reshape(data.shape)
+    hooks = leaf._hooks
+    if hooks:
+        g = _run_tensor_hooks(hooks, g)
     grad = leaf._grad  # the field itself: .grad's setter checks what users assign
     if grad is None:
         # ``.grad.zero_()`` and optimizers write into ``.grad``, so it must own its
         # memory. Copy unless g is a fresh array nobody else holds: it may be a view
         # (a read-only broadcast from sum or expand, say), a hook's array, or the very
         # array another leaf got (``a + b``).
-        if hooked or g.base is not None or id(g) in handed_out:
+        if hooks or g.base is not None or id(g) in handed_out:
             g = g.copy()
         handed_out.add(id(g))
         leaf._grad = Tensor._make(g, None, False)
@@ -185,7 +196,7 @@ def _accumulate_leaf(leaf: Tensor, g: Array, handed_out: set[int]) -> None:
             hook(leaf)
 
 
-def _fit_leaf_grad(node: BackwardNode, index: int, g: Array, leaf: Tensor) -> Array:
+def _fit_leaf_grad(node: BackwardNode, g: Array, leaf: Tensor) -> Array:
     """A gradient whose shape differs from its leaf's: fine if only size-1 dims differ.
 
     Anything else is a wrong backward; say which op returned it rather than letting NumPy
@@ -195,6 +206,7 @@ def _fit_leaf_grad(node: BackwardNode, index: int, g: Array, leaf: Tensor) -> Ar
     if math.prod(g_shape) == math.prod(shape) and [s for s in g_shape if s != 1] == [s for s in shape if s != 1]:
         return backends.module_of(leaf.data).asarray(g).reshape(shape)
     op = node.function.__name__
+    index = next(i for i, nxt in enumerate(node.next_nodes) if nxt is leaf)  # for the message only
     hint = " (did you reduce the broadcast dimensions?)" if math.prod(g_shape) > math.prod(shape) else ""
     raise MiniTorchError(
         f"{op}.backward returned grad of shape {g_shape} for input {index}, a leaf of shape {shape}{hint}"

@@ -50,8 +50,10 @@ class TensorDataset(Dataset):
         """A whole batch at once: every tensor indexed by the integer array ``indices``."""
         out = []
         for t in self.tensors:
-            idx = backends.to_device(indices, t.device)
-            out.append(Tensor._make(t.data[idx], None, False))
+            data = t.data
+            # Host data takes the host indices as they are; device data gets them uploaded once.
+            idx = indices if type(data) is np.ndarray else backends.to_device(indices, backends.device_of(data))
+            out.append(Tensor._make(data[idx], None, False))
         return tuple(out)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, MiniTorchValueError
@@ -109,6 +111,10 @@ def nll_loss(log_probs: Tensor, target: Tensor | Array, reduction: str = "mean")
     return NLLLoss.apply(log_probs, target.data, reduction)
 
 
+# The unsigned integer type of each signed one's size (for the one-max() range check).
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
 def _check_target_range(t: Array, c: int) -> None:
     """Class indices must lie in [0, C); NumPy would silently wrap a negative one."""
     # Checking the range at once reads a number back from a GPU (a sync every step), so on
@@ -122,7 +128,7 @@ def _check_target_range(t: Array, c: int) -> None:
         check_on_device(t, c, error)
         return
     # Seen as unsigned, a negative index becomes huge: one max() checks both ends.
-    unsigned = t.view(t.dtype.str.replace("i", "u")) if t.dtype.kind == "i" else t
+    unsigned = t.view(_UNSIGNED[t.dtype.itemsize]) if t.dtype.kind == "i" else t
     if t.size and int(unsigned.max()) >= c:
         raise MiniTorchIndexError(
             f"nll_loss: target values must be in [0, {c - 1}] for {c} classes, got {int(t.min())}..{int(t.max())}"
