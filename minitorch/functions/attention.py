@@ -70,7 +70,11 @@ class ScaledDotProductAttention(Function):
             grad_s = p * (grad_p - (grad_p * p).sum(axis=-1, keepdims=True))
             if need_mask:
                 grad_mask = unbroadcast(grad_s, mask_shape)
-            grad_s *= ctx.scale
+                # A mask of the scores' full shape gets grad_s itself (unbroadcast sums nothing):
+                # scaling grad_s in place would scale the mask's gradient too.
+                grad_s = grad_s * ctx.scale
+            else:
+                grad_s *= ctx.scale
             grad_q = unbroadcast(grad_s @ k, q_shape) if need_q else None
             grad_k = unbroadcast(_swap(grad_s) @ q, k_shape) if need_k else None
         return grad_q, grad_k, grad_v, grad_mask, None
