@@ -26,6 +26,7 @@ from typing import Any
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchValueError
+from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.broadcast import broadcast_shape
 from minitorch.functions.promotion import promote
 from minitorch.hints import Array, Gradients, Shape
@@ -155,6 +156,8 @@ def binary_cross_entropy(
     op = "binary_cross_entropy"
     _check_reduction(op, reduction)
     _check_pair(op, input, target)
+    if SWITCHES.autocast is not None:  # losses run in float32 inside autocast (PyTorch's list)
+        input, target = to_float32(input, target)
     _check_floating(op, input, target)
     if input.data.dtype != target.data.dtype:
         raise MiniTorchError(
@@ -236,6 +239,8 @@ def binary_cross_entropy_with_logits(
     op = "binary_cross_entropy_with_logits"
     _check_reduction(op, reduction)
     _check_pair(op, input, target)
+    if SWITCHES.autocast is not None:  # losses run in float32 inside autocast (PyTorch's list)
+        input, target = to_float32(input, target)
     _check_floating(op, input, target)
     input, target = promote(input, target)
     shape = tuple(input.shape)
@@ -252,6 +257,8 @@ def _regression_pair(op: str, input: Tensor, target: Tensor, reduction: str) -> 
     """The shared checks of l1/smooth_l1/huber; the pair promoted to one dtype."""
     _check_reduction(op, reduction)
     _check_pair(op, input, target)
+    if SWITCHES.autocast is not None:  # losses run in float32 inside autocast (PyTorch's list)
+        input, target = to_float32(input, target)
     if input.data.dtype.kind != "f" and target.data.dtype.kind != "f":
         raise MiniTorchError(
             f"{op}: needs floating-point tensors, got {input.dtype} and {target.dtype}; convert with .float()"
