@@ -71,6 +71,10 @@ class Sequential(Module):
             return Sequential(OrderedDict(items[index]))
         return items[index][1]
 
+    def __setitem__(self, index: int, module: Module) -> None:
+        key = list(self._modules)[index]
+        self.add_module(key, _check_module(module, "Sequential"))
+
     def __len__(self) -> int:
         return len(self._modules)
 

@@ -67,7 +67,15 @@ def _raw_input_message(module: Module, x: Any) -> str:
     return f"{type(module).__name__}: the input must be a Tensor, got a {kind}: wrap it with {fix} first"
 
 
-IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns; prints as PyTorch's when nothing is off."""
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
 
 
 class Module:
@@ -244,6 +252,16 @@ class Module:
             p.requires_grad_(requires_grad)
         return self
 
+    def apply(self, fn: Callable[[Module], Any]) -> Module:
+        """Call ``fn`` on every submodule, children first and then self (as PyTorch); returns self.
+
+        The usual use: ``model.apply(init_weights)`` to re-initialise every layer.
+        """
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear every parameter's ``.grad`` (to None by default, as PyTorch 2 does)."""
         for p in self.parameters():
@@ -316,15 +334,21 @@ class Module:
         The values share memory with the module (detached unless ``keep_vars``).
         """
         out: OrderedDict[str, Tensor] = OrderedDict()
-        for module_prefix, module in self.named_modules(prefix.rstrip(".")):
-            dot = module_prefix + "." if module_prefix else ""
-            for name, p in module._parameters.items():
-                if p is not None:
-                    out[dot + name] = p if keep_vars else p.detach()
-            for name, b in module._buffers.items():
-                if b is not None and name not in module._non_persistent:
-                    out[dot + name] = b if keep_vars else b.detach()
+        self._fill_state_dict(out, prefix, keep_vars)
         return out
+
+    def _fill_state_dict(self, out: OrderedDict[str, Tensor], dot: str, keep_vars: bool) -> None:
+        # Not named_modules(): a module used twice (``seq[1] = seq[0]``) appears under each
+        # of its names, as in PyTorch, so PyTorch checkpoints of such models load strictly.
+        for name, p in self._parameters.items():
+            if p is not None:
+                out[dot + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent:
+                out[dot + name] = b if keep_vars else b.detach()
+        for name, module in self._modules.items():
+            if module is not None:
+                module._fill_state_dict(out, f"{dot}{name}.", keep_vars)
 
     def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True) -> IncompatibleKeys:
         """Copy values from ``state_dict`` into this module's parameters and buffers in place.
