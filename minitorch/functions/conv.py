@@ -258,17 +258,18 @@ def conv2d(
 ) -> Tensor:
     """2-D convolution of ``x`` (N, C, H, W) with ``weight`` (O, C, kh, kw), as PyTorch's.
 
-    Unlike PyTorch, an unbatched ``x`` (C, H, W) is refused, with the fix: ``x.unsqueeze(0)``.
+    An unbatched ``x`` (C, H, W) gives a (O, Ho, Wo) result, as in PyTorch (and ``nn.Conv2d``).
     """
+    if isinstance(x, Tensor) and x.ndim == 3:  # one unbatched image: PyTorch accepts it too
+        return conv2d(x.unsqueeze(0), weight, bias, stride, padding).squeeze(0)
     x, weight, bias = to_low_precision(x, weight, bias)  # float16 inside autocast
     stride, padding = pair(stride, "conv2d: stride"), pair(padding, "conv2d: padding")
     _check_positive("conv2d", "stride", stride)
     _check_positive("conv2d", "padding", padding, allow_zero=True)
     if x.ndim != 4 or weight.ndim != 4:
-        hint = "; for a single image use x.unsqueeze(0)" if x.ndim == 3 else ""
         raise MiniTorchError(
-            f"conv2d: expected input (N, C, H, W) and weight (O, C, kh, kw), got shapes "
-            f"{tuple(x.shape)} and {tuple(weight.shape)}{hint}"
+            f"conv2d: expected input (N, C, H, W) or (C, H, W) and weight (O, C, kh, kw), got shapes "
+            f"{tuple(x.shape)} and {tuple(weight.shape)}"
         )
     _check_positive("conv2d", "kernel size", (weight.shape[2], weight.shape[3]))
     if x.shape[1] != weight.shape[1]:
@@ -357,15 +358,16 @@ class MaxPool2d(Function):
 
 
 def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None) -> Tensor:
-    """Maximum over each window of ``x`` (N, C, H, W); ``stride`` defaults to the kernel size
-    (also when given as None or an empty tuple, as in PyTorch)."""
+    """Maximum over each window of ``x`` (N, C, H, W), or of one unbatched ``x`` (C, H, W) as in
+    PyTorch; ``stride`` defaults to the kernel size (also when given as None or an empty tuple)."""
+    if isinstance(x, Tensor) and x.ndim == 3:  # one unbatched image: PyTorch accepts it too
+        return max_pool2d(x.unsqueeze(0), kernel_size, stride).squeeze(0)
     kernel = pair(kernel_size, "max_pool2d: kernel_size")
     _check_positive("max_pool2d", "kernel_size", kernel)
     stride = kernel if stride is None or stride in ((), []) else pair(stride, "max_pool2d: stride")
     _check_positive("max_pool2d", "stride", stride)
     if x.ndim != 4:
-        hint = "; for a single image use x.unsqueeze(0)" if x.ndim == 3 else ""
-        raise MiniTorchError(f"max_pool2d: expected input (N, C, H, W), got shape {tuple(x.shape)}{hint}")
+        raise MiniTorchError(f"max_pool2d: expected input (N, C, H, W) or (C, H, W), got shape {tuple(x.shape)}")
     if x.shape[2] < kernel[0] or x.shape[3] < kernel[1]:
         raise MiniTorchError(f"max_pool2d: kernel {kernel} is larger than the input {tuple(x.shape[2:])}")
     return MaxPool2d.apply(x, kernel, stride)

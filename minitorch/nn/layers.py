@@ -124,8 +124,6 @@ class Conv2d(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, x: Tensor) -> Tensor:
-        if x.ndim == 3:  # one unbatched (C, H, W) image, as PyTorch accepts
-            return F.conv2d(x.unsqueeze(0), self.weight, self.bias, self.stride, self.padding).squeeze(0)
         return F.conv2d(x, self.weight, self.bias, self.stride, self.padding)
 
     def extra_repr(self) -> str:
@@ -150,8 +148,6 @@ class MaxPool2d(Module):
         self.stride = kernel_size if stride is None else stride
 
     def forward(self, x: Tensor) -> Tensor:
-        if x.ndim == 3:  # one unbatched (C, H, W) image, as PyTorch accepts
-            return F.max_pool2d(x.unsqueeze(0), self.kernel_size, self.stride).squeeze(0)
         return F.max_pool2d(x, self.kernel_size, self.stride)
 
     def extra_repr(self) -> str:
