@@ -1,0 +1,126 @@
+"""Regressions found by running nn / functional / amp side by side with PyTorch.
+
+Each test builds the same case in both frameworks and compares values, gradients, dtypes
+or key lists; every one failed before its fix.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitorch as mt
+
+torch = pytest.importorskip("torch")
+
+
+def _pair(a: np.ndarray) -> tuple[object, object]:
+    return torch.tensor(a, requires_grad=True), mt.tensor(a, requires_grad=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("q_shape", [(4, 8), (2, 2, 3, 8)])
+def test_sdpa_float_mask_gradient_when_mask_has_the_scores_shape(dtype, q_shape):
+    # The mask's gradient came out multiplied by the 1/sqrt(E) scale when the mask was
+    # not broadcast (it shared its array with the scores' gradient, then scaled in place).
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal(q_shape).astype(dtype) for _ in range(3))
+    mask = rng.standard_normal(q_shape[:-1] + (q_shape[-2],)).astype(dtype)
+    w = rng.standard_normal(q_shape).astype(dtype)
+    grads = []
+    for lib, make in ((torch, lambda a: _pair(a)[0]), (mt, lambda a: _pair(a)[1])):
+        tq, tk, tv, tm = (make(a) for a in (q, k, v, mask))
+        out = lib.nn.functional.scaled_dot_product_attention(tq, tk, tv, attn_mask=tm)
+        (out * lib.tensor(w)).sum().backward()
+        grads.append([t.grad.detach().numpy() for t in (tq, tk, tv, tm)])
+    tol = 1e-5 if dtype == np.float32 else 1e-10
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(b, a, rtol=tol, atol=tol)
+
+
+def test_multihead_attention_3d_float_mask_gradient():
+    rng = np.random.default_rng(1)
+    E, H, N, L = 8, 2, 3, 4
+    tm = torch.nn.MultiheadAttention(E, H).double()
+    mm = mt.nn.MultiheadAttention(E, H).double()
+    mm.load_state_dict({k: v.detach().numpy() for k, v in tm.state_dict().items()})
+    x = rng.standard_normal((L, N, E))
+    mask = rng.standard_normal((N * H, L, L))
+    grads = []
+    for lib, m in ((torch, tm), (mt, mm)):
+        tx, tmask = lib.tensor(x), lib.tensor(mask, requires_grad=True)
+        out, _ = m(tx, tx, tx, attn_mask=tmask, need_weights=False)
+        (out * out).sum().backward()
+        grads.append(tmask.grad.detach().numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-9, atol=1e-12)
+
+
+LOSSES = {
+    "bce": lambda F, a, b: F.binary_cross_entropy(a.sigmoid(), b),
+    "bce_with_logits": lambda F, a, b: F.binary_cross_entropy_with_logits(a, b),
+    "smooth_l1": lambda F, a, b: F.smooth_l1_loss(a, b),
+    "huber": lambda F, a, b: F.huber_loss(a, b, delta=0.5),
+    "l1_none": lambda F, a, b: F.l1_loss(a, b, reduction="none"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_pointwise_losses_run_in_float32_under_autocast(name):
+    # API.md: losses run in float32 under autocast; these returned float16.
+    a = np.array([-1.0, 0.25, 2.0], dtype=np.float16)
+    b = np.array([0.0, 1.0, 1.0], dtype=np.float16)
+    results = []
+    for lib in (torch, mt):
+        x = lib.tensor(a, requires_grad=True)
+        with lib.autocast("cpu", dtype=lib.float16):
+            loss = LOSSES[name](lib.nn.functional, x, lib.tensor(b))
+        loss.sum().backward()
+        results.append((str(loss.dtype).split(".")[-1], str(x.grad.dtype).split(".")[-1], loss.detach().numpy()))
+    assert results[1][:2] == results[0][:2] == ("float32", "float16")
+    np.testing.assert_allclose(results[1][2], results[0][2], rtol=1e-3)
+
+
+def _shared(lib):
+    seq = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.Linear(2, 2))
+    seq[1] = seq[0]  # one module under two names
+    return seq
+
+
+def test_state_dict_lists_a_shared_module_under_each_name():
+    assert list(_shared(mt).state_dict()) == list(_shared(torch).state_dict()) == [
+        "0.weight", "0.bias", "1.weight", "1.bias",
+    ]
+    assert len(list(_shared(mt).parameters())) == 2  # parameters() still lists each once
+    sd = {k: v.detach().numpy() for k, v in _shared(torch).state_dict().items()}
+    _shared(mt).load_state_dict(sd)  # strict: no unexpected keys
+
+
+def test_module_apply_and_load_state_dict_result():
+    names = {}
+    for lib in (torch, mt):
+        model = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.ReLU())
+        names[lib] = []
+        assert model.apply(lambda m, seen=names[lib]: seen.append(type(m).__name__)) is model
+        assert str(model.load_state_dict(model.state_dict())) == "<All keys matched successfully>"
+    assert names[mt] == names[torch] == ["Linear", "ReLU", "Sequential"]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_unbatched_conv2d_and_max_pool2d(dtype):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 6, 5)).astype(dtype)
+    w = rng.standard_normal((3, 2, 3, 2)).astype(dtype)
+    b = rng.standard_normal(3).astype(dtype)
+    outs, grads = [], []
+    for lib, k in ((torch, 0), (mt, 1)):
+        tx, tw, tb = (_pair(a)[k] for a in (x, w, b))
+        F = lib.nn.functional
+        y = F.conv2d(tx, tw, tb, stride=(2, 1), padding=1)
+        z = F.max_pool2d(y, 2, 1)
+        (z * z).sum().backward()
+        outs.append((y.detach().numpy(), z.detach().numpy()))
+        grads.append([t.grad.numpy() for t in (tx, tw, tb)])
+    tol = 1e-5 if dtype == np.float32 else 1e-10
+    for a, c in zip(outs[0] + tuple(grads[0]), outs[1] + tuple(grads[1])):
+        assert a.shape == c.shape
+        np.testing.assert_allclose(c, a, rtol=tol, atol=tol)
