@@ -172,13 +172,13 @@ class TensorMethods:
         run_backward(self, grad, retain_graph=retain_graph)
 
     # ------------------------------------------------------------------ op methods
-    def add(self, other: Any) -> Tensor:
-        """``self + other``."""
-        return _ops.add(self, other)
+    def add(self, other: Any, *, alpha: builtins.float = 1) -> Tensor:
+        """``self + alpha * other``."""
+        return _ops.add(self, other, alpha=alpha)
 
-    def sub(self, other: Any) -> Tensor:
-        """``self - other``."""
-        return _ops.sub(self, other)
+    def sub(self, other: Any, *, alpha: builtins.float = 1) -> Tensor:
+        """``self - alpha * other``."""
+        return _ops.sub(self, other, alpha=alpha)
 
     def mul(self, other: Any) -> Tensor:
         """``self * other``."""
@@ -355,7 +355,12 @@ class TensorMethods:
         return _ops.transpose(self, dim0, dim1)
 
     def t(self) -> Tensor:
-        """Transpose of a 2-D tensor."""
+        """Transpose of a 2-D tensor (0-D and 1-D ones are returned as is; more dims are an error, as PyTorch)."""
+        if self.ndim > 2:
+            raise MiniTorchError(
+                f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D (shape {tuple(self.shape)}); "
+                "use transpose(d0, d1) or permute"
+            )
         return _ops.transpose(self, 0, 1) if self.ndim == 2 else self  # type: ignore[return-value]
 
     def permute(self, *dims: Any) -> Tensor:

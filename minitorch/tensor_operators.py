@@ -89,6 +89,8 @@ class TensorOperators:
         return _ops.Neg.apply(self)
 
     def __pos__(self) -> Tensor:
+        if self.data.dtype.kind == "b":  # as PyTorch: "+" on a bool tensor is not supported
+            raise MiniTorchError("pos: the unary + operator on a bool tensor is not supported")
         return self  # type: ignore[return-value]
 
     def __abs__(self) -> Tensor:

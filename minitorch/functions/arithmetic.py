@@ -11,7 +11,7 @@ from typing import Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.dtypes import default_float
+from minitorch.dtypes import default_float, result_dtype, scalar_category
 from minitorch.errors import MiniTorchError
 from minitorch.functions.broadcast import unbroadcast
 from minitorch.functions.out import write_out
@@ -163,7 +163,7 @@ class Maximum(Function):
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, b = ctx.saved_tensors
-        return _split_by_winner(ctx, grad, a > b, a == b, a, b)
+        return _split_by_winner(ctx, grad, a < b, a > b, a, b)
 
 
 class Minimum(Function):
@@ -177,16 +177,20 @@ class Minimum(Function):
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, b = ctx.saved_tensors
-        return _split_by_winner(ctx, grad, a < b, a == b, a, b)
+        return _split_by_winner(ctx, grad, a > b, a < b, a, b)
 
 
-def _split_by_winner(ctx: BackwardNode, grad: Array, a_wins: Array, tie: Array, a: Array, b: Array) -> Gradients:
-    """Gradient share of a and b for maximum/minimum: the winner takes all, ties halve."""
-    share_a = a_wins + 0.5 * tie
+def _split_by_winner(ctx: BackwardNode, grad: Array, a_loses: Array, b_loses: Array, a: Array, b: Array) -> Gradients:
+    """Gradient share of a and b for maximum/minimum: the winner takes all, ties halve.
+
+    Written as "everything but the loser's share", as PyTorch does: where a NaN meets a
+    number neither side loses (every comparison is False), so both get the full gradient.
+    """
+    tie = 0.5 * (a == b)
     need_a, need_b = ctx.needs_input_grad
     return (
-        unbroadcast((grad * share_a).astype(grad.dtype, copy=False), _shape(a)) if need_a else None,
-        unbroadcast((grad * (1 - share_a)).astype(grad.dtype, copy=False), _shape(b)) if need_b else None,
+        unbroadcast((grad * (1 - a_loses - tie)).astype(grad.dtype, copy=False), _shape(a)) if need_a else None,
+        unbroadcast((grad * (1 - b_loses - tie)).astype(grad.dtype, copy=False), _shape(b)) if need_b else None,
     )
 
 
@@ -221,17 +225,25 @@ def add(a: Operand, b: Operand, *, alpha: float = 1, out: Tensor | None = None) 
     return result if out is None else write_out(out, result, "add")
 
 
-def sub(a: Operand, b: Operand) -> Tensor:
-    """a - b with broadcasting; two bools are refused, as in PyTorch."""
-    a, b = promote(a, b)
-    if any(isinstance(v, Tensor) and v.data.dtype.kind == "b" for v in (a, b)) and not any(
-        _is_number_not_bool(v) for v in (a, b)
-    ):
+def sub(a: Operand, b: Operand, *, alpha: float = 1) -> Tensor:
+    """a - alpha * b with broadcasting; a bool operand is refused, as in PyTorch.
+
+    PyTorch refuses any bool operand, not only two bool tensors: ``x - mask`` and
+    ``x - True`` raise there too (checked before promotion turns the bool into a number).
+    """
+    if any(isinstance(v, bool) or (isinstance(v, Tensor) and v.data.dtype.kind == "b") for v in (a, b)):
         raise MiniTorchError(
-            "sub: subtraction, the - operator, with two bool tensors is not supported; "
-            "use ^ (logical xor) instead"
+            f"sub: subtraction, the - operator, with a bool operand is not supported "
+            f"({_describe(a)} - {_describe(b)}); for a mask use ~ (logical not) or ^ (logical xor)"
         )
+    if alpha != 1:
+        b = mul(b, alpha)
+    a, b = promote(a, b)
     return Sub.apply(a, b)
+
+
+def _describe(value: Any) -> str:
+    return f"{value.dtype} tensor of shape {tuple(value.shape)}" if isinstance(value, Tensor) else repr(value)
 
 
 def mul(a: Operand, b: Operand, *, out: Tensor | None = None) -> Tensor:
@@ -256,6 +268,11 @@ def neg(a: Tensor) -> Tensor:
 
 def pow(a: Operand, b: Operand) -> Tensor:
     """a ** b (either may be a Python number)."""
+    if isinstance(b, Tensor) and b.data.dtype.kind == "b" and (
+        isinstance(a, bool) or (isinstance(a, Tensor) and a.data.dtype.kind == "b")
+    ):
+        # PyTorch has no bool pow kernel ("pow" not implemented for 'Bool'); bool ** True works.
+        raise MiniTorchError(f"pow: not implemented for bool ** bool ({_describe(a)} ** {_describe(b)})")
     a, b = promote(a, b)
     if isinstance(a, Tensor) and a.data.dtype.kind in "iu" and _is_int_number(b) and b < 0:
         raise MiniTorchError(
@@ -273,16 +290,27 @@ def _is_int_number(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def maximum(a: Operand, b: Operand) -> Tensor:
-    """Elementwise maximum of two tensors."""
+def maximum(a: Tensor, b: Tensor) -> Tensor:
+    """Elementwise maximum of two tensors (a number is refused, as in PyTorch: use clamp)."""
+    _both_tensors("maximum", a, b)
     a, b = promote(a, b)
     return Maximum.apply(a, b)
 
 
-def minimum(a: Operand, b: Operand) -> Tensor:
-    """Elementwise minimum of two tensors."""
+def minimum(a: Tensor, b: Tensor) -> Tensor:
+    """Elementwise minimum of two tensors (a number is refused, as in PyTorch: use clamp)."""
+    _both_tensors("minimum", a, b)
     a, b = promote(a, b)
     return Minimum.apply(a, b)
+
+
+def _both_tensors(op: str, a: Any, b: Any) -> None:
+    for name, value in (("input", a), ("other", b)):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"{op}(): argument '{name}' must be Tensor, not {type(value).__name__}; "
+                f"for a number use clamp(min=...) / clamp(max=...)"
+            )
 
 
 def where(condition: Tensor | Array, a: Operand, b: Operand) -> Tensor:
@@ -304,6 +332,10 @@ def where(condition: Tensor | Array, a: Operand, b: Operand) -> Tensor:
     # Passed as a Tensor so that Function.apply checks it is on the same device as a and b.
     condition = Tensor._make(data, None, False)
     a, b = promote(a, b)
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        # Two Python numbers: PyTorch's scalar dtype (1.0 -> the default float, not NumPy's float64).
+        target = result_dtype([], [], [scalar_category(a), scalar_category(b)])
+        a = Tensor._make(backends.module_of(data).asarray(a, dtype=target.np_dtype), None, False)
     return Where.apply(condition, a, b)
 
 

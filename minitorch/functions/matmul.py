@@ -88,6 +88,8 @@ def matmul(a: Tensor, b: Tensor, *, out: Tensor | None = None) -> Tensor:
             f"matmul: expected two Tensors, got {type(a).__name__} and {type(b).__name__}"
         )
     check_matmul_shapes(a.shape, b.shape)
+    if a.data.dtype.kind == "b":  # PyTorch has no bool matmul kernel; NumPy would give bool
+        raise MiniTorchError(f"matmul: not implemented for bool tensors ({tuple(a.shape)} @ {tuple(b.shape)})")
     if a.data.dtype != b.data.dtype:
         # PyTorch refuses too: a silent float64 upcast would double the cost of every layer.
         raise MiniTorchError(

@@ -168,7 +168,9 @@ def relu_grad(out: Array, grad: Array) -> Array:
     kernels = backends.kernels_for(grad)
     if kernels is not None and grad.dtype == out.dtype:
         return kernels.relu_backward(out, grad)
-    return grad * (out > 0)
+    # "Not <= 0" rather than "> 0": a NaN input passes its gradient through, as PyTorch's
+    # threshold_backward does (NaN <= 0 is False).
+    return grad * ~(out <= 0)
 
 
 class Abs(Function):
@@ -182,7 +184,8 @@ class Abs(Function):
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (a,) = ctx.saved_tensors
-        return (grad * ctx.xp.sign(a),)
+        # sign(NaN) is NaN in NumPy but 0 in PyTorch's abs backward (sgn): no NaN from a NaN input.
+        return (grad * ctx.xp.where(a != a, 0, ctx.xp.sign(a)),)
 
 
 class Clamp(Function):
@@ -265,13 +268,22 @@ def sigmoid(a: Tensor) -> Tensor:
 
 
 def relu(a: Tensor) -> Tensor:
-    """max(a, 0) for each element."""
+    """max(a, 0) for each element; a bool tensor is refused, as in PyTorch."""
+    _not_bool(a, "relu")
     return ReLU.apply(a)
 
 
 def abs(a: Tensor) -> Tensor:
-    """Absolute value of each element."""
+    """Absolute value of each element; a bool tensor is refused, as in PyTorch."""
+    _not_bool(a, "abs")
     return Abs.apply(a)
+
+
+def _not_bool(a: Tensor, op: str) -> None:
+    if isinstance(a, Tensor) and a.data.dtype.kind == "b":
+        raise MiniTorchError(
+            f"{op}(): not supported for a bool tensor (shape {tuple(a.shape)}); convert first, e.g. .long()"
+        )
 
 
 def clamp(a: Tensor, min: float | Tensor | None = None, max: float | Tensor | None = None) -> Tensor:
