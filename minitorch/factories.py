@@ -30,6 +30,8 @@ def from_numpy(array):
 def _size(size, op):
     """``f(2, 3)``, ``f((2, 3))`` or ``f([2, 3])`` as a tuple of ints; a float size (2.5)
     is a TypeError naming ``op``, never truncated, and a negative one is an error."""
+    if not size:  # as PyTorch: zeros() is an error; zeros(()) is the way to ask for 0-d
+        raise TypeError(f"{op}() missing 1 required positional argument: 'size' (use {op}(()) for a 0-d tensor)")
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     size = check_sizes(op, "size", size)
@@ -135,16 +137,24 @@ def randint_like(t, low, high=None, dtype=None, device=None):
 # matches its CPU twin. It is one upload at creation, never a copy per op.
 def rand(*size, dtype=None, device=None, requires_grad=False):
     """Uniform random numbers in [0, 1)."""
-    dtype = get_dtype(dtype) if dtype is not None else default_float()
+    dtype = _floating_dtype(dtype, "rand")
     array = default_generator().random(_size(size, "rand"), dtype=np.float64).astype(dtype.np_dtype)
     return _finish(array, None, device, requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False):
     """Standard normal random numbers (mean 0, std 1)."""
-    dtype = get_dtype(dtype) if dtype is not None else default_float()
+    dtype = _floating_dtype(dtype, "randn")
     array = default_generator().standard_normal(_size(size, "randn")).astype(dtype.np_dtype)
     return _finish(array, None, device, requires_grad)
+
+
+def _floating_dtype(dtype, op):
+    """The dtype for rand/randn: a floating one, as PyTorch requires (int64 is refused there)."""
+    dtype = get_dtype(dtype) if dtype is not None else default_float()
+    if not dtype.is_floating_point:
+        raise MiniTorchError(f"{op}(): expected a floating point dtype, got {dtype}; use randint for integers")
+    return dtype
 
 
 def randint(low, high=None, size=None, dtype=None, device=None):
@@ -177,6 +187,8 @@ def randperm(n, device=None):
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     """Evenly spaced values in [start, end); int64 for integer arguments, else the default float dtype (float32)."""
+    # 0-d tensors count as their numbers (arange(t.shape[0]) with t a tensor size, arange(n_t)).
+    start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
     if end is None:
         start, end = 0, start
     if step == 0:

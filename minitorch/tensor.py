@@ -444,8 +444,9 @@ def _to_array(data: Any, dtype: DTypeLike | None = None, device: Any = None) -> 
         check_fits_int64(data)
         array = data.copy()
     else:
+        saw_float64: list[bool] = []  # set by _unwrap_nested: a float64 array or NumPy scalar inside
         if isinstance(data, (list, tuple)):
-            data = _unwrap_nested(data)
+            data = _unwrap_nested(data, saw_float64)
         try:
             array = np.array(data)
         except ValueError:
@@ -453,9 +454,14 @@ def _to_array(data: Any, dtype: DTypeLike | None = None, device: Any = None) -> 
                 check_rectangular(data)  # says which dimension is ragged (only when NumPy failed)
             raise
         check_fits_int64(array)
-        if dtype is None and array.dtype == np.float64 and not isinstance(data, (np.ndarray, np.floating)):
+        if (
+            dtype is None
+            and array.dtype == np.float64
+            and not isinstance(data, (np.ndarray, np.floating))
+            and not saw_float64
+        ):
             # Python floats make default-dtype (float32) tensors, as in PyTorch; NumPy float64
-            # stays float64.
+            # stays float64, inside a list too ([np.float64(1), 2.0], [t64_a, t64_b]).
             array = array.astype(default_float().np_dtype)
         if array.dtype.kind not in "biuf":
             raise TypeError(
@@ -471,16 +477,18 @@ def _to_array(data: Any, dtype: DTypeLike | None = None, device: Any = None) -> 
     return backends.to_device(array, backends.normalize_device(device))
 
 
-def _unwrap_nested(data: list[Any] | tuple[Any, ...]) -> list[Any]:
-    """Replace Tensors inside nested lists by their values (``tensor([t1, t2])``)."""
+def _unwrap_nested(data: list[Any] | tuple[Any, ...], saw_float64: list[bool]) -> list[Any]:
+    """Replace Tensors inside nested lists by their values (``tensor([t1, t2])``); append
+    True to ``saw_float64`` if an item is float64 NumPy data (which decides the dtype)."""
     out: list[Any] = []
     for item in data:
         if isinstance(item, Tensor):
-            out.append(backends.to_device(item.data, "cpu"))
+            item = backends.to_device(item.data, "cpu")
         elif isinstance(item, (list, tuple)):
-            out.append(_unwrap_nested(item))
-        else:
-            out.append(item)
+            item = _unwrap_nested(item, saw_float64)
+        if getattr(item, "dtype", None) == np.float64 and not saw_float64:
+            saw_float64.append(True)
+        out.append(item)
     return out
 
 

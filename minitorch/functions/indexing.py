@@ -83,7 +83,13 @@ def _convert(item: Any) -> Any:
             )
         return data
     if isinstance(item, list):
-        return np.asarray([i.item() if isinstance(i, Tensor) else i for i in item])
+        array = np.asarray([i.item() if isinstance(i, Tensor) else i for i in item])
+        # An empty list selects nothing (PyTorch: x[[]] has shape (0, ...)); NumPy would
+        # make it a float array and refuse it as an index.
+        return array.astype(np.int64) if array.size == 0 else array
+    if isinstance(item, slice) and item.step is not None and item.step <= 0:
+        # NumPy reverses with step -1; PyTorch refuses it (use flip).
+        raise ValueError(f"index: slice step must be greater than zero, got {item}")
     return item
 
 

@@ -47,6 +47,11 @@ def _grad_keepdim(grad: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
     return grad.reshape(shape)
 
 
+def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
+    """``shape`` after a keepdim reduction over ``axes``."""
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
 class Sum(Function):
     """Sum over ``axes``.   Each input element gets the gradient of its sum."""
 
@@ -196,7 +201,8 @@ class LogSumExp(Function):
     @staticmethod
     def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
         xp = ctx.xp
-        peak = a.max(axis=axes, keepdims=True)
+        # Nothing to reduce (a zero-size dim): shift by 0; the sum is 0 and the result -inf.
+        peak = a.max(axis=axes, keepdims=True) if a.size else xp.zeros(_kept_shape(a.shape, axes), a.dtype)
         # An all -inf slice would give -inf - -inf = nan; shifting by 0 there is exact.
         peak = xp.where(xp.isfinite(peak), peak, 0)
         out = xp.log(xp.exp(a - peak).sum(axis=axes, keepdims=True)) + peak
@@ -283,8 +289,19 @@ def _along_dim(op: str, a: Tensor, dim: int, keepdim: bool, largest: bool) -> Ma
 
 
 def _check_not_empty(op: str, a: Tensor, dim: Dims) -> None:
-    if a.data.size == 0:
-        raise MiniTorchError(f"{op}(): expected a non-empty tensor, got shape {tuple(a.shape)}")
+    """Refuse a max/min over nothing, as PyTorch: an empty tensor is fine when every reduced
+    dim has elements (the (2, 0) tensor's max over dim 0 is an empty (0,) result)."""
+    if a.data.size != 0:
+        return
+    if dim is None or dim == ():
+        raise MiniTorchError(
+            f"{op}(): expected a non-empty tensor, got shape {tuple(a.shape)}; give a dim to reduce over"
+        )
+    for axis in normalize_dims(op, dim, a.ndim):
+        if a.shape[axis] == 0:
+            raise MiniTorchError(
+                f"{op}(): expected reduction dim {axis} to have non-zero size (input shape {tuple(a.shape)})"
+            )
 
 
 def var(
@@ -328,7 +345,10 @@ def argmin(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
 
 
 def _arg_extreme(op: str, a: Tensor, dim: int | None, keepdim: bool) -> Tensor:
-    if a.data.size == 0:  # PyTorch raises IndexError here
+    if a.data.dtype.kind == "b":
+        raise MiniTorchError(f"{op}(): does not support bool input (as PyTorch); convert first, e.g. .long()")
+    if a.data.size == 0 and (dim is None or a.shape[check_dim(op, dim, a.ndim)] == 0):
+        # PyTorch raises IndexError here; a dim with elements gives an empty result.
         raise MiniTorchIndexError(f"{op}(): expected a non-empty tensor, got shape {tuple(a.shape)}")
     data = a.data
     if dim is None:

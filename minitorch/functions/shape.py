@@ -191,8 +191,11 @@ class ToDevice(Function):
 def _shape_args(op: str, name: str, shape: tuple[Any, ...]) -> Shape:
     """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` alike; every size must be an int.
 
-    A float size (``x.reshape(n / 2, 2)``) is a TypeError, never truncated.
+    A float size (``x.reshape(n / 2, 2)``) is a TypeError, never truncated, and so is no size
+    at all (``x.reshape()``; PyTorch too): a 0-d shape is spelled ``()``.
     """
+    if not shape:
+        raise TypeError(f"{op}() missing 1 required positional argument: '{name}' (use {op}(()) for no dims)")
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         return check_sizes(op, name, shape[0])
     if len(shape) == 1 and isinstance(shape[0], Tensor) and shape[0].ndim == 1:
@@ -350,6 +353,11 @@ def _promote_all(tensors: Sequence[Tensor], op: str) -> list[Tensor]:
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join tensors along dimension ``dim``; the other sizes must match."""
     tensors = _promote_all(tensors, "cat")
+    # PyTorch's legacy rule: 1-D empty tensors (shape (0,)) are skipped, so a result can be
+    # grown from minitorch.empty(0) by cat([acc, row]); they still take part in the dtype.
+    non_empty = [t for t in tensors if t.shape != (0,)]
+    if non_empty and len(non_empty) < len(tensors):
+        tensors = non_empty
     ref = tensors[0]
     for i, t in enumerate(tensors):
         if t.ndim == 0:
