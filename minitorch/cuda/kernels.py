@@ -26,14 +26,16 @@ from minitorch import backends
 from minitorch.switches import SWITCHES
 
 # Each kernel: (input parameters, output parameters, body for one element, name).
-RELU_FORWARD = ("T x", "T y", "y = x > (T)0 ? x : (T)0", "minitorch_relu_forward")
-# Backward reads the forward *output*: y > 0 exactly where x > 0, and y is saved anyway.
-RELU_BACKWARD = ("T y, T dy", "T dx", "dx = y > (T)0 ? dy : (T)0", "minitorch_relu_backward")
+# "x <= 0 ? 0 : x" rather than "x > 0 ? x : 0": a NaN stays NaN, as np.maximum and PyTorch keep it.
+RELU_FORWARD = ("T x", "T y", "y = x <= (T)0 ? (T)0 : x", "minitorch_relu_forward")
+# Backward reads the forward *output*: y != 0 exactly where x > 0 (or x is NaN, whose
+# gradient passes through as on the CPU and in PyTorch), and y is saved anyway.
+RELU_BACKWARD = ("T y, T dy", "T dx", "dx = y != (T)0 ? dy : (T)0", "minitorch_relu_backward")
 # Fused bias + ReLU: x (N, F) and b (F,) broadcast like NumPy; one read of x, one write.
 BIAS_RELU_FORWARD = (
     "T x, T b",
     "T y",
-    "T v = x + b; y = v > (T)0 ? v : (T)0",
+    "T v = x + b; y = v <= (T)0 ? (T)0 : v",
     "minitorch_bias_relu_forward",
 )
 # Softmax-cross-entropy backward for logits (N, C), integer targets (N, 1) and the
@@ -181,18 +183,18 @@ def adam_step(p, m, v, g, step_size, beta1, beta2, eps, weight_decay, decay, bia
 # ---------------------------------------------------------------------- NumPy twins
 def reference_relu_forward(x):
     """What ``relu_forward`` computes, in NumPy."""
-    return np.where(x > 0, x, x.dtype.type(0))
+    return np.where(x <= 0, x.dtype.type(0), x)
 
 
 def reference_relu_backward(y, dy):
     """What ``relu_backward`` computes, in NumPy."""
-    return np.where(y > 0, dy, dy.dtype.type(0))
+    return np.where(y != 0, dy, dy.dtype.type(0))
 
 
 def reference_bias_relu_forward(x, b):
     """What ``bias_relu_forward`` computes, in NumPy."""
     v = x + b
-    return np.where(v > 0, v, v.dtype.type(0))
+    return np.where(v <= 0, v.dtype.type(0), v)
 
 
 def reference_softmax_xent_backward(probs, target, scale):

@@ -160,17 +160,17 @@ class ReLU(Function):
 
 
 def relu_grad(out: Array, grad: Array) -> Array:
-    """ReLU's backward from its output: ``grad`` where ``out > 0``, else 0 (one kernel on a GPU).
+    """ReLU's backward from its output: ``grad`` where ``out != 0``, else 0 (one kernel on a GPU).
 
-    The forward output is enough (out > 0 exactly where the input was), and it is what
-    ReLU and the fused BiasReLU save anyway.
+    The forward output is enough (it is 0 exactly where the input was <= 0), and it is
+    what ReLU and the fused BiasReLU save anyway. "!= 0" rather than "> 0": a NaN input
+    (whose output is NaN) passes its gradient through, as PyTorch's threshold_backward
+    does, in one comparison.
     """
     kernels = backends.kernels_for(grad)
     if kernels is not None and grad.dtype == out.dtype:
         return kernels.relu_backward(out, grad)
-    # "Not <= 0" rather than "> 0": a NaN input passes its gradient through, as PyTorch's
-    # threshold_backward does (NaN <= 0 is False).
-    return grad * ~(out <= 0)
+    return grad * (out != 0)
 
 
 class Abs(Function):

@@ -142,14 +142,14 @@ class _MemoryPool:
 # (``i`` is the flat index over the broadcast output), keyed by the kernel's name.
 def _fake_kernel_bodies():
     def relu_forward(x):
-        return np.where(x > 0, x, x.dtype.type(0))
+        return np.where(x <= 0, x.dtype.type(0), x)
 
     def relu_backward(y, dy):
-        return np.where(y > 0, dy, dy.dtype.type(0))
+        return np.where(y != 0, dy, dy.dtype.type(0))
 
     def bias_relu_forward(x, b):
         v = x + b
-        return np.where(v > 0, v, v.dtype.type(0))
+        return np.where(v <= 0, v.dtype.type(0), v)
 
     def softmax_xent_backward(p, target, scale, c):
         shape = np.broadcast_shapes(p.shape, np.shape(target), np.shape(scale))
