@@ -112,6 +112,7 @@ from minitorch import utils  # noqa: E402  (torch.utils.data's path to the same 
 from minitorch.serialization import load, save  # noqa: E402
 from minitorch import amp  # noqa: E402
 from minitorch.amp import autocast  # noqa: E402
+from minitorch.amp.autocast_mode import is_autocast_enabled  # noqa: E402  (torch.is_autocast_enabled)
 
 bool = bool_  # ``minitorch.bool`` as ``torch.bool`` (shadows the builtin only in here)
 long = int64

@@ -24,14 +24,20 @@ from minitorch.tensor import Tensor
 
 
 def to_low_precision(*tensors: Any) -> tuple[Any, ...]:
-    """Inside autocast: float inputs on the autocast device, cast to its dtype (float16)."""
+    """Inside autocast: float32/float16 inputs on the autocast device, cast to its dtype (float16).
+
+    float64 inputs are left alone, as PyTorch's autocast leaves them: a float64
+    computation was asked for on purpose.
+    """
     state = SWITCHES.autocast
     if state is None:
         return tensors
     device_type, dtype_name = state
     target = get_dtype(dtype_name)
     return tuple(
-        cast(t, target) if isinstance(t, Tensor) and t.data.dtype.kind == "f" and t.device == device_type else t
+        cast(t, target)
+        if isinstance(t, Tensor) and t.data.dtype.kind == "f" and t.data.dtype.itemsize < 8 and t.device == device_type
+        else t
         for t in tensors
     )
 

@@ -82,14 +82,15 @@ def erf_array(xp: Any, x: Array) -> Array:
 
 
 def _erf(xp: Any, x: Array) -> Array:
+    """erf of ``x`` in ``x``'s dtype (SciPy computes float16 in float64 and returns that)."""
     if xp is np:
         if _scipy_erf is not None:
-            return _scipy_erf(x)
+            return _scipy_erf(x).astype(x.dtype, copy=False)
         return erf_array(xp, x)
     try:  # CuPy: its own elementwise kernel
         from cupyx.scipy.special import erf as cupy_erf
 
-        return cupy_erf(x)
+        return cupy_erf(x).astype(x.dtype, copy=False)
     except ImportError:  # pragma: no cover - a backend without cupyx
         return erf_array(xp, x)
 
