@@ -231,7 +231,7 @@ def sub(a: Operand, b: Operand, *, alpha: float = 1) -> Tensor:
     PyTorch refuses any bool operand, not only two bool tensors: ``x - mask`` and
     ``x - True`` raise there too (checked before promotion turns the bool into a number).
     """
-    if any(isinstance(v, bool) or (isinstance(v, Tensor) and v.data.dtype.kind == "b") for v in (a, b)):
+    if _is_bool(a) or _is_bool(b):
         raise MiniTorchError(
             f"sub: subtraction, the - operator, with a bool operand is not supported "
             f"({_describe(a)} - {_describe(b)}); for a mask use ~ (logical not) or ^ (logical xor)"
@@ -240,6 +240,11 @@ def sub(a: Operand, b: Operand, *, alpha: float = 1) -> Tensor:
         b = mul(b, alpha)
     a, b = promote(a, b)
     return Sub.apply(a, b)
+
+
+def _is_bool(value: Any) -> bool:
+    """True for a Python bool or a bool tensor."""
+    return isinstance(value, bool) or (isinstance(value, Tensor) and value.data.dtype.kind == "b")
 
 
 def _describe(value: Any) -> str:
@@ -268,9 +273,7 @@ def neg(a: Tensor) -> Tensor:
 
 def pow(a: Operand, b: Operand) -> Tensor:
     """a ** b (either may be a Python number)."""
-    if isinstance(b, Tensor) and b.data.dtype.kind == "b" and (
-        isinstance(a, bool) or (isinstance(a, Tensor) and a.data.dtype.kind == "b")
-    ):
+    if isinstance(b, Tensor) and b.data.dtype.kind == "b" and _is_bool(a):
         # PyTorch has no bool pow kernel ("pow" not implemented for 'Bool'); bool ** True works.
         raise MiniTorchError(f"pow: not implemented for bool ** bool ({_describe(a)} ** {_describe(b)})")
     a, b = promote(a, b)
