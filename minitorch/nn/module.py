@@ -19,7 +19,7 @@ Everything else (``parameters()``, ``state_dict()``, ``to(device)``) walks those
 from __future__ import annotations
 
 import warnings
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -29,6 +29,7 @@ from minitorch import backends
 from minitorch.dtypes import get_dtype
 from minitorch.errors import MiniTorchError
 from minitorch.hints import Array
+from minitorch.nn.state_loading import IncompatibleKeys, load_into
 from minitorch.tensor import Tensor
 
 
@@ -65,17 +66,6 @@ def _raw_input_message(module: Module, x: Any) -> str:
     elif isinstance(x, (list, tuple)) and x and all(isinstance(v, Tensor) for v in x):
         fix = "minitorch.stack(x) (or call the layer on each tensor)"
     return f"{type(module).__name__}: the input must be a Tensor, got a {kind}: wrap it with {fix} first"
-
-
-class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What ``load_state_dict`` returns; prints as PyTorch's when nothing is off."""
-
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
 
 
 class Module:
@@ -356,46 +346,48 @@ class Module:
         Values may be Tensors or arrays (so ``{k: v.numpy() for k, v in torch_sd.items()}``
         loads as-is). With ``strict`` (the default) missing or unexpected keys are an error;
         a wrong shape is always an error. Returns ``(missing_keys, unexpected_keys)``.
+        (The checks and the copy are in ``minitorch.nn.state_loading``.)
         """
-        name = type(self).__name__
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"{name}.load_state_dict: expected a dict-like state_dict, got {_what_it_is(state_dict)}")
-        own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [str(k) for k in state_dict if k not in own]
-        problems = []
-        if strict and missing:
-            problems.append("missing keys: " + ", ".join(missing))
-        if strict and unexpected:
-            problems.append("unexpected keys: " + ", ".join(unexpected) + _unexpected_hint(unexpected, missing))
-        arrays: dict[str, Any] = {}
-        for key, target in own.items():
-            if key not in state_dict:
-                continue
-            value = state_dict[key]
-            array = value.data if isinstance(value, Tensor) else value
-            if not backends.is_backend_array(array):
-                problems.append(f"{key}: expected a Tensor (or an array), got {type(value).__name__}")
-                continue
-            shape = tuple(array.shape)
-            if shape != tuple(target.shape):
-                problems.append(
-                    f"size mismatch for {key}: the checkpoint has shape {shape}, this model has "
-                    f"{tuple(target.shape)}"
-                )
-                continue
-            arrays[key] = array
-        if problems:
-            raise MiniTorchError(
-                f"Error(s) in loading state_dict for {type(self).__name__}:\n  " + "\n  ".join(problems)
-            )
-        for key, array in arrays.items():
-            target = own[key]
-            xp = backends.module_of(target.data)
-            converted = backends.to_device(backends.module_of(array).asarray(array), target.device)
-            target.data[...] = xp.asarray(converted).astype(target.data.dtype, copy=False)
-            target._bump_version()  # changed in place: a graph that saved it is now stale
-        return IncompatibleKeys(missing, unexpected)
+        return load_into(self, self.state_dict(keep_vars=True), state_dict, strict)
+
+    # ------------------------------------------------------------------ finding by dotted name
+    def get_submodule(self, target: str) -> Module:
+        """The sub-module at the dotted path ``target`` (``"encoder.layers.0"``); ``""`` is the module itself.
+
+        An AttributeError names the module that has no such attribute, as PyTorch's.
+        """
+        if target == "":
+            return self
+        mod: Any = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(f"{type(mod).__name__} has no attribute `{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at the dotted path ``target`` (``"encoder.0.weight"``), as in ``named_parameters()``."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{type(mod).__name__} has no attribute `{name}`")
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at the dotted path ``target`` (``"bn.running_mean"``), as in ``named_buffers()``."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{type(mod).__name__} has no attribute `{name}`")
+        buffer = getattr(mod, name)
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return buffer
 
     # ------------------------------------------------------------------ printing
     def extra_repr(self) -> str:
@@ -418,23 +410,3 @@ class Module:
 
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()))
-
-
-def _what_it_is(value: Any) -> str:
-    """``value``'s type, and what to pass instead when the slip is a common one."""
-    kind = type(value).__name__
-    if isinstance(value, Module):
-        return f"the module {kind} itself: pass its state_dict(), model.load_state_dict(other.state_dict())"
-    if isinstance(value, (str, bytes)) or hasattr(value, "__fspath__"):
-        return f"a {kind} (a file name?): load the file first, model.load_state_dict(minitorch.load(path))"
-    if isinstance(value, (list, tuple)):
-        return f"a {kind}: a state_dict maps names to tensors (dict(pairs) turns (name, tensor) pairs into one)"
-    return kind
-
-
-def _unexpected_hint(unexpected: list[str], missing: list[str]) -> str:
-    if "param_groups" in unexpected:
-        return " (this is an optimizer's state_dict: load it with optimizer.load_state_dict)"
-    if missing and all(k.startswith("module.") for k in unexpected):
-        return " (saved from a wrapped model: strip the 'module.' prefix from the keys)"
-    return ""

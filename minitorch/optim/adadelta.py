@@ -50,7 +50,7 @@ class Adadelta(Optimizer):
                                                    "weight_decay value")
         return group
 
-    def step(self) -> None:
+    def _update(self) -> None:
         """One update of every parameter that has a gradient."""
         for group in self.param_groups:
             lr, rho, eps, weight_decay = group["lr"], group["rho"], group["eps"], group["weight_decay"]

@@ -61,7 +61,7 @@ class Adagrad(Optimizer):
         self.state[p] = state
         return state
 
-    def step(self) -> None:
+    def _update(self) -> None:
         """One update of every parameter that has a gradient."""
         for group in self.param_groups:
             lr, lr_decay, weight_decay, eps = group["lr"], group["lr_decay"], group["weight_decay"], group["eps"]

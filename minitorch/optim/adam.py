@@ -74,7 +74,7 @@ class Adam(Optimizer):
         group["betas"] = tuple(checked)
         return group
 
-    def step(self) -> None:
+    def _update(self) -> None:
         """One update of every parameter that has a gradient."""
         for group in self.param_groups:
             foreach = group.get("foreach")

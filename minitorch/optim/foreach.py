@@ -202,7 +202,7 @@ def adam_step(optimizer: Any, group: dict[str, Any], decoupled: bool, only_if_fa
 
     Not taken when the group can't be done flat with the same numbers, or, with
     ``only_if_faster`` (``foreach=None``), when ``worth_grouping`` says the loop is faster.
-    The arithmetic below is the per-parameter loop of ``Adam.step`` line for line, with
+    The arithmetic below is the per-parameter loop of ``Adam._update`` line for line, with
     the group's flat arrays in place of each parameter's: the same operations in the
     same order, so the results are identical to the last bit.
     """

@@ -5,6 +5,11 @@ hyperparameters (``'lr'``, ...), and ``state``, a dict from parameter to its run
 buffers (momentum, Adam's moments). ``step()`` updates every ``p.data`` in place with
 plain array arithmetic: no graph is recorded and the Parameter objects never change.
 
+``step(closure)`` is a template method, as in PyTorch: it first calls ``closure()`` (which
+re-evaluates the model and returns the loss; grad mode is switched on for it, as
+``torch.enable_grad()`` does), then ``_update()``, the one method each optimizer writes, and
+returns the closure's loss (None without a closure).
+
 Every hyperparameter is checked when the optimizer is built, when a group is added and
 when a state_dict is loaded, as PyTorch checks them (``if not 0.0 <= lr``), so a NaN or a
 negative value is refused instead of turning every weight into NaN. Parameters that do not
@@ -17,12 +22,13 @@ import copy
 import math
 import numbers
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
 from minitorch import backends
+from minitorch.autograd.grad_mode import enable_grad
 from minitorch.tensor import Tensor
 
 
@@ -69,7 +75,10 @@ def _not_a_params_iterable(owner: str, params: Any) -> str | None:
 
 
 class Optimizer:
-    """Base class: subclasses set ``defaults``, check them in ``_check_hyperparameters`` and write ``step()``."""
+    """Base class: subclasses set ``defaults``, check them in ``_check_hyperparameters`` and write ``_update()``.
+
+    (A hand-written optimizer may instead override ``step()`` itself, as in PyTorch.)
+    """
 
     # The buffers step() keeps for each parameter (load_state_dict checks a checkpoint has them).
     state_keys: tuple[str, ...] = ()
@@ -153,9 +162,26 @@ class Optimizer:
                     else:
                         p.grad.data[...] = 0
 
-    def step(self) -> None:
-        """Update every parameter from its ``.grad``."""
-        raise NotImplementedError
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter from its ``.grad``; with a ``closure``, call it first and return its loss.
+
+        ``closure`` re-evaluates the model: ``opt.zero_grad(); loss = loss_fn(model(x), y);
+        loss.backward(); return loss``. It runs with grad mode on (even inside ``no_grad``),
+        as PyTorch runs it under ``torch.enable_grad()``. Without a closure, returns None.
+        """
+        if closure is None:  # the hot path: one test and one call more than _update() itself
+            self._update()
+            return None
+        with enable_grad():
+            loss = closure()
+        self._update()
+        return loss
+
+    def _update(self) -> None:
+        """One update of every parameter from its ``.grad`` (each optimizer writes this)."""
+        raise NotImplementedError(
+            f"{type(self).__name__} must define _update() (the update step() runs) or override step() itself"
+        )
 
     # ------------------------------------------------------------------ saving
     def state_dict(self) -> dict[str, Any]:

@@ -50,7 +50,7 @@ class RMSprop(Optimizer):
             group[key] = check_non_negative("RMSprop", key, group[key], f"{label} value")
         return group
 
-    def step(self) -> None:
+    def _update(self) -> None:
         """One update of every parameter that has a gradient."""
         for group in self.param_groups:
             lr, alpha, eps = group["lr"], group["alpha"], group["eps"]

@@ -52,7 +52,7 @@ class SGD(Optimizer):
             )
         return group
 
-    def step(self) -> None:
+    def _update(self) -> None:
         """One update of every parameter that has a gradient."""
         for group in self.param_groups:
             lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
