@@ -23,7 +23,7 @@ _np.seterr(divide="ignore", invalid="ignore", over="ignore")
 from minitorch import backends, cuda  # noqa: E402, I001
 from minitorch.tensor import Tensor  # noqa: E402
 from minitorch import autograd  # noqa: E402
-from minitorch.autograd import enable_grad, no_grad, set_grad_enabled  # noqa: E402
+from minitorch.autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 from minitorch.dtypes import bool_, float16, float32, float64, int64  # noqa: E402
 from minitorch.random import manual_seed  # noqa: E402
 from minitorch.backends.device import device  # noqa: E402

@@ -27,7 +27,7 @@ from minitorch.autograd.engine import (
     set_debug,
 )
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minitorch.autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from minitorch.autograd.gradcheck import GradcheckError, gradcheck
 from minitorch.autograd.registry import REGISTRY, overridden_functions, override_backward, restore_backward
 
@@ -55,6 +55,7 @@ __all__ = [
     "debug_mode",
     "detect_anomaly",
     "enable_grad",
+    "inference_mode",
     "gradcheck",
     "graph",
     "is_anomaly_enabled",

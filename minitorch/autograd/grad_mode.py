@@ -1,4 +1,4 @@
-"""Switching graph recording on and off: ``no_grad``, ``enable_grad``, ``set_grad_enabled``."""
+"""Switching graph recording on and off: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``."""
 
 from __future__ import annotations
 
@@ -64,3 +64,32 @@ class enable_grad(_GradModeContext):
     """Turn graph recording back on inside a ``no_grad`` block."""
 
     mode = True
+
+
+class inference_mode(_GradModeContext):
+    """``torch.inference_mode()``: no graph is recorded inside, as under ``no_grad``.
+
+    PyTorch also marks the tensors made inside as "inference tensors" that autograd
+    later refuses; MiniTorch has no such tensors, so here it is ``no_grad`` under
+    PyTorch's name. ``inference_mode(False)`` leaves recording as it is.
+    """
+
+    def __init__(self, mode: bool = True) -> None:
+        self.enabled = bool(mode)
+
+    def __enter__(self) -> inference_mode:
+        self.prev = SWITCHES.grad_enabled
+        if self.enabled:
+            SWITCHES.grad_enabled = False
+        return self
+
+    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """Used as a decorator (``@inference_mode()``): run ``fn`` in this mode."""
+        enabled = self.enabled
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with inference_mode(enabled):
+                return fn(*args, **kwargs)
+
+        return wrapper
