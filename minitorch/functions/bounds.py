@@ -13,11 +13,16 @@ from minitorch import backends
 from minitorch.hints import Array
 
 
-def any_out_of_range(t: Array, n: int) -> Array:
-    """A 0-d boolean array: is some value of the integer array ``t`` outside [0, n)?"""
+def any_out_of_range(t: Array, n: int, where: Array | None = None) -> Array:
+    """A 0-d boolean array: is some value of the integer array ``t`` outside [0, n)?
+
+    With ``where`` (a boolean array of ``t``'s shape) only the values where it is True
+    count: the labels that are not ``ignore_index``.
+    """
     # Seen as unsigned, a negative index becomes huge: one comparison checks both ends.
     unsigned = t.view(t.dtype.str.replace("i", "u")) if t.dtype.kind == "i" else t
-    return (unsigned >= n).any()
+    outside = unsigned >= n
+    return (outside if where is None else outside & where).any()
 
 
 def check_on_device(t: Array, n: int, error: Exception) -> None:

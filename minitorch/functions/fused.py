@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
@@ -85,7 +87,9 @@ class SoftmaxCrossEntropy(Function):
     """mean (or sum) over rows of ``logsumexp(x) - x[target]`` for logits (N, C)."""
 
     @staticmethod
-    def forward(ctx: BackwardNode, logits: Array, target: Array, reduction: str) -> Array:
+    def forward(
+        ctx: BackwardNode, logits: Array, target: Array, reduction: str, row_weight: Array | None = None
+    ) -> Array:
         xp = ctx.xp
         kernels = backends.kernels_for(logits)  # None on the CPU
         if kernels is not None and _fits_forward_kernel(kernels, logits):
@@ -99,6 +103,13 @@ class SoftmaxCrossEntropy(Function):
             probs = exp / total
         ctx.save_for_backward(probs, target)
         ctx.reduction = reduction
+        ctx.row_weight = row_weight
+        if row_weight is not None:  # class weights / ignored rows (weight 0): PyTorch's weighted mean
+            losses = losses * row_weight
+            if reduction == "mean":
+                ctx.total = row_weight.sum()
+                with np.errstate(invalid="ignore", divide="ignore"):  # every row ignored: 0/0 = nan, as PyTorch
+                    return losses.sum() / ctx.total
         if reduction == "mean":
             return losses.sum() / logits.shape[0]  # as .mean(), without its Python wrapper
         if reduction == "sum":
@@ -109,6 +120,8 @@ class SoftmaxCrossEntropy(Function):
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         probs, target = ctx.saved_tensors
         n = probs.shape[0]
+        if ctx.row_weight is not None:
+            return _weighted_backward(ctx, probs, target, grad), None, None, None
         if ctx.reduction == "mean":
             scale = grad / n
         else:
@@ -123,6 +136,20 @@ class SoftmaxCrossEntropy(Function):
             grad_logits *= scale  # in place: no second (N, C) array
             return grad_logits, None, None
         return (grad_logits * scale).astype(probs.dtype, copy=False), None, None
+
+
+def _weighted_backward(ctx: BackwardNode, probs: Array, target: Array, grad: Array) -> Array:
+    """(softmax - onehot(target)) times each row's weight (over the weights' sum for 'mean')."""
+    xp = ctx.xp
+    if ctx.reduction == "mean":  # every row ignored: zero gradients (PyTorch's), not 0 * nan
+        grad = grad / xp.where(ctx.total == 0, 1, ctx.total)
+    scale = ctx.row_weight * grad
+    kernels = backends.kernels_for(probs)  # None on the CPU
+    if kernels is not None:  # the kernel broadcasts a (N, 1) scale: still one launch
+        return kernels.softmax_xent_backward(probs, target, scale.reshape(-1, 1))
+    grad_logits = probs.copy()
+    grad_logits[xp.arange(probs.shape[0]), target] -= 1
+    return (grad_logits * scale.reshape(-1, 1)).astype(probs.dtype, copy=False)
 
 
 def _fits_forward_kernel(kernels: Any, logits: Array) -> bool:

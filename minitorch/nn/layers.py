@@ -18,6 +18,7 @@ from minitorch.errors import MiniTorchError
 from minitorch.functions.conv import pair
 from minitorch.nn import functional as F
 from minitorch.nn import init
+from minitorch.nn.losses import _Loss
 from minitorch.nn.module import Module, Parameter
 from minitorch.tensor import Tensor
 
@@ -330,27 +331,66 @@ class BatchNorm2d(_BatchNorm):
     expected_dims = (4,)
 
 
-class CrossEntropyLoss(Module):
-    """Softmax cross-entropy of logits against integer class targets."""
+class _ClassLoss(_Loss):
+    """A loss over class indices: ``weight`` (C,) a buffer, as in PyTorch (in ``state_dict``,
+    moved by ``.to()``), and ``ignore_index``."""
 
-    _tensor_input = True
+    weight: Tensor | None  # a buffer (set by register_buffer)
 
-    def __init__(self, reduction: str = "mean") -> None:
-        super().__init__()
-        self.reduction = reduction
+    def __init__(self, weight: Tensor | None = None, *, ignore_index: int = -100, reduction: str = "mean") -> None:
+        if isinstance(weight, str):
+            raise TypeError(
+                f"{type(self).__name__}(): the first argument is weight, as in PyTorch; "
+                f"pass the reduction by name: reduction={weight!r}"
+            )
+        super().__init__(reduction)
+        self.register_buffer("weight", weight)
+        self.ignore_index = ignore_index
 
-    def forward(self, logits: Tensor, target: Tensor) -> Tensor:
-        return F.cross_entropy(logits, target, self.reduction)
+    def extra_repr(self) -> str:
+        parts = []
+        if self.weight is not None:
+            parts.append(f"weight=<tensor of shape {tuple(self.weight.shape)}>")
+        if self.ignore_index != -100:
+            parts.append(f"ignore_index={self.ignore_index}")
+        if self.reduction != "mean":
+            parts.append(f"reduction={self.reduction!r}")
+        return ", ".join(parts)
 
 
-class NLLLoss(CrossEntropyLoss):
-    """Negative log-likelihood of log-probabilities against integer class targets."""
+class CrossEntropyLoss(_ClassLoss):
+    """Softmax cross-entropy of logits against class indices or class probabilities (see ``F.cross_entropy``)."""
 
-    def forward(self, log_probs: Tensor, target: Tensor) -> Tensor:
-        return F.nll_loss(log_probs, target, self.reduction)
+    def __init__(
+        self,
+        weight: Tensor | None = None,
+        *,
+        ignore_index: int = -100,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> None:
+        super().__init__(weight, ignore_index=ignore_index, reduction=reduction)
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.cross_entropy(
+            input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )
+
+    def extra_repr(self) -> str:
+        smoothing = f"label_smoothing={self.label_smoothing}" if self.label_smoothing else ""
+        return ", ".join(p for p in (super().extra_repr(), smoothing) if p)
 
 
-class MSELoss(CrossEntropyLoss):
+class NLLLoss(_ClassLoss):
+    """Negative log-likelihood of log-probabilities against integer class targets (see ``F.nll_loss``)."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+
+
+class MSELoss(_Loss):
     """Mean squared error."""
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
