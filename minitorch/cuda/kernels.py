@@ -42,9 +42,9 @@ BIAS_RELU_FORWARD = (
 # gradient scale (g / N for a mean): dlogits = (softmax - onehot(target)) * scale.
 # ``i % C`` is the column of element i in a C-contiguous (N, C) output.
 SOFTMAX_XENT_BACKWARD = (
-    "T p, int64 target, T scale, int64 C",
+    "T p, int64 target, T scale, int64 C, int64 ignore",
     "T dx",
-    "dx = (p - ((i % C) == target ? (T)1 : (T)0)) * scale",
+    "dx = target == ignore ? (T)0 : (p - ((i % C) == target ? (T)1 : (T)0)) * scale",
     "minitorch_softmax_xent_backward",
 )
 
@@ -53,11 +53,13 @@ SOFTMAX_XENT_BACKWARD = (
 # instead of about ten (max, subtract, exp, sum, log, gather, divide...). ``raw`` arrays
 # are indexed by hand (flattened, row-major); ``i`` is the row. A thread loops over C
 # columns, so the op uses this kernel only for moderate C (``SOFTMAX_XENT_MAX_CLASSES``).
-# An out-of-range target reads column 0 instead of stray memory; the device-side range
-# check (functions/bounds.py) reports it at the next sync point.
+# A row whose target is ``ignore`` (PyTorch's ignore_index, -100 by default) gets loss 0
+# and count 0 (the mean divides by the sum of the counts) and, in backward, no gradient.
+# Any other target outside [0, C) sets ``bad`` and reads column 0 instead of stray memory;
+# the op reports ``bad.any()`` at the next sync point (the device-side range check).
 SOFTMAX_XENT_FORWARD = (
-    "raw T x, int64 target, int64 C",
-    "raw T p, T loss",
+    "raw T x, int64 target, int64 C, int64 ignore",
+    "raw T p, T loss, T count, bool bad",
     """
     const ptrdiff_t row = i * C;
     T top = x[row];
@@ -65,8 +67,11 @@ SOFTMAX_XENT_FORWARD = (
     T total = 0;
     for (ptrdiff_t j = 0; j < C; ++j) { T e = exp(x[row + j] - top); p[row + j] = e; total += e; }
     for (ptrdiff_t j = 0; j < C; ++j) p[row + j] /= total;
-    const ptrdiff_t t = (target < 0 || target >= C) ? 0 : target;
-    loss = log(total) - (x[row + t] - top);
+    const bool skip = target == ignore;
+    bad = !skip && (target < 0 || target >= C);
+    const ptrdiff_t t = (skip || bad) ? 0 : target;
+    loss = skip ? (T)0 : log(total) - (x[row + t] - top);
+    count = skip ? (T)0 : (T)1;
     """,
     "minitorch_softmax_xent_forward",
 )
@@ -147,24 +152,33 @@ def bias_relu_forward(x, b):
     return get_kernel(BIAS_RELU_FORWARD)(x, b)
 
 
-def softmax_xent_backward(probs, target, scale):
-    """(probs - onehot(target)) * scale for probs (N, C) and int64 target (N,), one kernel."""
+def softmax_xent_backward(probs, target, scale, ignore_index=-100):
+    """(probs - onehot(target)) * scale for probs (N, C) and int64 target (N,), one kernel;
+    0 in the rows whose target is ``ignore_index``."""
     n, c = probs.shape
     probs = backends.module_of(probs).ascontiguousarray(probs)  # ``i % C`` needs row-major
     scale = probs.dtype.type(scale) if not backends.is_backend_array(scale) else scale.astype(probs.dtype)
     target = target.astype("int64", copy=False).reshape(n, 1)
-    return get_kernel(SOFTMAX_XENT_BACKWARD)(probs, target, scale, c)
+    return get_kernel(SOFTMAX_XENT_BACKWARD)(probs, target, scale, c, ignore_index)
 
 
-def softmax_xent_forward(logits, target):
-    """``(losses, probs)`` for logits (N, C) and integer target (N,): per-row -log softmax[target], one kernel."""
+def softmax_xent_forward(logits, target, ignore_index=-100):
+    """``(losses, probs, counts, bad)`` for logits (N, C) and integer target (N,), one kernel.
+
+    ``losses`` per row (-log softmax[target], 0 where the target is ``ignore_index``),
+    ``counts`` 1 per row that counts (0 where ignored), ``bad`` True where a target is out
+    of range and not ignored (for the device-side check).
+    """
     xp = backends.module_of(logits)
     n, c = logits.shape
     x = xp.ascontiguousarray(logits).reshape(-1)  # a flat row-major view: the kernel indexes rows by hand
     probs = xp.empty(n * c, dtype=logits.dtype)
     losses = xp.empty(n, dtype=logits.dtype)
-    get_kernel(SOFTMAX_XENT_FORWARD)(x, target.astype("int64", copy=False), c, probs, losses)
-    return losses, probs.reshape(n, c)
+    counts = xp.empty(n, dtype=logits.dtype)
+    bad = xp.empty(n, dtype=bool)
+    target = target.astype("int64", copy=False)
+    get_kernel(SOFTMAX_XENT_FORWARD)(x, target, c, ignore_index, probs, losses, counts, bad)
+    return losses, probs.reshape(n, c), counts, bad
 
 
 def sgd_momentum_step(p, buf, g, lr, momentum, weight_decay):
@@ -197,20 +211,26 @@ def reference_bias_relu_forward(x, b):
     return np.where(v <= 0, v.dtype.type(0), v)
 
 
-def reference_softmax_xent_backward(probs, target, scale):
+def reference_softmax_xent_backward(probs, target, scale, ignore_index=-100):
     """What ``softmax_xent_backward`` computes, in NumPy."""
+    skip = target == ignore_index
     onehot = np.zeros_like(probs)
-    onehot[np.arange(probs.shape[0]), target] = 1
-    return ((probs - onehot) * scale).astype(probs.dtype)
+    onehot[np.arange(probs.shape[0]), np.where(skip, 0, target)] = 1
+    return np.where(skip[:, None], 0, (probs - onehot) * scale).astype(probs.dtype)
 
 
-def reference_softmax_xent_forward(logits, target):
-    """What ``softmax_xent_forward`` computes, in NumPy."""
+def reference_softmax_xent_forward(logits, target, ignore_index=-100):
+    """What ``softmax_xent_forward`` computes, in NumPy: ``(losses, probs, counts, bad)``."""
     shifted = logits - logits.max(axis=1, keepdims=True)
     exp = np.exp(shifted)
     total = exp.sum(axis=1, keepdims=True)
-    losses = np.log(total[:, 0]) - shifted[np.arange(len(logits)), target]
-    return losses.astype(logits.dtype), (exp / total).astype(logits.dtype)
+    skip = target == ignore_index
+    bad = ~skip & ((target < 0) | (target >= logits.shape[1]))
+    safe = np.where(skip | bad, 0, target)
+    losses = np.where(skip, 0, np.log(total[:, 0]) - shifted[np.arange(len(logits)), safe])
+    counts = np.where(skip, 0, 1)
+    dtype = logits.dtype
+    return losses.astype(dtype), (exp / total).astype(dtype), counts.astype(dtype), bad
 
 
 def reference_sgd_momentum_step(p, buf, g, lr, momentum, weight_decay):

@@ -24,7 +24,7 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, MiniTorchValueError
 from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.bounds import any_out_of_range
-from minitorch.functions.fused import SoftmaxCrossEntropy, softmax_cross_entropy
+from minitorch.functions.fused import SoftmaxCrossEntropy, _fits_forward_kernel, softmax_cross_entropy
 from minitorch.functions.softmax import log_softmax
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
@@ -265,7 +265,13 @@ def cross_entropy(
         if _labels_in_range(target.data, input.data.shape[1]) and ignore_index == -100:
             return softmax_cross_entropy(input, target, reduction)
         _check_ignore_index("cross_entropy", ignore_index)
-        # Labels out of range, or on a GPU (not read back): mask the ignored rows in the fused op.
+        kernels = backends.kernels_for(input.data)  # None on the CPU
+        if kernels is not None and not SWITCHES.debug and _fits_forward_kernel(kernels, input.data):
+            # On a GPU the labels are not read back: the fused kernel skips ignored rows and
+            # flags out-of-range ones for the device-side check, in the same single launch.
+            # (set_debug(True) checks them on the host at once instead, below.)
+            return SoftmaxCrossEntropy.apply(input, target, reduction, None, ignore_index)
+        # Labels out of range, or on a GPU without the kernel: mask the ignored rows in the fused op.
         t, row_weight = _rows(target.data, input.data.shape[1], None, ignore_index, input.data.dtype)
         if row_weight is None:
             return softmax_cross_entropy(input, target, reduction)
@@ -298,9 +304,7 @@ def _cross_entropy(
         kind = type(label_smoothing).__name__
         raise TypeError(f"cross_entropy(): argument 'label_smoothing' must be float, not {kind}")
     if not 0.0 <= label_smoothing <= 1.0:
-        raise MiniTorchValueError(
-            f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}"
-        )
+        raise MiniTorchValueError(f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
     if input.ndim == 0:
         raise MiniTorchError("cross_entropy: input must be (N, C), (C,) or (N, C, d1, ...), got a 0-d tensor")
     class_dim = 0 if input.ndim == 1 else 1
@@ -340,8 +344,14 @@ def _class_shape(ndim: int, c: int, class_dim: int) -> tuple[int, ...]:
 
 
 def _smoothed(
-    nll: Tensor, logp: Tensor, target: Tensor, w: Array | None, ignore_index: int, reduction: str,
-    eps: float, class_dim: int,
+    nll: Tensor,
+    logp: Tensor,
+    target: Tensor,
+    w: Array | None,
+    ignore_index: int,
+    reduction: str,
+    eps: float,
+    class_dim: int,
 ) -> Tensor:
     """PyTorch's label smoothing of class-index targets: (1 - eps) * nll + eps / C * smooth.
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.errors import MiniTorchError
+from minitorch.errors import MiniTorchError, MiniTorchIndexError
 from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.matmul import product
 from minitorch.functions.unary import relu_grad
@@ -84,16 +84,34 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 class SoftmaxCrossEntropy(Function):
-    """mean (or sum) over rows of ``logsumexp(x) - x[target]`` for logits (N, C)."""
+    """mean (or sum) over rows of ``logsumexp(x) - x[target]`` for logits (N, C).
+
+    ``row_weight`` (optional): each row's weight (class weights, 0 for ignored rows), for
+    PyTorch's weighted mean. ``ignore_index`` (optional, GPU kernel path only): labels not
+    checked on the host; the kernel skips rows equal to it (loss 0, not counted, no
+    gradient) and flags other out-of-range labels for the device-side check, so the
+    default GPU step needs no mask arrays and no sync.
+    """
 
     @staticmethod
     def forward(
-        ctx: BackwardNode, logits: Array, target: Array, reduction: str, row_weight: Array | None = None
+        ctx: BackwardNode,
+        logits: Array,
+        target: Array,
+        reduction: str,
+        row_weight: Array | None = None,
+        ignore_index: int | None = None,
     ) -> Array:
         xp = ctx.xp
+        ctx.ignore_index = None
         kernels = backends.kernels_for(logits)  # None on the CPU
         if kernels is not None and _fits_forward_kernel(kernels, logits):
-            losses, probs = kernels.softmax_xent_forward(logits, target)  # one launch for all of it
+            # One launch for all of it: softmax, per-row loss, counts and the range flags.
+            skip = -100 if ignore_index is None else ignore_index
+            losses, probs, counts, bad = kernels.softmax_xent_forward(logits, target, skip)
+            if ignore_index is not None:
+                ctx.ignore_index = ignore_index
+                backends.of(logits).check_on_device(bad.any(), _label_error(logits.shape[1], ignore_index))
         else:
             shifted = logits - logits.max(axis=1, keepdims=True)
             exp = xp.exp(shifted)
@@ -110,6 +128,9 @@ class SoftmaxCrossEntropy(Function):
                 ctx.total = row_weight.sum()
                 with np.errstate(invalid="ignore", divide="ignore"):  # every row ignored: 0/0 = nan, as PyTorch
                     return losses.sum() / ctx.total
+        if ctx.ignore_index is not None and reduction == "mean":
+            ctx.total = counts.sum()  # the rows that count; 0/0 = nan when all are ignored, as PyTorch
+            return losses.sum() / ctx.total
         if reduction == "mean":
             return losses.sum() / logits.shape[0]  # as .mean(), without its Python wrapper
         if reduction == "sum":
@@ -120,22 +141,38 @@ class SoftmaxCrossEntropy(Function):
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         probs, target = ctx.saved_tensors
         n = probs.shape[0]
+        rest = (None,) * (len(ctx.next_nodes) - 1)  # target, reduction and the optional settings
         if ctx.row_weight is not None:
-            return _weighted_backward(ctx, probs, target, grad), None, None, None
+            return (_weighted_backward(ctx, probs, target, grad), *rest)
+        kernels = backends.kernels_for(probs)  # None on the CPU
+        if ctx.ignore_index is not None:  # the GPU kernel path (ignored rows get no gradient)
+            if ctx.reduction == "mean":
+                scale = grad / ctx.total  # all rows ignored: inf, but every row is then skipped
+            else:
+                scale = grad if ctx.reduction == "sum" else grad.reshape(n, 1)
+            return (kernels.softmax_xent_backward(probs, target, scale, ctx.ignore_index), *rest)
         if ctx.reduction == "mean":
             scale = grad / n
         else:
             scale = grad if ctx.reduction == "sum" else grad.reshape(n, 1)
-        kernels = backends.kernels_for(probs)  # None on the CPU
         if kernels is not None and scale.ndim == 0:
-            return kernels.softmax_xent_backward(probs, target, scale), None, None
+            return (kernels.softmax_xent_backward(probs, target, scale), *rest)
         xp = ctx.xp
         grad_logits = probs.copy()
         grad_logits[xp.arange(n), target] -= 1
         if scale.ndim == 0 and scale.dtype == probs.dtype:
             grad_logits *= scale  # in place: no second (N, C) array
-            return grad_logits, None, None
-        return (grad_logits * scale).astype(probs.dtype, copy=False), None, None
+            return (grad_logits, *rest)
+        return ((grad_logits * scale).astype(probs.dtype, copy=False), *rest)
+
+
+def _label_error(c: int, ignore_index: int) -> MiniTorchIndexError:
+    """The error the device-side label check raises at the next sync point."""
+    return MiniTorchIndexError(
+        f"nll_loss/cross_entropy: a target value was outside [0, {c - 1}] for {c} classes and not "
+        f"ignore_index={ignore_index} (checked on the GPU and reported at this sync point; "
+        "set_debug(True) names the step)"
+    )
 
 
 def _weighted_backward(ctx: BackwardNode, probs: Array, target: Array, grad: Array) -> Array:

@@ -151,21 +151,24 @@ def _fake_kernel_bodies():
         v = x + b
         return np.where(v <= 0, v.dtype.type(0), v)
 
-    def softmax_xent_backward(p, target, scale, c):
+    def softmax_xent_backward(p, target, scale, c, ignore):
         shape = np.broadcast_shapes(p.shape, np.shape(target), np.shape(scale))
         i = np.arange(int(np.prod(shape))).reshape(shape)
         onehot = ((i % c) == target).astype(p.dtype)
-        return ((p - onehot) * scale).astype(p.dtype)
+        return np.where(target == ignore, p.dtype.type(0), (p - onehot) * scale).astype(p.dtype)
 
-    def softmax_xent_forward(x, target, c, p, loss):
+    def softmax_xent_forward(x, target, c, ignore, p, loss, count, bad):
         rows = x.reshape(-1, c)  # the kernel's flat, row-major indexing
         shifted = rows - rows.max(axis=1, keepdims=True)
         e = np.exp(shifted)
         total = e.sum(axis=1, keepdims=True)
         p[...] = (e / total).reshape(-1)
-        t = np.where((target < 0) | (target >= c), 0, target)
-        loss[...] = np.log(total[:, 0]) - shifted[np.arange(len(rows)), t]
-        return p, loss
+        skip = target == ignore
+        bad[...] = ~skip & ((target < 0) | (target >= c))
+        t = np.where(skip | bad, 0, target)
+        loss[...] = np.where(skip, 0, np.log(total[:, 0]) - shifted[np.arange(len(rows)), t])
+        count[...] = np.where(skip, 0, 1)
+        return p, loss, count, bad
 
     def sgd_momentum_step(g, lr, momentum, weight_decay, p, buf):
         d = g + weight_decay * p

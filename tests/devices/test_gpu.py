@@ -70,8 +70,10 @@ def test_kernels_at_the_edges(cupy, rng, shape, dtype):
     got = cuda_kernels.softmax_xent_backward(cupy.asarray(probs.T.copy()).T, cupy.asarray(target), 0.5)
     np.testing.assert_allclose(got.get(), cuda_kernels.reference_softmax_xent_backward(probs, target, 0.5),
                                rtol=1e-6, atol=1e-9)
-    loss, p = cuda_kernels.softmax_xent_forward(xs, cupy.asarray(target))
-    want_loss, want_p = cuda_kernels.reference_softmax_xent_forward(x, target)
+    loss, p, counts, bad = cuda_kernels.softmax_xent_forward(xs, cupy.asarray(target))
+    want_loss, want_p, want_counts, want_bad = cuda_kernels.reference_softmax_xent_forward(x, target)
+    np.testing.assert_array_equal(counts.get(), want_counts)
+    np.testing.assert_array_equal(bad.get(), want_bad)
     np.testing.assert_allclose(loss.get(), want_loss, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(p.get(), want_p, rtol=1e-5, atol=1e-7)
     strided = cupy.asarray(rng.standard_normal((4, 6)).astype(dtype))[:, ::2]  # every other column
