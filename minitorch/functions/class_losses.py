@@ -185,9 +185,10 @@ def _rows(t: Array, c: int, class_weight: Array | None, ignore_index: int, dtype
         bad = t[keep]
         bad = bad[(bad < 0) | (bad >= c)]
         if bad.size:
+            low, high = int(bad.min()), int(bad.max())
             raise MiniTorchIndexError(
                 f"nll_loss/cross_entropy: target values must be in [0, {c - 1}] for {c} classes "
-                f"(or equal ignore_index={ignore_index}), got {int(bad.min())}..{int(bad.max())}"
+                f"(or equal ignore_index={ignore_index}), got {low if low == high else f'{low}..{high}'}"
             )
     else:
         # On a GPU the range check stays on the device and raises at the next sync point.

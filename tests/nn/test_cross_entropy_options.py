@@ -118,7 +118,7 @@ def test_default_path_is_one_fused_node_and_minus_100_is_ignored(rng):
 
 def test_an_out_of_range_label_that_is_not_ignore_index_still_raises():
     x = minitorch.randn(3, C)
-    with pytest.raises(MiniTorchIndexError, match=r"\[0, 3\].*got 7\.\.7"):
+    with pytest.raises(MiniTorchIndexError, match=r"\[0, 3\].*got 7$"):
         F.cross_entropy(x, minitorch.tensor([0, -100, 7]))
     with pytest.raises(MiniTorchIndexError, match="-100"):
         F.cross_entropy(x, minitorch.tensor([0, -100, 1]), ignore_index=1)
