@@ -15,7 +15,7 @@ from typing import Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.errors import MiniTorchError, check_int
+from minitorch.errors import MiniTorchError, MiniTorchValueError, check_int
 from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.matmul import product
 from minitorch.hints import Array, Gradients, Shape
@@ -249,29 +249,55 @@ class Conv2d(Function):
         return grad_x, grad_w, grad_b, None, None
 
 
+def padding_for(op: str, padding: str, stride: tuple[int, int], kernel: tuple[int, int]) -> tuple[int, int]:
+    """The padding that PyTorch's ``padding='valid'`` or ``'same'`` means for this kernel.
+
+    'valid' is no padding. 'same' keeps the output the input's size: (k - 1) / 2 on each
+    side, for stride 1 only (as in PyTorch). An even kernel would need one more row on one
+    side than on the other, which this conv (symmetric padding) does not do: refused.
+    """
+    if padding == "valid":
+        return (0, 0)
+    if padding != "same":
+        raise MiniTorchValueError(f"{op}: invalid padding string {padding!r}, should be one of 'valid', 'same'")
+    if stride != (1, 1):
+        raise MiniTorchValueError(f"{op}: padding='same' is not supported for strided convolutions (stride={stride})")
+    if kernel[0] % 2 == 0 or kernel[1] % 2 == 0:
+        raise MiniTorchValueError(
+            f"{op}: padding='same' with the even kernel size {kernel} needs more padding on one side than "
+            "on the other, which MiniTorch does not do; use an odd kernel size or an explicit padding"
+        )
+    return ((kernel[0] - 1) // 2, (kernel[1] - 1) // 2)
+
+
 def conv2d(
     x: Tensor,
     weight: Tensor,
     bias: Tensor | None = None,
     stride: int | tuple[int, int] = 1,
-    padding: int | tuple[int, int] = 0,
+    padding: int | tuple[int, int] | str = 0,
 ) -> Tensor:
     """2-D convolution of ``x`` (N, C, H, W) with ``weight`` (O, C, kh, kw), as PyTorch's.
+
+    ``padding`` is an int, a pair, or PyTorch's strings ``'valid'`` and ``'same'``.
 
     An unbatched ``x`` (C, H, W) gives a (O, Ho, Wo) result, as in PyTorch (and ``nn.Conv2d``).
     """
     if isinstance(x, Tensor) and x.ndim == 3:  # one unbatched image: PyTorch accepts it too
         return conv2d(x.unsqueeze(0), weight, bias, stride, padding).squeeze(0)
     x, weight, bias = to_low_precision(x, weight, bias)  # float16 inside autocast
-    stride, padding = pair(stride, "conv2d: stride"), pair(padding, "conv2d: padding")
+    stride = pair(stride, "conv2d: stride")
     _check_positive("conv2d", "stride", stride)
-    _check_positive("conv2d", "padding", padding, allow_zero=True)
     if x.ndim != 4 or weight.ndim != 4:
         raise MiniTorchError(
             f"conv2d: expected input (N, C, H, W) or (C, H, W) and weight (O, C, kh, kw), got shapes "
             f"{tuple(x.shape)} and {tuple(weight.shape)}"
         )
     _check_positive("conv2d", "kernel size", (weight.shape[2], weight.shape[3]))
+    if isinstance(padding, str):
+        padding = padding_for("conv2d", padding, stride, (weight.shape[2], weight.shape[3]))
+    padding = pair(padding, "conv2d: padding")
+    _check_positive("conv2d", "padding", padding, allow_zero=True)
     if x.shape[1] != weight.shape[1]:
         raise MiniTorchError(
             f"conv2d: input has {x.shape[1]} channels (shape {tuple(x.shape)}) but the weight "

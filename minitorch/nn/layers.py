@@ -15,7 +15,7 @@ import numpy as np
 from minitorch import factories
 from minitorch.dtypes import default_float
 from minitorch.errors import MiniTorchError
-from minitorch.functions.conv import pair
+from minitorch.functions.conv import padding_for, pair
 from minitorch.nn import functional as F
 from minitorch.nn import init
 from minitorch.nn.losses import _Loss
@@ -100,7 +100,7 @@ class Conv2d(Module):
         out_channels: int,
         kernel_size: int | tuple[int, int],
         stride: int | tuple[int, int] = 1,
-        padding: int | tuple[int, int] = 0,
+        padding: int | tuple[int, int] | str = 0,
         bias: bool = True,
     ) -> None:
         super().__init__()
@@ -108,7 +108,12 @@ class Conv2d(Module):
         self.out_channels = _size("Conv2d", "out_channels", out_channels)
         self.kernel_size = _pair_at_least("Conv2d", "kernel_size", kernel_size, 1)
         self.stride = _pair_at_least("Conv2d", "stride", stride, 1)
-        self.padding = _pair_at_least("Conv2d", "padding", padding, 0)
+        self.padding: tuple[int, int] | str
+        if isinstance(padding, str):  # 'valid' or 'same', kept as given (and printed so), checked now
+            padding_for("Conv2d", padding, self.stride, self.kernel_size)
+            self.padding = padding
+        else:
+            self.padding = _pair_at_least("Conv2d", "padding", padding, 0)
         self.weight = Parameter(_empty(out_channels, in_channels, *self.kernel_size))
         if bias:
             self.bias = Parameter(_empty(out_channels))
