@@ -334,9 +334,15 @@ class MaxPool2d(Function):
     """
 
     @staticmethod
-    def forward(ctx: BackwardNode, x: Array, kernel: tuple[int, int], stride: tuple[int, int]) -> Array:
+    def forward(
+        ctx: BackwardNode, x: Array, kernel: tuple[int, int], stride: tuple[int, int], padding: tuple[int, int] = (0, 0)
+    ) -> Array:
         xp = ctx.xp
         (kh, kw), (sh, sw) = kernel, stride
+        ctx.padding = padding
+        if padding != (0, 0):  # padded with -inf: a border pixel never wins over a real one
+            (ph, pw) = padding
+            x = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=-xp.inf)
         n, c, h, w = x.shape
         ho, wo = (h - kh) // sh + 1, (w - kw) // sw + 1
         tiles = (sh, sw) == (kh, kw)
@@ -380,20 +386,35 @@ class MaxPool2d(Function):
                 pixels += mine
             else:
                 pixels[...] = mine
-        return out, None, None
+        ph, pw = ctx.padding
+        if (ph, pw) != (0, 0):  # the -inf border was not part of the input
+            out = out[:, :, ph : shape[2] - ph, pw : shape[3] - pw]
+        return (out, *(None,) * (len(ctx.next_nodes) - 1))
 
 
-def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None) -> Tensor:
+def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0) -> Tensor:
     """Maximum over each window of ``x`` (N, C, H, W), or of one unbatched ``x`` (C, H, W) as in
-    PyTorch; ``stride`` defaults to the kernel size (also when given as None or an empty tuple)."""
+    PyTorch; ``stride`` defaults to the kernel size (also when given as None or an empty tuple).
+    ``padding`` adds a border of -inf (at most half the kernel, as PyTorch requires)."""
     if isinstance(x, Tensor) and x.ndim == 3:  # one unbatched image: PyTorch accepts it too
-        return max_pool2d(x.unsqueeze(0), kernel_size, stride).squeeze(0)
+        return max_pool2d(x.unsqueeze(0), kernel_size, stride, padding).squeeze(0)
     kernel = pair(kernel_size, "max_pool2d: kernel_size")
     _check_positive("max_pool2d", "kernel_size", kernel)
     stride = kernel if stride is None or stride in ((), []) else pair(stride, "max_pool2d: stride")
     _check_positive("max_pool2d", "stride", stride)
+    padding = pair(padding, "max_pool2d: padding")
+    _check_positive("max_pool2d", "padding", padding, allow_zero=True)
+    if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2:
+        raise MiniTorchValueError(
+            f"max_pool2d: padding {padding} should be at most half of the kernel size {kernel} (as in PyTorch)"
+        )
     if x.ndim != 4:
         raise MiniTorchError(f"max_pool2d: expected input (N, C, H, W) or (C, H, W), got shape {tuple(x.shape)}")
-    if x.shape[2] < kernel[0] or x.shape[3] < kernel[1]:
-        raise MiniTorchError(f"max_pool2d: kernel {kernel} is larger than the input {tuple(x.shape[2:])}")
-    return MaxPool2d.apply(x, kernel, stride)
+    if x.data.dtype.kind != "f" and padding != (0, 0):
+        raise MiniTorchError(f"max_pool2d: padding needs a floating-point input (the border is -inf), got {x.dtype}")
+    h, w = x.shape[2] + 2 * padding[0], x.shape[3] + 2 * padding[1]
+    if h < kernel[0] or w < kernel[1]:
+        raise MiniTorchError(f"max_pool2d: kernel {kernel} is larger than the (padded) input {(h, w)}")
+    if padding == (0, 0):
+        return MaxPool2d.apply(x, kernel, stride)  # as the lessons' graphs show it
+    return MaxPool2d.apply(x, kernel, stride, padding)

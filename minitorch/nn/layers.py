@@ -146,18 +146,25 @@ class MaxPool2d(Module):
 
     _tensor_input = True
 
-    def __init__(self, kernel_size: int | tuple[int, int], stride: int | tuple[int, int] | None = None) -> None:
+    def __init__(
+        self,
+        kernel_size: int | tuple[int, int],
+        stride: int | tuple[int, int] | None = None,
+        padding: int | tuple[int, int] = 0,
+    ) -> None:
         super().__init__()
         _pair_at_least("MaxPool2d", "kernel_size", kernel_size, 1)
         _pair_at_least("MaxPool2d", "stride", kernel_size if stride is None else stride, 1)
+        _pair_at_least("MaxPool2d", "padding", padding, 0)
         self.kernel_size = kernel_size
         self.stride = kernel_size if stride is None else stride
+        self.padding = padding
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.max_pool2d(x, self.kernel_size, self.stride)
+        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding)
 
     def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}"
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class ReLU(Module):

@@ -50,3 +50,24 @@ def test_same_keeps_the_size_and_the_module_prints_it():
 def test_refused_with_a_clear_error(make, words):
     with pytest.raises(MiniTorchValueError, match=words):
         make()
+
+
+@pytest.mark.parametrize("kernel, stride, padding", [(2, 2, 1), (3, 1, 1), (3, 2, (1, 0)), ((3, 2), 1, (1, 1))])
+def test_max_pool_padding_matches_torch(rng, kernel, stride, padding):
+    torch = pytest.importorskip("torch")
+    x = rng.standard_normal((2, 3, 7, 6))
+    xm, xt = minitorch.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    out = F.max_pool2d(xm, kernel, stride, padding)
+    want = torch.nn.functional.max_pool2d(xt, kernel, stride, padding)
+    np.testing.assert_array_equal(out.detach().numpy(), want.detach().numpy())
+    g = rng.standard_normal(tuple(want.shape))
+    out.backward(minitorch.tensor(g))
+    want.backward(torch.tensor(g))
+    np.testing.assert_allclose(xm.grad.numpy(), xt.grad.numpy(), rtol=1e-12)
+    module = minitorch.nn.MaxPool2d(kernel, stride, padding)
+    np.testing.assert_array_equal(module(xm).detach().numpy(), want.detach().numpy())
+
+
+def test_max_pool_padding_over_half_the_kernel_is_refused():
+    with pytest.raises(MiniTorchValueError, match="at most half"):
+        F.max_pool2d(minitorch.randn(1, 1, 4, 4), 2, 2, 2)
