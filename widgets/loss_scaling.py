@@ -114,17 +114,20 @@ def _grad_hint(where, got, expected, scale):
         if flushed.any():
             return (f"{where}: {int(flushed.sum())} gradients of parameter {k} are 0 where they should not be: "
                     "they underflowed in float16. Multiply the loss by the scale before backward()")
-        wrong = ~np.isclose(g, e, rtol=1e-3, atol=1e-9) & both
-        if wrong.any() and np.all(np.abs(e[wrong]) < SMALLEST_NORMAL):
-            return (f"{where}: the gradients that differ are all below {SMALLEST_NORMAL:.2g}, where float16 keeps "
-                    "fewer digits (subnormal numbers): was the loss multiplied by the scale before backward()?")
         c = constant_factor(g[both], e[both], rtol=1e-3, atol=1e-12)
         if c is not None and np.isclose(c, scale, rtol=1e-3):
             return (f"{where}: the gradients are still multiplied by the scale ({scale:g}): divide every "
                     "p.grad by it (unscale) before the optimizer step")
+        if c is not None and np.isclose(c, scale * scale, rtol=1e-3):
+            return (f"{where}: the gradients are scale² ({scale * scale:g}) times too large: to unscale, divide "
+                    "them by the scale (p.grad /= scale); you multiplied them by it")
         if c is not None and np.isclose(c, 1 / scale, rtol=1e-3):
             return (f"{where}: the gradients are {scale:g} times too small: multiply the loss by the scale "
                     "once and divide the gradients by it once")
+        wrong = ~np.isclose(g, e, rtol=1e-3, atol=1e-9) & both
+        if wrong.any() and np.all(np.abs(e[wrong]) < SMALLEST_NORMAL):
+            return (f"{where}: the gradients that differ are all below {SMALLEST_NORMAL:.2g}, where float16 keeps "
+                    "fewer digits (subnormal numbers): was the loss multiplied by the scale before backward()?")
         return f"{where}: parameter {k}'s gradient differs from the reference (largest difference " \
                f"{np.nanmax(np.abs(g - e)):.3g})"
     return None

@@ -1,0 +1,132 @@
+"""Lessons 14 and 15: typical wrong answers to each exercise are rejected with a hint naming the mistake.
+
+Each row edits the solution's exercise cell (text replacements make a wrong answer), runs
+the lesson's first cell (its imports), the edited exercise and the exercise's check cell in
+this process (no kernel), and asserts the check fails with a hint containing the expected
+words. The cells in between (plots, a training run, MPI launches) are not needed by the
+checks, so they are skipped: the whole table takes a few seconds.
+"""
+
+import os
+from pathlib import Path
+
+import matplotlib
+import nbformat
+import pytest
+
+matplotlib.use("Agg")
+
+SOLUTIONS = Path(__file__).resolve().parents[2] / "lessons" / "solutions"
+
+UNSCALE = "    for g in grads:\n        g /= scale                                 # 2. unscale (float32: no underflow here)\n"
+INF_CHECK = ("    if not all(np.isfinite(g.numpy()).all() for g in grads):\n"
+             "        return False                               # 3. an inf/NaN would ruin the weights: skip\n")
+RS_RANGE = "for s in range(size - 1):  # reduce-scatter"
+AG_RANGE = "for s in range(size - 1):  # all-gather"
+
+# (lesson, check variable, [(text in the exercise cell, replacement)], words the hints must contain)
+TABLE = [
+    # 14, exercise 1: one step with a fixed loss scale
+    ("14", "scaled_step_check", [(UNSCALE, "")], "still multiplied by the scale"),
+    ("14", "scaled_step_check", [("g /= scale", "g = g / scale")], "still multiplied by the scale"),
+    ("14", "scaled_step_check", [("g /= scale", "g *= scale")], "you multiplied them by it"),
+    ("14", "scaled_step_check", [("(loss * scale).backward()", "loss.backward()")], "multiply the loss by the scale"),
+    ("14", "scaled_step_check", [(INF_CHECK, "")], "yet the step was taken"),
+    ("14", "scaled_step_check", [(INF_CHECK, ""), ("    optimizer.step()\n", "    optimizer.step()\n" + INF_CHECK)],
+     "yet the step was taken"),
+    ("14", "scaled_step_check", [(UNSCALE, ""), ("    optimizer.step()\n", "    optimizer.step()\n" + UNSCALE)],
+     "after unscaling"),
+    ("14", "scaled_step_check", [("    return True\n", "")], "return True when the step was taken"),
+    # 14, exercise 2: the dynamic scale rule
+    ("14", "rule_check", [("growth_tracker == growth_interval", "growth_tracker > growth_interval")],
+     "did not grow"),
+    ("14", "rule_check", [("growth_tracker == growth_interval", "growth_tracker + 1 == growth_interval")],
+     "grew before growth_interval"),
+    ("14", "rule_check", [("return scale * growth_factor, 0", "return scale * growth_factor, growth_tracker")],
+     "after growing, the tracker restarts at 0"),
+    ("14", "rule_check", [("return scale * backoff_factor, 0", "return scale * backoff_factor, growth_tracker")],
+     "after an inf/NaN step the tracker restarts at 0"),
+    ("14", "rule_check", [("if found_inf:", "if not found_inf:")], "shrank the scale on a clean step"),
+    ("14", "rule_check", [("scale * backoff_factor", "scale / backoff_factor")], "grew the scale after an inf/NaN"),
+    ("14", "rule_check", [("scale * backoff_factor", "scale * 0.5")], "use backoff_factor"),
+    # 15, exercise 1: average the gradients
+    ("15", "average_check", [("comm.allreduce(g) / comm.size", "comm.allreduce(g)")], "forgot to divide"),
+    ("15", "average_check", [("comm.allreduce(g) / comm.size", "comm.allreduce(g) / len(grads)")],
+     "you divided the sum by 2"),
+    ("15", "average_check", [("comm.allreduce(g) / comm.size", "comm.allreduce(g) / (comm.size - 1)")],
+     "divide by comm.size"),
+    ("15", "average_check", [("return [comm.allreduce(g) / comm.size for g in grads]",
+                              "return [comm.allreduce(grads[0]) / comm.size] + grads[1:]")],
+     "gradient 0 is right but gradient 1 is not"),
+    ("15", "average_check", [("return [comm.allreduce(g) / comm.size for g in grads]",
+                              "for g in grads:\n        g = comm.allreduce(g) / comm.size\n    return grads")],
+     "each rank kept its own gradients"),
+    ("15", "average_check", [("[comm.allreduce(g) / comm.size for g in grads]",
+                              "(comm.allreduce(g) / comm.size for g in grads)")],
+     "returned a generator: return a list"),
+    # 15, exercise 2: the ring all-reduce
+    ("15", "ring_check", [("chunks[(rank - s - 1) % size] = chunks[(rank - s - 1) % size] + received",
+                           "chunks[(rank - s) % size] = chunks[(rank - s) % size] + received")],
+     "into chunk (rank - s - 1) % size"),
+    ("15", "ring_check", [("comm.sendrecv(chunks[(rank + 1 - s) % size]", "comm.sendrecv(chunks[(rank - s) % size]")],
+     "off by one"),
+    ("15", "ring_check", [(RS_RANGE, "for s in range(size - 2):")], "size - 1 steps"),
+    ("15", "ring_check", [(AG_RANGE, "for s in range(size - 2):")], "size - 1 steps"),
+    ("15", "ring_check", [("comm.sendrecv(chunks[(rank - s) % size]", "comm.sendrecv(chunks[(rank - s - 1) % size]"),
+                          ("chunks[(rank - s - 1) % size] = chunks[(rank - s - 1) % size] + received",
+                           "chunks[(rank - s) % size] = chunks[(rank - s) % size] + received")],
+     "into chunk (rank - s - 1) % size"),  # sent and stored chunk indices swapped
+    ("15", "ring_check", [("chunks[(rank - s - 1) % size] + received", "received")], "only part of the sum"),
+    ("15", "ring_check", [("return np.concatenate(chunks)", "return chunks")], "return one array (np.concatenate(chunks))"),
+]
+
+_SETUP = {}
+
+
+def _code_cells(lesson):
+    path = next(SOLUTIONS.glob(f"{lesson}_*.ipynb"))
+    return [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+
+
+def _run(lesson, var, edits):
+    """The check ``var``'s result after the lesson's imports, the edited exercise and the check cell ran."""
+    cells = _code_cells(lesson)
+    check = next(i for i, s in enumerate(cells) if f"\n{var} = " in "\n" + s and "### BEGIN SOLUTION" not in s)
+    exercise = [s for s in cells[:check] if "### BEGIN SOLUTION" in s][-1]
+    for old, new in edits:
+        assert old in exercise, f"{old!r} not in the exercise cell"
+        exercise = exercise.replace(old, new)
+    cwd = os.getcwd()
+    os.chdir(SOLUTIONS)
+    try:
+        if lesson not in _SETUP:
+            _SETUP[lesson] = {"display": lambda *a, **k: None, "__name__": "__main__"}
+            exec(compile(cells[0], f"<{lesson} imports>", "exec"), _SETUP[lesson])
+        ns = dict(_SETUP[lesson])
+        exec(compile(exercise, "<wrong answer>", "exec"), ns)
+        exec(compile(cells[check], "<check cell>", "exec"), ns)
+    finally:
+        os.chdir(cwd)
+    return ns[var]
+
+
+@pytest.mark.parametrize("lesson, var, edits, words", TABLE, ids=[f"{r[0]}-{r[1]}-{i}" for i, r in enumerate(TABLE)])
+def test_wrong_answer_gets_its_hint(lesson, var, edits, words):
+    result = _run(lesson, var, edits)
+    assert result.status == "failed", f"the wrong answer passed: {edits}"
+    hints = " | ".join(r.hint for r in result.rows if not r.ok) + " | " + result.error
+    assert words in hints, hints
+
+
+@pytest.mark.parametrize("lesson, var", [("14", "scaled_step_check"), ("14", "rule_check"),
+                                         ("15", "average_check"), ("15", "ring_check")])
+def test_the_solution_passes(lesson, var):
+    result = _run(lesson, var, [])
+    assert result.passed, repr(result)
+
+
+def test_every_exercise_has_rows():
+    """Every check that lesson_score counts in lessons 14 and 15 has rows in the table."""
+    checked = {(row[0], row[1]) for row in TABLE}
+    assert checked == {("14", "scaled_step_check"), ("14", "rule_check"), ("15", "average_check"),
+                       ("15", "ring_check")}
