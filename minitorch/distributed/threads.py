@@ -88,22 +88,25 @@ def run_ranks(fn: Callable[..., Any], per_rank_args: Sequence[Any], timeout: flo
     """
     world = _World(len(per_rank_args), timeout)
     results: list[Any] = [None] * world.size
-    errors: list[BaseException | None] = [None] * world.size
+    errors: list[BaseException] = []  # in the order they happened
+    lock = threading.Lock()
 
     def work(rank: int) -> None:
         try:
             results[rank] = fn(ThreadComm(rank, world), per_rank_args[rank])
         except BaseException as exc:  # handed to the caller below
-            errors[rank] = exc
-            world.failed = True
+            with lock:
+                errors.append(exc)
+                world.failed = True
 
     threads = [threading.Thread(target=work, args=(r,), daemon=True) for r in range(world.size)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(timeout * 3)
-    # The root cause first: an unfinished exercise, then the lowest rank's error.
-    failed = [e for e in errors if isinstance(e, NotImplementedError)] + [e for e in errors if e is not None]
+    # The root cause first: an unfinished exercise, then the error that happened first (the
+    # ranks waiting on a failed rank stop after it, with a "never came" error of their own).
+    failed = [e for e in errors if isinstance(e, NotImplementedError)] + errors
     if failed:
         raise failed[0]
     return results
