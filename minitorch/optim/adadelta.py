@@ -34,8 +34,11 @@ class Adadelta(Optimizer):
         rho: float = 0.9,
         eps: float = 1e-6,
         weight_decay: float = 0.0,
+        *,
+        foreach: bool | None = None,
     ) -> None:
-        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay))
+        # foreach: accepted as PyTorch's (a speed setting); the update is the same either way.
+        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, foreach=foreach))
 
     def _check_hyperparameters(self, group: dict[str, Any]) -> dict[str, Any]:
         """lr, eps and weight_decay >= 0, rho in [0, 1] (NaN refused), as PyTorch checks them."""
@@ -46,8 +49,9 @@ class Adadelta(Optimizer):
             raise ValueError(f"Adadelta: Invalid rho value: {rho} ({why})")
         group["rho"] = rho
         group["eps"] = check_non_negative("Adadelta", "eps", group["eps"], "epsilon value")
-        group["weight_decay"] = check_non_negative("Adadelta", "weight_decay", group["weight_decay"],
-                                                   "weight_decay value")
+        group["weight_decay"] = check_non_negative(
+            "Adadelta", "weight_decay", group["weight_decay"], "weight_decay value"
+        )
         return group
 
     def _update(self) -> None:

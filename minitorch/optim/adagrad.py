@@ -34,10 +34,17 @@ class Adagrad(Optimizer):
         weight_decay: float = 0.0,
         initial_accumulator_value: float = 0.0,
         eps: float = 1e-10,
+        *,
+        foreach: bool | None = None,
     ) -> None:
+        # foreach: accepted as PyTorch's (a speed setting); the update is the same either way.
         defaults = dict(
-            lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
-            initial_accumulator_value=initial_accumulator_value, eps=eps,
+            lr=lr,
+            lr_decay=lr_decay,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            eps=eps,
+            foreach=foreach,
         )
         super().__init__(params, defaults)
         # PyTorch fills the state of every parameter at construction (so a fresh state_dict
@@ -49,8 +56,12 @@ class Adagrad(Optimizer):
     def _check_hyperparameters(self, group: dict[str, Any]) -> dict[str, Any]:
         """lr, lr_decay, weight_decay, initial_accumulator_value and eps >= 0 (NaN refused)."""
         super()._check_hyperparameters(group)
-        for key, label in (("lr_decay", "lr_decay"), ("weight_decay", "weight_decay"),
-                           ("initial_accumulator_value", "initial_accumulator_value"), ("eps", "epsilon")):
+        for key, label in (
+            ("lr_decay", "lr_decay"),
+            ("weight_decay", "weight_decay"),
+            ("initial_accumulator_value", "initial_accumulator_value"),
+            ("eps", "epsilon"),
+        ):
             group[key] = check_non_negative("Adagrad", key, group[key], f"{label} value")
         return group
 

@@ -108,6 +108,8 @@ class Optimizer:
         """Check (and return) the hyperparameters in ``group``; subclasses add theirs."""
         if "lr" in group:
             group["lr"] = check_non_negative(type(self).__name__, "lr", group["lr"], "learning rate")
+        if "foreach" in group:
+            group["foreach"] = check_foreach(type(self).__name__, group["foreach"])
         return group
 
     def add_param_group(self, group: dict[str, Any]) -> None:

@@ -38,15 +38,30 @@ class RMSprop(Optimizer):
         weight_decay: float = 0.0,
         momentum: float = 0.0,
         centered: bool = False,
+        *,
+        foreach: bool | None = None,
     ) -> None:
-        defaults = dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum, centered=centered)
+        # foreach: accepted as PyTorch's (a speed setting); the update is the same either way.
+        defaults = dict(
+            lr=lr,
+            alpha=alpha,
+            eps=eps,
+            weight_decay=weight_decay,
+            momentum=momentum,
+            centered=centered,
+            foreach=foreach,
+        )
         super().__init__(params, defaults)
 
     def _check_hyperparameters(self, group: dict[str, Any]) -> dict[str, Any]:
         """lr, eps, momentum, weight_decay and alpha >= 0 (NaN refused), as PyTorch checks them."""
         super()._check_hyperparameters(group)
-        for key, label in (("eps", "epsilon"), ("momentum", "momentum"), ("weight_decay", "weight_decay"),
-                           ("alpha", "alpha")):
+        for key, label in (
+            ("eps", "epsilon"),
+            ("momentum", "momentum"),
+            ("weight_decay", "weight_decay"),
+            ("alpha", "alpha"),
+        ):
             group[key] = check_non_negative("RMSprop", key, group[key], f"{label} value")
         return group
 

@@ -32,8 +32,14 @@ class SGD(Optimizer):
         dampening: float = 0.0,
         weight_decay: float = 0.0,
         nesterov: bool = False,
+        *,
+        foreach: bool | None = None,
     ) -> None:
-        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov)
+        # foreach: accepted as PyTorch's (a speed setting); SGD's loop is already as fast as
+        # a grouped step here (measured), so it runs the same way either way.
+        defaults = dict(
+            lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov, foreach=foreach
+        )
         super().__init__(params, defaults)
 
     def _check_hyperparameters(self, group: dict[str, Any]) -> dict[str, Any]:

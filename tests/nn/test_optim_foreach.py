@@ -359,3 +359,23 @@ def test_foreach_matches_torch_foreach(rng, name, kwargs, dtype, rtol):
                     mt_opt.state[m][key], th_opt.state[t][key].numpy(), rtol=rtol, atol=rtol
                 )
         assert mt_opt.state[mt[0]]["step"] == int(th_opt.state[th[0]]["step"]) == step + 1
+
+
+@pytest.mark.parametrize("name", ["SGD", "RMSprop", "Adagrad", "Adadelta"])
+def test_other_optimizers_accept_foreach_and_update_the_same(rng, name):
+    """PyTorch's optimizers all take foreach=; here it changes nothing for these (their loop is the step)."""
+    start = rng.standard_normal((3, 2))
+    grads = [rng.standard_normal((3, 2)) for _ in range(3)]
+    results = []
+    for foreach in (None, True, False):
+        p = minitorch.nn.Parameter(minitorch.tensor(start))
+        opt = getattr(minitorch.optim, name)([p], lr=0.1, foreach=foreach)
+        assert opt.param_groups[0]["foreach"] is foreach
+        for g in grads:
+            p.grad = minitorch.tensor(g)
+            opt.step()
+        results.append(p.detach().numpy())
+    np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_array_equal(results[0], results[2])
+    with pytest.raises(TypeError, match="foreach"):
+        getattr(minitorch.optim, name)([p], lr=0.1, foreach="yes")
