@@ -25,6 +25,8 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.broadcast import unbroadcast
+from minitorch.functions.dropout import dropout
+from minitorch.functions.masking import masked_fill
 from minitorch.functions.promotion import cast
 from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor
@@ -95,8 +97,6 @@ def scaled_dot_product_attention(
     the scores. ``is_causal`` uses ``ones(L, S).tril()`` (query i sees keys 0..i).
     ``scale`` defaults to 1 / sqrt(E).
     """
-    if dropout_p != 0.0:
-        raise MiniTorchError("scaled_dot_product_attention: dropout_p is not supported; apply F.dropout to the output")
     for name, t in (("query", query), ("key", key), ("value", value)):
         if not isinstance(t, Tensor) or t.ndim < 2 or t.data.dtype.kind != "f":
             raise MiniTorchError(f"scaled_dot_product_attention: {name} must be a float tensor of at least 2 dims")
@@ -119,4 +119,24 @@ def scaled_dot_product_attention(
     if attn_mask is not None and attn_mask.data.dtype.kind != "b" and attn_mask.dtype != query.dtype:
         attn_mask = cast(attn_mask, query.dtype)
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if dropout_p != 0.0:
+        return _attention_with_dropout(query, key, value, attn_mask, float(dropout_p), scale)
     return ScaledDotProductAttention.apply(query, key, value, attn_mask, scale)
+
+
+def _attention_with_dropout(
+    query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, dropout_p: float, scale: float
+) -> Tensor:
+    """``dropout(softmax(q @ k^T * scale + mask)) @ v`` from ordinary ops, as PyTorch's reference math.
+
+    Dropout zeroes attention *weights* (each with probability ``dropout_p``, the rest scaled
+    by 1 / (1 - p)), so the fused op, which keeps only the weights for backward, is not
+    used here. As in PyTorch, ``dropout_p`` applies whatever the mode: pass 0.0 when evaluating.
+    """
+    scores = (query @ key.transpose(-2, -1)) * scale
+    if attn_mask is not None:
+        if attn_mask.data.dtype.kind == "b":  # True where attention is allowed
+            scores = masked_fill(scores, ~attn_mask, float("-inf"))
+        else:
+            scores = scores + attn_mask
+    return dropout(scores.softmax(-1), dropout_p, True) @ value
