@@ -9,8 +9,28 @@ PyTorch's device-side asserts do.
 
 from __future__ import annotations
 
+import numpy as np
+
 from minitorch import backends
+from minitorch.errors import MiniTorchIndexError
 from minitorch.hints import Array
+
+# The unsigned integer type of each signed one's size.
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def as_unsigned(t: Array) -> Array:
+    """``t`` seen as unsigned (a view): a negative index becomes huge, so one ``>= n`` checks both ends."""
+    return t.view(_UNSIGNED[t.dtype.itemsize]) if t.dtype.kind == "i" else t
+
+
+def label_range_error(c: int, ignore_index: int) -> MiniTorchIndexError:
+    """The error the device-side label check of cross_entropy/nll_loss raises at the next sync point."""
+    return MiniTorchIndexError(
+        f"nll_loss/cross_entropy: a target value was outside [0, {c - 1}] for {c} classes and not "
+        f"ignore_index={ignore_index} (checked on the GPU and reported at this sync point; "
+        "set_debug(True) names the step)"
+    )
 
 
 def any_out_of_range(t: Array, n: int, where: Array | None = None) -> Array:
@@ -19,9 +39,7 @@ def any_out_of_range(t: Array, n: int, where: Array | None = None) -> Array:
     With ``where`` (a boolean array of ``t``'s shape) only the values where it is True
     count: the labels that are not ``ignore_index``.
     """
-    # Seen as unsigned, a negative index becomes huge: one comparison checks both ends.
-    unsigned = t.view(t.dtype.str.replace("i", "u")) if t.dtype.kind == "i" else t
-    outside = unsigned >= n
+    outside = as_unsigned(t) >= n
     return (outside if where is None else outside & where).any()
 
 

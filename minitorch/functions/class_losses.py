@@ -23,7 +23,7 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, MiniTorchValueError
 from minitorch.functions.autocast_policy import to_float32
-from minitorch.functions.bounds import any_out_of_range
+from minitorch.functions.bounds import any_out_of_range, as_unsigned, label_range_error
 from minitorch.functions.fused import SoftmaxCrossEntropy, _fits_forward_kernel, softmax_cross_entropy
 from minitorch.functions.softmax import log_softmax
 from minitorch.hints import Array, Gradients
@@ -155,17 +155,11 @@ def nll_loss(
     return NLLLoss.apply(log_probs, t, reduction, row_weight)
 
 
-# The unsigned integer type of each signed one's size (for the one-max() range check).
-_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-
-
 def _labels_in_range(t: Array, c: int) -> bool:
     """True when every label is in [0, C), checked with one max(); False on a device (not checked there)."""
     if not (backends.of(t).is_host or SWITCHES.debug):
         return False
-    # Seen as unsigned, a negative index becomes huge: one max() checks both ends.
-    unsigned = t.view(_UNSIGNED[t.dtype.itemsize]) if t.dtype.kind == "i" else t
-    return not t.size or int(unsigned.max()) < c
+    return not t.size or int(as_unsigned(t).max()) < c  # one max() checks both ends
 
 
 def _rows(t: Array, c: int, class_weight: Array | None, ignore_index: int, dtype: Any) -> tuple[Array, Array | None]:
@@ -193,12 +187,7 @@ def _rows(t: Array, c: int, class_weight: Array | None, ignore_index: int, dtype
     else:
         # On a GPU the range check stays on the device and raises at the next sync point.
         keep = t != ignore_index
-        error = MiniTorchIndexError(
-            f"nll_loss/cross_entropy: a target value was outside [0, {c - 1}] for {c} classes and not "
-            f"ignore_index={ignore_index} (checked on the GPU and reported at this sync point; "
-            "set_debug(True) names the step)"
-        )
-        backends.of(t).check_on_device(any_out_of_range(t, c, keep), error)
+        backends.of(t).check_on_device(any_out_of_range(t, c, keep), label_range_error(c, ignore_index))
     safe = xp.where(keep, t, 0)
     row_weight = keep.astype(dtype)
     if class_weight is not None:

@@ -22,8 +22,9 @@ import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.errors import MiniTorchError, MiniTorchIndexError
+from minitorch.errors import MiniTorchError
 from minitorch.functions.autocast_policy import to_low_precision
+from minitorch.functions.bounds import label_range_error
 from minitorch.functions.matmul import product
 from minitorch.functions.unary import relu_grad
 from minitorch.hints import Array, Gradients
@@ -111,7 +112,7 @@ class SoftmaxCrossEntropy(Function):
             losses, probs, counts, bad = kernels.softmax_xent_forward(logits, target, skip)
             if ignore_index is not None:
                 ctx.ignore_index = ignore_index
-                backends.of(logits).check_on_device(bad.any(), _label_error(logits.shape[1], ignore_index))
+                backends.of(logits).check_on_device(bad.any(), label_range_error(logits.shape[1], ignore_index))
         else:
             shifted = logits - logits.max(axis=1, keepdims=True)
             exp = xp.exp(shifted)
@@ -144,17 +145,15 @@ class SoftmaxCrossEntropy(Function):
         rest = (None,) * (len(ctx.next_nodes) - 1)  # target, reduction and the optional settings
         if ctx.row_weight is not None:
             return (_weighted_backward(ctx, probs, target, grad), *rest)
-        kernels = backends.kernels_for(probs)  # None on the CPU
-        if ctx.ignore_index is not None:  # the GPU kernel path (ignored rows get no gradient)
-            if ctx.reduction == "mean":
-                scale = grad / ctx.total  # all rows ignored: inf, but every row is then skipped
-            else:
-                scale = grad if ctx.reduction == "sum" else grad.reshape(n, 1)
-            return (kernels.softmax_xent_backward(probs, target, scale, ctx.ignore_index), *rest)
         if ctx.reduction == "mean":
-            scale = grad / n
+            # The kernel path divides by the rows that count (all ignored: inf, but every row
+            # is then skipped by the kernel).
+            scale = grad / (n if ctx.ignore_index is None else ctx.total)
         else:
             scale = grad if ctx.reduction == "sum" else grad.reshape(n, 1)
+        kernels = backends.kernels_for(probs)  # None on the CPU
+        if ctx.ignore_index is not None:  # the GPU kernel path: ignored rows get no gradient
+            return (kernels.softmax_xent_backward(probs, target, scale, ctx.ignore_index), *rest)
         if kernels is not None and scale.ndim == 0:
             return (kernels.softmax_xent_backward(probs, target, scale), *rest)
         xp = ctx.xp
@@ -164,15 +163,6 @@ class SoftmaxCrossEntropy(Function):
             grad_logits *= scale  # in place: no second (N, C) array
             return (grad_logits, *rest)
         return ((grad_logits * scale).astype(probs.dtype, copy=False), *rest)
-
-
-def _label_error(c: int, ignore_index: int) -> MiniTorchIndexError:
-    """The error the device-side label check raises at the next sync point."""
-    return MiniTorchIndexError(
-        f"nll_loss/cross_entropy: a target value was outside [0, {c - 1}] for {c} classes and not "
-        f"ignore_index={ignore_index} (checked on the GPU and reported at this sync point; "
-        "set_debug(True) names the step)"
-    )
 
 
 def _weighted_backward(ctx: BackwardNode, probs: Array, target: Array, grad: Array) -> Array:
