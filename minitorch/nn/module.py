@@ -369,25 +369,25 @@ class Module:
 
     def get_parameter(self, target: str) -> Parameter:
         """The parameter at the dotted path ``target`` (``"encoder.0.weight"``), as in ``named_parameters()``."""
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(f"{type(mod).__name__} has no attribute `{name}`")
-        param = getattr(mod, name)
+        _, name, param = self._member_at(target)
         if not isinstance(param, Parameter):
             raise AttributeError(f"`{name}` is not an nn.Parameter")
         return param
 
     def get_buffer(self, target: str) -> Tensor:
         """The buffer at the dotted path ``target`` (``"bn.running_mean"``), as in ``named_buffers()``."""
+        mod, name, buffer = self._member_at(target)
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return buffer
+
+    def _member_at(self, target: str) -> tuple[Module, str, Any]:
+        """(owning module, name, value) of the attribute at the dotted path ``target``."""
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
         if not hasattr(mod, name):
             raise AttributeError(f"{type(mod).__name__} has no attribute `{name}`")
-        buffer = getattr(mod, name)
-        if name not in mod._buffers:
-            raise AttributeError(f"`{name}` is not a buffer")
-        return buffer
+        return mod, name, getattr(mod, name)
 
     # ------------------------------------------------------------------ printing
     def extra_repr(self) -> str:
