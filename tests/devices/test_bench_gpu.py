@@ -5,15 +5,13 @@ what is checked is that every mode trains the same model to the same loss.
 """
 
 import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from fake_cupy import FakeCupy
 
 import minitorch
-from minitorch import autograd, backends
+from minitorch import autograd
 from minitorch.examples.per_op_copies import count_transfers, host_batches, per_op_copies
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "gpu.py"
@@ -25,14 +23,6 @@ def gpu_bench():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-@pytest.fixture
-def fake_gpu(monkeypatch):
-    monkeypatch.setitem(sys.modules, "cupy", FakeCupy())
-    backends.reset_probes()
-    yield
-    backends.reset_probes()
 
 
 def test_runs_and_prints_a_table(gpu_bench, capsys):

@@ -6,28 +6,16 @@ one fused bias+ReLU), values and gradients match the unfused GPU path and the CP
 the CPU graph keeps its Linear and ReLU nodes (lessons draw it).
 """
 
-import sys
 
 import numpy as np
 import pytest
-from fake_cupy import LAUNCHES, FakeCupy
+from fake_cupy import LAUNCHES
 
 import minitorch
-from minitorch import backends
 from minitorch.cuda import kernels as cuda_kernels
 from minitorch.nn.containers import fuses_linear_relu
 
 nn = minitorch.nn
-
-
-@pytest.fixture
-def fake_gpu(monkeypatch):
-    fake = FakeCupy()
-    monkeypatch.setitem(sys.modules, "cupy", fake)
-    backends.reset_probes()
-    assert minitorch.cuda.is_available()
-    yield fake
-    backends.reset_probes()
 
 
 def mlp(*widths):

@@ -8,22 +8,13 @@ whether a captured MiniTorch step trains correctly on a real GPU is UNVERIFIED (
 import sys
 
 import pytest
-from fake_cupy import LAUNCHES, FakeCupy
+from fake_cupy import LAUNCHES
 
 import minitorch
 from minitorch import backends
 from minitorch.cuda.graphs import capture_step
 from minitorch.errors import MiniTorchError
 from minitorch.nn import functional as F
-
-
-@pytest.fixture
-def fake_gpu(monkeypatch):
-    fake = FakeCupy()
-    monkeypatch.setitem(sys.modules, "cupy", fake)
-    backends.reset_probes()
-    yield fake
-    backends.reset_probes()
 
 
 def test_capture_warms_up_then_records_once_and_replays_without_python(fake_gpu):

@@ -22,16 +22,6 @@ from minitorch.errors import MiniTorchIndexError
 from minitorch.nn import functional as F
 
 
-@pytest.fixture
-def fake_gpu(monkeypatch):
-    fake = FakeCupy()
-    monkeypatch.setitem(sys.modules, "cupy", fake)
-    backends.reset_probes()
-    assert minitorch.cuda.is_available()
-    yield fake
-    backends.reset_probes()
-
-
 def _setup(optimizer):
     minitorch.manual_seed(0)
     nn = minitorch.nn
