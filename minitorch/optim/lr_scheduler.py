@@ -18,7 +18,6 @@ metric stops improving.
 from __future__ import annotations
 
 import math
-import numbers
 import types
 import warnings
 from bisect import bisect_right
@@ -26,6 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from minitorch.errors import check_int
 from minitorch.optim.optimizer import Optimizer, check_number
 
 EPOCH_DEPRECATION_WARNING = (
@@ -36,10 +36,8 @@ EPOCH_DEPRECATION_WARNING = (
 
 
 def _check_int(owner: str, name: str, value: Any, low: int) -> None:
-    """A TypeError unless ``value`` is an int (not a bool), a ValueError unless it is >= ``low``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{owner}: {name} must be an int, got {type(value).__name__} {value!r}")
-    if value < low:
+    """A TypeError unless ``value`` is an int (``check_int``'s rules), a ValueError unless it is >= ``low``."""
+    if check_int(owner, name, value) < low:
         raise ValueError(f"{owner}: {name} must be >= {low}, got {value}")
 
 
