@@ -21,7 +21,7 @@ import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.errors import MiniTorchError, MiniTorchIndexError, MiniTorchValueError
+from minitorch.errors import MiniTorchError, MiniTorchIndexError, MiniTorchValueError, check_int
 from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.bounds import any_out_of_range, as_unsigned, label_range_error
 from minitorch.functions.fused import SoftmaxCrossEntropy, _fits_forward_kernel, softmax_cross_entropy
@@ -109,7 +109,7 @@ def nll_loss(
             f"nll_loss/cross_entropy: target must hold integer class indices (int64), got {target.dtype}; "
             "convert with target.long()"
         )
-    _check_ignore_index("nll_loss", ignore_index)
+    check_int("nll_loss", "ignore_index", ignore_index)
     if log_probs.ndim >= 2 and target.ndim >= 1 and target.shape[0] != log_probs.shape[0]:
         raise MiniTorchValueError(
             f"nll_loss: expected input batch_size ({log_probs.shape[0]}) to match target batch_size "
@@ -217,11 +217,6 @@ def _weight_array(op: str, weight: Any, input: Tensor, c: int, same_dtype: bool 
     return w
 
 
-def _check_ignore_index(op: str, ignore_index: Any) -> None:
-    if not isinstance(ignore_index, numbers.Integral) or isinstance(ignore_index, bool):
-        raise TypeError(f"{op}(): argument 'ignore_index' must be int, not {type(ignore_index).__name__}")
-
-
 def _check_positional(op: str, weight: Any, reduction: str) -> None:
     """A reduction given third, as ``op(x, t, 'sum')``: the third argument is ``weight``, as in PyTorch."""
     if isinstance(weight, str):
@@ -254,7 +249,7 @@ def cross_entropy(
         _check_reduction("cross_entropy", reduction)
         if _labels_in_range(target.data, input.data.shape[1]) and ignore_index == -100:
             return softmax_cross_entropy(input, target, reduction)
-        _check_ignore_index("cross_entropy", ignore_index)
+        check_int("cross_entropy", "ignore_index", ignore_index)
         kernels = backends.kernels_for(input.data)  # None on the CPU
         if kernels is not None and not SWITCHES.debug and _fits_forward_kernel(kernels, input.data):
             # On a GPU the labels are not read back: the fused kernel skips ignored rows and
@@ -287,7 +282,7 @@ def _cross_entropy(
     """Every case but the plain fused one: checks, then the composition that fits the target."""
     _check_reduction("cross_entropy", reduction)
     _check_positional("cross_entropy", weight, reduction)
-    _check_ignore_index("cross_entropy", ignore_index)
+    check_int("cross_entropy", "ignore_index", ignore_index)
     if not isinstance(input, Tensor):
         raise TypeError(f"cross_entropy(): argument 'input' must be a Tensor, not {type(input).__name__}")
     if isinstance(label_smoothing, bool) or not isinstance(label_smoothing, numbers.Real):
