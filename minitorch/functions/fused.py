@@ -41,7 +41,6 @@ class Linear(Function):
     @staticmethod
     def forward(ctx: BackwardNode, x: Array, weight: Array, bias: Array | None) -> Array:
         ctx.save_for_backward(x, weight)
-        ctx.has_bias = bias is not None
         out = product(x, weight.T)
         if bias is not None:
             out += bias  # ``out`` is a fresh array: adding in place saves a temporary
@@ -55,9 +54,11 @@ class Linear(Function):
         if need_x:
             grad_x = product(grad, weight)
         if need_w or need_b:
-            g2 = grad.reshape(-1, grad.shape[-1])
+            # Leading dims (a batch of sequences, say) count as more rows; a 2-D batch as it is.
+            g2 = grad if grad.ndim == 2 else grad.reshape(-1, grad.shape[-1])
             if need_w:
-                grad_w = product(g2.T, x.reshape(-1, x.shape[-1]))
+                x2 = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
+                grad_w = product(g2.T, x2)
             if need_b:
                 grad_b = g2.sum(axis=0)
         return grad_x, grad_w, grad_b
@@ -115,11 +116,11 @@ class SoftmaxCrossEntropy(Function):
                 backends.of(logits).check_on_device(bad.any(), label_range_error(logits.shape[1], ignore_index))
         else:
             shifted = logits - logits.max(axis=1, keepdims=True)
-            exp = xp.exp(shifted)
-            total = exp.sum(axis=1, keepdims=True)
+            probs = xp.exp(shifted)
+            total = probs.sum(axis=1, keepdims=True)
             rows = xp.arange(logits.shape[0])
             losses = xp.log(total[:, 0]) - shifted[rows, target]  # -log softmax[target], per row
-            probs = exp / total
+            probs /= total  # exp(shifted) / total, in place: the exponentials are not needed again
         ctx.save_for_backward(probs, target)
         ctx.reduction = reduction
         ctx.row_weight = row_weight
