@@ -14,7 +14,10 @@ inf or NaN, S was too large: that step is skipped and S is halved. After
     scaler.step(optimizer)     # unscales, then steps unless a gradient is inf/NaN
     scaler.update()            # halve S after a skipped step, double it after N clean ones
 
-The sequence of scales and skipped steps is PyTorch's (``torch.amp.GradScaler``).
+The sequence of scales and skipped steps is PyTorch's (``torch.amp.GradScaler``). As there,
+the scale is a float32 number: every new value is rounded to float32 (so a backoff of 0.3
+gives the same 45.900001525878906 as PyTorch), and it only grows while it stays finite in
+float32.
 """
 
 from __future__ import annotations
@@ -23,11 +26,28 @@ import math
 import warnings
 from typing import Any
 
+import numpy as np
+
 from minitorch import backends
 from minitorch.autograd.grad_mode import no_grad
-from minitorch.errors import MiniTorchError
+from minitorch.errors import MiniTorchError, MiniTorchValueError
+from minitorch.tensor import Tensor
 
 _READY, _UNSCALED, _STEPPED = "ready", "unscaled", "stepped"
+
+
+class GradScalerAssertionError(MiniTorchError, AssertionError):
+    """A misuse PyTorch reports with ``assert`` (an AssertionError): both kinds catch it here."""
+
+
+class GradScalerValueError(MiniTorchValueError, AssertionError):
+    """A bad constructor argument: a ValueError, and an AssertionError as PyTorch raises."""
+
+
+def _float32(value: float) -> float:
+    """``value`` rounded to float32 (inf if it overflows), as PyTorch stores its scale."""
+    with np.errstate(over="ignore"):
+        return float(np.float32(value))
 
 
 class GradScaler:
@@ -51,14 +71,16 @@ class GradScaler:
             )
             enabled = False
         if not growth_factor > 1.0:
-            raise ValueError(f"GradScaler: the growth factor must be > 1.0, got {growth_factor}")
+            raise GradScalerValueError(f"GradScaler: the growth factor must be > 1.0, got {growth_factor}")
         if not 0.0 < backoff_factor < 1.0:
-            raise ValueError(f"GradScaler: the backoff factor must be < 1.0 (and > 0), got {backoff_factor}")
+            raise GradScalerValueError(f"GradScaler: the backoff factor must be < 1.0 (and > 0), got {backoff_factor}")
         if not isinstance(growth_interval, int) or isinstance(growth_interval, bool) or growth_interval < 1:
             raise ValueError(f"GradScaler: growth_interval must be a positive int, got {growth_interval!r}")
         if not (init_scale > 0 and math.isfinite(init_scale)):
             raise ValueError(f"GradScaler: init_scale must be a positive finite number, got {init_scale}")
         self._enabled = bool(enabled)
+        # PyTorch makes its float32 scale at the first scale(); until then state_dict() and
+        # get_scale() give init_scale as it was passed (3.3, not 3.299999952316284).
         self._scale = float(init_scale)
         self._growth_factor = float(growth_factor)
         self._backoff_factor = float(backoff_factor)
@@ -73,9 +95,13 @@ class GradScaler:
             return outputs
         if isinstance(outputs, (list, tuple)):
             return type(outputs)(self.scale(o) for o in outputs)
-        if not hasattr(outputs, "requires_grad"):
+        if not isinstance(outputs, Tensor):
             raise TypeError(f"GradScaler.scale: expected a Tensor (the loss), got {type(outputs).__name__}")
-        return outputs * self._scale
+        self._scale = _float32(self._scale)
+        # The scale is a 0-d float32 tensor, as PyTorch's: a 0-d float16 loss becomes float32
+        # (so 65536 * loss does not overflow float16), a float64 loss stays float64.
+        scale = backends.module_of(outputs.data).asarray(self._scale, dtype="float32")
+        return outputs * Tensor._make(scale, None, False)
 
     def unscale_(self, optimizer: Any) -> None:
         """Divide the optimizer's gradients by the scale, and note whether any is inf or NaN.
@@ -89,8 +115,8 @@ class GradScaler:
             raise MiniTorchError("unscale_() has already been called on this optimizer since the last update().")
         if state["stage"] == _STEPPED:
             raise MiniTorchError("unscale_() is being called after step().")
-        inv_scale = 1.0 / self._scale
-        found_inf = False
+        inv_scale = _float32(1.0 / self._scale)  # PyTorch: scale.double().reciprocal().float()
+        found_inf = seen_grad = False
         with no_grad():
             for group in optimizer.param_groups:
                 for p in group["params"]:
@@ -98,15 +124,16 @@ class GradScaler:
                         continue
                     g = p.grad.data
                     if g.dtype == "float16":
-                        raise MiniTorchError(
+                        raise MiniTorchValueError(
                             "GradScaler: attempting to unscale float16 gradients; keep the parameters in "
                             "float32 and run the model under minitorch.autocast (float32 master weights)"
                         )
+                    seen_grad = True
                     xp = backends.module_of(g)
                     if not bool(xp.isfinite(g).all()):
                         found_inf = True
                     g *= g.dtype.type(inv_scale)
-        state["found_inf"] = found_inf
+        state["found_inf"] = found_inf if seen_grad else None  # None: nothing was checked
         state["stage"] = _UNSCALED
 
     def step(self, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
@@ -123,6 +150,11 @@ class GradScaler:
             raise MiniTorchError("step() has already been called since the last update().")
         if state["stage"] == _READY:
             self.unscale_(optimizer)
+        if state["found_inf"] is None:
+            raise GradScalerAssertionError(
+                "GradScaler.step: No inf checks were recorded for this optimizer: none of its parameters has a "
+                "gradient (call scaler.scale(loss).backward() before scaler.step(optimizer))"
+            )
         result = None
         if not state["found_inf"]:
             result = optimizer.step(*args, **kwargs)
@@ -138,22 +170,22 @@ class GradScaler:
             value = float(new_scale.item() if hasattr(new_scale, "item") else new_scale)
             if not (value > 0 and math.isfinite(value)):
                 raise ValueError(f"GradScaler.update: new_scale must be a positive finite number, got {value}")
-            self._scale = value
+            self._scale = _float32(value)
         else:
             checked = [s for s in self._per_optimizer.values() if s["found_inf"] is not None]
             if not checked:
-                raise MiniTorchError(
+                raise GradScalerAssertionError(
                     "GradScaler.update: no inf checks were recorded before update(); call scaler.step(optimizer) "
                     "(or unscale_) first"
                 )
             if any(s["found_inf"] for s in checked):
-                self._scale *= self._backoff_factor
+                self._scale = _float32(self._scale * self._backoff_factor)
                 self._growth_tracker = 0
             else:
                 self._growth_tracker += 1
                 if self._growth_tracker == self._growth_interval:
-                    grown = self._scale * self._growth_factor
-                    if math.isfinite(grown):  # never grow into inf
+                    grown = _float32(self._scale * self._growth_factor)
+                    if math.isfinite(grown):  # never grow into inf (float32's: past about 3.4e38)
                         self._scale = grown
                     self._growth_tracker = 0
         self._per_optimizer.clear()
@@ -216,7 +248,7 @@ class GradScaler:
         missing = {"scale", "growth_factor", "backoff_factor", "growth_interval", "_growth_tracker"} - set(state_dict)
         if missing:
             raise KeyError(f"GradScaler.load_state_dict: missing {sorted(missing)}")
-        self._scale = float(state_dict["scale"])
+        self._scale = _float32(state_dict["scale"])
         self._growth_factor = float(state_dict["growth_factor"])
         self._backoff_factor = float(state_dict["backoff_factor"])
         self._growth_interval = int(state_dict["growth_interval"])

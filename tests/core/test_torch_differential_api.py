@@ -1,0 +1,82 @@
+"""Differential tests against PyTorch of the API around the ops: GradScaler, losses, optimizers, data, factories.
+
+Each test pins a discrepancy that differential fuzzing found (MiniTorch and PyTorch run the
+same calls and must give the same numbers, or both raise).
+"""
+
+import numpy as np
+import pytest
+
+import minitorch
+
+torch = pytest.importorskip("torch")
+
+
+# ---------------------------------------------------------------------- GradScaler
+def _scaler_run(lib, factors, **kwargs):
+    """Scales, skips and parameters of a GradScaler training loop where gradient ``i`` is scaled by ``factors[i]``."""
+    scaler = lib.amp.GradScaler("cpu", **kwargs)
+    p = lib.tensor([1.0, -2.0], requires_grad=True)
+    opt = lib.optim.SGD([p], lr=0.01)
+    seen = []
+    for f in factors:
+        opt.zero_grad()
+        scaler.scale((p * p * f).sum()).backward()
+        scaler.step(opt)
+        scaler.update()
+        seen.append(scaler.get_scale())
+    return seen, p.detach().numpy().copy(), scaler.state_dict()
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(init_scale=1000.0, growth_factor=1.7, backoff_factor=0.3, growth_interval=2),
+        dict(init_scale=2.0**124, growth_factor=4.0, growth_interval=1),  # grows to float32's limit, no further
+    ],
+)
+def test_grad_scaler_scale_is_a_float32_number_as_torch(kwargs):
+    factors = [1.0, np.inf, 1.0, 1.0, np.nan, 1.0, 1.0, 1.0, 1.0, 1.0]
+    mine, theirs = _scaler_run(minitorch, factors, **kwargs), _scaler_run(torch, factors, **kwargs)
+    assert mine[0] == theirs[0]  # exactly: 1000 * 0.3 is 300.0000119..., as float32
+    np.testing.assert_allclose(mine[1], theirs[1], rtol=1e-6)
+    assert mine[2] == theirs[2]
+
+
+def test_grad_scaler_state_before_the_first_scale_keeps_init_scale_as_given():
+    for lib in (minitorch, torch):
+        assert lib.amp.GradScaler("cpu", init_scale=3.3).state_dict()["scale"] == 3.3
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_grad_scaler_scales_a_0d_loss_as_a_0d_float32_tensor(dtype):
+    # A float16 loss times 65536 would overflow: PyTorch's 0-d float32 scale promotes it.
+    results = []
+    for lib in (minitorch, torch):
+        loss = lib.tensor(3.0, dtype=getattr(lib, dtype))
+        scaled = lib.amp.GradScaler("cpu").scale(loss)
+        results.append((str(scaled.dtype).split(".")[-1], scaled.item()))
+    assert results[0] == results[1]
+    vector = minitorch.amp.GradScaler("cpu", init_scale=4.0).scale(minitorch.ones(2, dtype=minitorch.float16))
+    assert vector.dtype == minitorch.float16  # a tensor with dims keeps its dtype, as in PyTorch
+
+
+def test_grad_scaler_misuse_raises_assertion_errors_as_torch():
+    p = minitorch.ones(2, requires_grad=True)
+    opt = minitorch.optim.SGD([p], lr=0.1)
+    scaler = minitorch.amp.GradScaler("cpu")
+    scaler.scale(p.sum())  # no backward: no gradient to check
+    with pytest.raises(AssertionError, match="No inf checks"):
+        scaler.step(opt)
+    with pytest.raises(AssertionError, match="no inf checks"):
+        minitorch.amp.GradScaler("cpu").update()
+    for kwargs in (dict(growth_factor=0.5), dict(backoff_factor=1.5)):
+        with pytest.raises(AssertionError, match="factor"):
+            minitorch.amp.GradScaler("cpu", **kwargs)
+        with pytest.raises(AssertionError):
+            torch.amp.GradScaler("cpu", **kwargs)
+    half = minitorch.ones(2, dtype=minitorch.float16, requires_grad=True)
+    scaler = minitorch.amp.GradScaler("cpu")
+    scaler.scale(half.float().sum()).backward()
+    with pytest.raises(ValueError, match="float16 gradients"):  # PyTorch: ValueError too
+        scaler.unscale_(minitorch.optim.SGD([half], lr=0.1))
