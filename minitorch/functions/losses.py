@@ -10,14 +10,18 @@ from __future__ import annotations
 from minitorch.errors import MiniTorchError
 from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.class_losses import NLLLoss, _check_reduction, cross_entropy, nll_loss
+from minitorch.functions.pointwise_losses import weighted_reduce
 from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
 __all__ = ["NLLLoss", "cross_entropy", "mse_loss", "nll_loss"]
 
 
-def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
-    """Mean (or sum) of squared differences."""
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", *, weight: Tensor | None = None) -> Tensor:
+    """Mean (or sum) of squared differences; ``weight`` (input's shape) rescales each one, as PyTorch's.
+
+    With a weight, ``'mean'`` is the weighted mean ``sum(w * d**2) / sum(w)``.
+    """
     _check_reduction("mse_loss", reduction)
     if SWITCHES.autocast is not None:  # float32 inside autocast
         input, target = to_float32(input, target)
@@ -26,8 +30,7 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
             raise TypeError(f"mse_loss(): argument '{name}' must be a Tensor, not {type(t).__name__}")
     if input.data.dtype.kind != "f" and target.data.dtype.kind != "f":
         raise MiniTorchError(
-            f"mse_loss: needs floating-point tensors, got {input.dtype} and {target.dtype}; "
-            "convert with .float()"
+            f"mse_loss: needs floating-point tensors, got {input.dtype} and {target.dtype}; convert with .float()"
         )
     if tuple(input.shape) != tuple(target.shape):
         raise MiniTorchError(
@@ -36,6 +39,8 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
         )
     diff = input - target
     sq = diff * diff
+    if weight is not None:
+        return weighted_reduce("mse_loss", sq, weight, reduction, mean_by_weight=True)
     if reduction == "mean":
         return sq.mean()
     if reduction == "sum":

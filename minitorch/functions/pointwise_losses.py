@@ -111,6 +111,27 @@ def _check_constant(op: str, name: str, t: Tensor | None, shape: Shape) -> None:
         )
 
 
+def weighted_reduce(op: str, loss: Tensor, weight: Any, reduction: str, mean_by_weight: bool) -> Tensor:
+    """``loss * weight`` reduced, for the ``weight=`` of mse/l1/huber (composed of ops, so ``weight`` may need grad).
+
+    PyTorch requires ``weight`` to have the input's shape. Its ``'mean'`` is
+    ``sum(w * loss) / sum(w)`` for mse and l1 (``mean_by_weight``) but ``mean(w * loss)`` for huber.
+    """
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"{op}(): argument 'weight' must be a Tensor or None, not {type(weight).__name__}")
+    if tuple(weight.shape) != tuple(loss.shape):
+        raise MiniTorchValueError(
+            f"{op}: Weights and input must have the same size, got weight {tuple(weight.shape)} and input "
+            f"{tuple(loss.shape)}"
+        )
+    weighted = loss * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return weighted.sum()
+    return weighted.sum() / weight.sum() if mean_by_weight else weighted.mean()
+
+
 # ---------------------------------------------------------------------- binary cross-entropy
 class BinaryCrossEntropy(Function):
     """``-w (t log p + (1 - t) log(1 - p))`` of probabilities ``p``, each log clamped at -100.
@@ -167,11 +188,16 @@ def binary_cross_entropy(
     _check_constant(op, "weight", weight, tuple(input.shape))
     # Reading the range back from a GPU is a sync: checked there only under set_debug(True).
     if backends.of(input.data).is_host or SWITCHES.debug:
-        p = input.data
+        p, t = input.data, target.data
         if p.size and not bool(((p >= 0) & (p <= 1)).all()):
             raise MiniTorchError(
                 f"{op}: all elements of input should be between 0 and 1 (probabilities), got values in "
                 f"[{float(p.min())}, {float(p.max())}]; for raw scores use binary_cross_entropy_with_logits"
+            )
+        if t.size and not bool(((t >= 0) & (t <= 1)).all()):
+            raise MiniTorchError(
+                f"{op}: all elements of target should be between 0 and 1 (labels or probabilities), got values "
+                f"in [{float(t.min())}, {float(t.max())}]"
             )
     w = None if weight is None else weight.data.astype(input.data.dtype, copy=False)
     return BinaryCrossEntropy.apply(input, target, w, reduction)
@@ -267,10 +293,15 @@ def _regression_pair(op: str, input: Tensor, target: Tensor, reduction: str) -> 
     return result
 
 
-def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
-    """Mean (or sum) absolute difference ``|input - target|``; its gradient is ``sign(input - target)``."""
+def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", *, weight: Tensor | None = None) -> Tensor:
+    """Mean (or sum) absolute difference ``|input - target|``; its gradient is ``sign(input - target)``.
+
+    ``weight`` (input's shape) rescales each element; ``'mean'`` is then ``sum(w |d|) / sum(w)``.
+    """
     input, target = _regression_pair("l1_loss", input, target, reduction)
     loss = (input - target).abs()
+    if weight is not None:
+        return weighted_reduce("l1_loss", loss, weight, reduction, mean_by_weight=True)
     if reduction == "mean":
         return loss.mean()
     if reduction == "sum":
@@ -348,8 +379,16 @@ def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", beta:
     return SmoothL1Loss.apply(input, target, beta, reduction)
 
 
-def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0) -> Tensor:
-    """Huber loss: ``0.5 d**2`` for ``|d| < delta``, ``delta (|d| - delta / 2)`` beyond (d = input - target)."""
+def huber_loss(
+    input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0, weight: Tensor | None = None
+) -> Tensor:
+    """Huber loss: ``0.5 d**2`` for ``|d| < delta``, ``delta (|d| - delta / 2)`` beyond (d = input - target).
+
+    ``weight`` (input's shape) rescales each element; ``'mean'`` is then ``mean(w * loss)``, as PyTorch's.
+    """
     delta = _positive_number("huber_loss", "delta", delta, allow_zero=False)
     input, target = _regression_pair("huber_loss", input, target, reduction)
+    if weight is not None:
+        loss = HuberLoss.apply(input, target, delta, "none")
+        return weighted_reduce("huber_loss", loss, weight, reduction, mean_by_weight=False)
     return HuberLoss.apply(input, target, delta, reduction)

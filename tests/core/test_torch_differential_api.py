@@ -80,3 +80,28 @@ def test_grad_scaler_misuse_raises_assertion_errors_as_torch():
     scaler.scale(half.float().sum()).backward()
     with pytest.raises(ValueError, match="float16 gradients"):  # PyTorch: ValueError too
         scaler.unscale_(minitorch.optim.SGD([half], lr=0.1))
+
+
+# ---------------------------------------------------------------------- losses
+def test_binary_cross_entropy_refuses_targets_outside_0_1_as_torch():
+    for lib in (minitorch, torch):
+        with pytest.raises(RuntimeError, match="target should be between 0 and 1"):
+            lib.nn.functional.binary_cross_entropy(lib.full((3,), 0.5), lib.tensor([0.0, 1.0, 2.0]))
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "huber_loss"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_regression_losses_take_a_weight_as_torch(name, reduction):
+    # PyTorch 2.13's weight=: 'mean' is sum(w * loss) / sum(w) for mse and l1, mean(w * loss) for huber
+    rng = np.random.default_rng(0)
+    x, t, w = rng.standard_normal((2, 3)), rng.standard_normal((2, 3)), rng.random((2, 3))
+    results = []
+    for lib in (minitorch, torch):
+        a, b, c = (lib.tensor(v, requires_grad=True) for v in (x, t, w))
+        out = getattr(lib.nn.functional, name)(a, b, reduction=reduction, weight=c)
+        out.sum().backward()
+        results.append([out.detach().numpy()] + [v.grad.numpy() for v in (a, b, c)])
+    for mine, theirs in zip(*results):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-12, atol=1e-14)
+    with pytest.raises(ValueError, match="Weights and input must have the same size"):
+        getattr(minitorch.nn.functional, name)(minitorch.ones(2, 3), minitorch.ones(2, 3), weight=minitorch.ones(3))
