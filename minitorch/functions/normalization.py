@@ -80,13 +80,23 @@ def batch_norm(
     """
     if x.ndim < 2:
         raise MiniTorchError(f"batch_norm: expected at least (N, C), got shape {tuple(x.shape)}")
+    if x.data.dtype.kind != "f":
+        raise MiniTorchError(f"batch_norm: expected a floating-point input, got {x.dtype} (shape {tuple(x.shape)})")
     xp = backends.module_of(x.data)
     c = x.shape[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
-        if t is not None and t.data.size != c:
+        if t is None:
+            continue
+        if t.data.size != c:
             raise MiniTorchError(
                 f"batch_norm: {name} should contain {c} elements (one per channel of input "
                 f"{tuple(x.shape)}), not {t.data.size} (shape {tuple(t.shape)})"
+            )
+        # As PyTorch: one dtype for all, except a float16 input with float32 statistics/parameters.
+        if t.dtype != x.dtype and not (x.data.dtype == xp.float16 and t.data.dtype == xp.float32):
+            raise MiniTorchError(
+                f"batch_norm: input is {x.dtype} but {name} is {t.dtype}; convert one of them "
+                "(e.g. model.double() for a float64 input)"
             )
     axes = (0,) + tuple(range(2, x.ndim))
     stat_shape = (1, c) + (1,) * (x.ndim - 2)

@@ -151,20 +151,33 @@ class MaxPool2d(Module):
         kernel_size: int | tuple[int, int],
         stride: int | tuple[int, int] | None = None,
         padding: int | tuple[int, int] = 0,
+        dilation: int | tuple[int, int] = 1,
+        return_indices: bool = False,
+        ceil_mode: bool = False,
     ) -> None:
         super().__init__()
         _pair_at_least("MaxPool2d", "kernel_size", kernel_size, 1)
         _pair_at_least("MaxPool2d", "stride", kernel_size if stride is None else stride, 1)
         _pair_at_least("MaxPool2d", "padding", padding, 0)
+        # PyTorch's other options, accepted (and printed) at their defaults only.
+        if pair(dilation, "MaxPool2d: dilation") != (1, 1) or return_indices or ceil_mode:
+            raise MiniTorchError(
+                f"MaxPool2d: dilation={dilation!r}, return_indices={return_indices!r}, ceil_mode={ceil_mode!r}: "
+                "MiniTorch supports only dilation=1, return_indices=False and ceil_mode=False"
+            )
         self.kernel_size = kernel_size
         self.stride = kernel_size if stride is None else stride
         self.padding = padding
+        self.dilation, self.ceil_mode = dilation, ceil_mode
 
     def forward(self, x: Tensor) -> Tensor:
         return F.max_pool2d(x, self.kernel_size, self.stride, self.padding)
 
     def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+        return (
+            f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+            f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
+        )
 
 
 class ReLU(Module):
@@ -257,6 +270,8 @@ class _BatchNorm(Module):
     """Shared code of BatchNorm1d/2d: affine weight/bias and running statistics, as PyTorch."""
 
     _tensor_input = True
+    # PyTorch loads state dicts saved before this buffer existed: a missing one keeps its value.
+    _optional_state = ("num_batches_tracked",)
 
     expected_dims: tuple[int, ...] = ()
     # Registered as buffers by __init__ (as None without track_running_stats).
@@ -271,6 +286,8 @@ class _BatchNorm(Module):
         momentum: float | None = 0.1,
         affine: bool = True,
         track_running_stats: bool = True,
+        *,
+        bias: bool = True,
     ) -> None:
         super().__init__()
         name = type(self).__name__
@@ -282,7 +299,10 @@ class _BatchNorm(Module):
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
             self.weight = Parameter(factories.ones(num_features))
-            self.bias = Parameter(factories.zeros(num_features))
+            if bias:
+                self.bias = Parameter(factories.zeros(num_features))
+            else:  # PyTorch's bias=False: scale only
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -303,8 +323,7 @@ class _BatchNorm(Module):
             )
         if x.shape[1] != self.num_features:
             raise MiniTorchError(
-                f"{type(self).__name__}({self.num_features}): input has {x.shape[1]} channels "
-                f"(shape {tuple(x.shape)})"
+                f"{type(self).__name__}({self.num_features}): input has {x.shape[1]} channels (shape {tuple(x.shape)})"
             )
         momentum = self.momentum
         use_batch_stats = self.training or self.running_mean is None
@@ -327,7 +346,7 @@ class _BatchNorm(Module):
     def extra_repr(self) -> str:
         return (
             f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-            f"track_running_stats={self.track_running_stats}"
+            f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}"
         )
 
 
@@ -386,7 +405,11 @@ class CrossEntropyLoss(_ClassLoss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.cross_entropy(
-            input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction,
+            input,
+            target,
+            self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
             label_smoothing=self.label_smoothing,
         )
 

@@ -73,6 +73,7 @@ class Module:
 
     training = True
     _tensor_input = False  # the built-in layers set True: their first input must be a Tensor
+    _optional_state: tuple[str, ...] = ()  # own state_dict keys a loaded dict may leave out
     # Filled in by __init__ (through object.__setattr__, which skips the sorting below).
     _parameters: OrderedDict[str, Parameter | None]
     _buffers: OrderedDict[str, Tensor | None]
@@ -348,7 +349,10 @@ class Module:
         a wrong shape is always an error. Returns ``(missing_keys, unexpected_keys)``.
         (The checks and the copy are in ``minitorch.nn.state_loading``.)
         """
-        return load_into(self, self.state_dict(keep_vars=True), state_dict, strict)
+        optional = {
+            f"{prefix}.{key}" if prefix else key for prefix, m in self.named_modules() for key in m._optional_state
+        }
+        return load_into(self, self.state_dict(keep_vars=True), state_dict, strict, optional)
 
     # ------------------------------------------------------------------ finding by dotted name
     def get_submodule(self, target: str) -> Module:

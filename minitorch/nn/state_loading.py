@@ -23,19 +23,26 @@ class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpect
     def __repr__(self) -> str:
         if not self.missing_keys and not self.unexpected_keys:
             return "<All keys matched successfully>"
-        return super().__repr__()
+        return f"_IncompatibleKeys(missing_keys={self.missing_keys!r}, unexpected_keys={self.unexpected_keys!r})"
 
     __str__ = __repr__
 
 
 def load_into(
-    module: Any, own: OrderedDict[str, Tensor], state_dict: Mapping[str, Any], strict: bool
+    module: Any,
+    own: OrderedDict[str, Tensor],
+    state_dict: Mapping[str, Any],
+    strict: bool,
+    optional: set[str] | frozenset[str] = frozenset(),
 ) -> IncompatibleKeys:
-    """Check ``state_dict`` against ``own`` (``module.state_dict(keep_vars=True)``), then copy it in place."""
+    """Check ``state_dict`` against ``own`` (``module.state_dict(keep_vars=True)``), then copy it in place.
+
+    Keys in ``optional`` (a BatchNorm's ``num_batches_tracked``) may be missing: they keep their value.
+    """
     name = type(module).__name__
     if not isinstance(state_dict, Mapping):
         raise TypeError(f"{name}.load_state_dict: expected a dict-like state_dict, got {_what_it_is(state_dict)}")
-    missing = [k for k in own if k not in state_dict]
+    missing = [k for k in own if k not in state_dict and k not in optional]
     unexpected = [str(k) for k in state_dict if k not in own]
     problems = []
     if strict and missing:
@@ -54,8 +61,7 @@ def load_into(
         shape = tuple(array.shape)
         if shape != tuple(target.shape):
             problems.append(
-                f"size mismatch for {key}: the checkpoint has shape {shape}, this model has "
-                f"{tuple(target.shape)}"
+                f"size mismatch for {key}: the checkpoint has shape {shape}, this model has {tuple(target.shape)}"
             )
             continue
         arrays[key] = array

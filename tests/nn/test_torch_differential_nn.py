@@ -124,3 +124,62 @@ def test_unbatched_conv2d_and_max_pool2d(dtype):
     for a, c in zip(outs[0] + tuple(grads[0]), outs[1] + tuple(grads[1])):
         assert a.shape == c.shape
         np.testing.assert_allclose(c, a, rtol=tol, atol=tol)
+
+
+def _numpy_state(module):
+    return {k: v.detach().numpy().copy() for k, v in module.state_dict().items()}
+
+
+@pytest.mark.parametrize("cls", ["BatchNorm1d", "BatchNorm2d"])
+def test_batch_norm_bias_false_and_repr(cls):
+    # PyTorch 2.13's BatchNorm takes bias=False (scale only) and prints bias= in its repr.
+    shape = (4, 3) if cls == "BatchNorm1d" else (4, 3, 2, 2)
+    x = np.random.default_rng(3).standard_normal(shape)
+    tm, mm = getattr(torch.nn, cls)(3, bias=False).double(), getattr(mt.nn, cls)(3, bias=False).double()
+    assert repr(mm) == repr(tm)
+    assert list(mm.state_dict()) == list(tm.state_dict()) == ["weight", "running_mean", "running_var", "num_batches_tracked"]
+    with torch.no_grad():
+        tm.weight.copy_(torch.tensor([0.5, -2.0, 3.0]))
+    mm.load_state_dict(_numpy_state(tm))
+    np.testing.assert_allclose(mm(mt.tensor(x)).detach().numpy(), tm(torch.tensor(x)).detach().numpy(), rtol=1e-12)
+    assert repr(mt.nn.BatchNorm2d(2, affine=False)) == repr(torch.nn.BatchNorm2d(2, affine=False))
+
+
+def test_batch_norm_refuses_integer_input_and_mixed_dtypes():
+    # PyTorch raises for both; MiniTorch used to normalise silently (in the parameters' dtype).
+    with pytest.raises(mt.errors.MiniTorchError, match=r"batch_norm: .*int64"):
+        mt.nn.BatchNorm1d(3)(mt.zeros(2, 3, dtype=mt.int64))
+    with pytest.raises(mt.errors.MiniTorchError, match=r"batch_norm: input is minitorch.float64 but running_mean is minitorch.float32"):
+        mt.nn.BatchNorm1d(3)(mt.zeros(2, 3, dtype=mt.float64))
+    # float16 input with float32 statistics is allowed, as in PyTorch
+    out = mt.nn.functional.batch_norm(mt.ones(2, 3, dtype=mt.float16), mt.zeros(3), mt.ones(3))
+    assert out.dtype == mt.float16
+
+
+def test_batch_norm_loads_a_state_dict_without_num_batches_tracked():
+    # PyTorch accepts old checkpoints that lack the counter (it keeps its current value).
+    for lib in (torch, mt):
+        bn = lib.nn.BatchNorm1d(3)
+        sd = {k: v for k, v in bn.state_dict().items() if k != "num_batches_tracked"}
+        assert str(lib.nn.Sequential(bn).load_state_dict({"0." + k: v for k, v in sd.items()})) == (
+            "<All keys matched successfully>"
+        )
+    # other keys are still required
+    with pytest.raises(mt.errors.MiniTorchError, match="missing keys: running_var"):
+        mt.nn.BatchNorm1d(3).load_state_dict({"weight": np.ones(3), "bias": np.zeros(3), "running_mean": np.zeros(3)})
+
+
+def test_incompatible_keys_print_as_pytorch():
+    results = []
+    for lib in (torch, mt):
+        sd = dict(lib.nn.Linear(2, 2).state_dict())
+        sd["extra"] = sd.pop("bias")
+        results.append(repr(lib.nn.Linear(2, 2).load_state_dict(sd, strict=False)))
+    assert results[1] == results[0] == "_IncompatibleKeys(missing_keys=['bias'], unexpected_keys=['extra'])"
+
+
+def test_max_pool_module_repr_and_unsupported_options():
+    for args in [(2,), (3, 1, 1), ((2, 3), (1, 2))]:
+        assert repr(mt.nn.MaxPool2d(*args)) == repr(torch.nn.MaxPool2d(*args))
+    with pytest.raises(mt.errors.MiniTorchError, match="ceil_mode"):
+        mt.nn.MaxPool2d(2, ceil_mode=True)
