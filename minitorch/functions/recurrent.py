@@ -27,16 +27,15 @@ from minitorch.tensor import Tensor
 
 def _input_projection(x: Array, w_ih: Array, bias: Array | None) -> Array:
     """x @ W_ih^T + bias for all time steps at once: (T, N, I) -> (T, N, G*H)."""
-    T, N, _ = x.shape
-    out = x.reshape(T * N, -1) @ w_ih.T
+    T, N, I = x.shape
+    # Sizes spelled out, not -1: an empty batch (N = 0) reshapes too, as in PyTorch.
+    out = x.reshape(T * N, I) @ w_ih.T
     if bias is not None:
         out += bias
-    return out.reshape(T, N, -1)
+    return out.reshape(T, N, w_ih.shape[0])
 
 
-def _weight_grads(
-    needs: tuple[bool, ...], dz: Array, x: Array, w_ih: Array, h_prev: Array, dz_h: Array
-) -> Gradients:
+def _weight_grads(needs: tuple[bool, ...], dz: Array, x: Array, w_ih: Array, h_prev: Array, dz_h: Array) -> Gradients:
     """Gradients of x, W_ih, W_hh, b_ih, b_hh from the pre-activation gradients of all steps.
 
     ``dz`` (T, N, G*H) is the gradient of the input projection, ``dz_h`` that of the hidden
@@ -47,8 +46,8 @@ def _weight_grads(
     need_x, need_wih, need_whh, need_bih, need_bhh = needs
     dz2, dzh2 = dz.reshape(T * N, GH), dz_h.reshape(T * N, GH)
     grad_x = (dz2 @ w_ih).reshape(x.shape) if need_x else None
-    grad_wih = dz2.T @ x.reshape(T * N, -1) if need_wih else None
-    grad_whh = dzh2.T @ h_prev.reshape(T * N, -1) if need_whh else None
+    grad_wih = dz2.T @ x.reshape(T * N, x.shape[-1]) if need_wih else None
+    grad_whh = dzh2.T @ h_prev.reshape(T * N, h_prev.shape[-1]) if need_whh else None
     grad_bih = dz2.sum(axis=0) if need_bih else None
     grad_bhh = dzh2.sum(axis=0) if need_bhh else None
     return grad_x, grad_wih, grad_whh, grad_bih, grad_bhh

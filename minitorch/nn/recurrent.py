@@ -79,14 +79,14 @@ class _RNNBase(Module):
         shape = (self.num_layers, x.shape[1], self.hidden_size)
         if hx is None:
             return factories.zeros(*shape, dtype=x.dtype, device=x.device)
-        if not batched:
-            hx = hx.unsqueeze(1)
-        if tuple(hx.shape) != shape:
+        given = tuple(hx.shape) if isinstance(hx, Tensor) else type(hx).__name__
+        expected = shape if batched else (shape[0], shape[2])  # an unbatched input has an unbatched state
+        if given != expected:
             raise MiniTorchError(
-                f"{type(self).__name__}: expected an initial state of shape {shape} (num_layers, N, hidden_size), "
-                f"got {tuple(hx.shape)}"
+                f"{type(self).__name__}: expected an initial state of shape {expected} "
+                f"({'num_layers, N, hidden_size' if batched else 'num_layers, hidden_size'}), got {given}"
             )
-        return hx
+        return hx if batched else hx.unsqueeze(1)
 
     def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
         """Run every layer over the sequence: returns (output, h_n), or (output, (h_n, c_n)) for an LSTM."""
@@ -101,7 +101,13 @@ class _RNNBase(Module):
         x = input if batched else input.unsqueeze(1)
         if batched and self.batch_first:
             x = x.transpose(0, 1)  # time first inside: (T, N, I)
+        if x.shape[0] == 0:
+            raise MiniTorchError(
+                f"{name}: expected a sequence length larger than 0, got input of shape {tuple(input.shape)}"
+            )
         lstm = self.mode == "LSTM"
+        if lstm and hx is not None and not (isinstance(hx, (tuple, list)) and len(hx) == 2):
+            raise MiniTorchError(f"LSTM: the initial state must be a pair (h_0, c_0), got {type(hx).__name__}")
         h_given, c_given = ((None, None) if hx is None else hx) if lstm else (hx, None)
         h0_all = self._initial(h_given, x, batched)
         c0_all = self._initial(c_given, x, batched)  # (unused but for the LSTM)
@@ -219,6 +225,10 @@ class RNNCell(_CellBase):
             raise ValueError(f"RNNCell: unknown nonlinearity {nonlinearity!r} (use 'tanh' or 'relu')")
         super().__init__(input_size, hidden_size, bias)
         self.nonlinearity = nonlinearity
+
+    def extra_repr(self) -> str:
+        relu = ", nonlinearity=relu" if self.nonlinearity == "relu" else ""
+        return super().extra_repr() + relu
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         """The next hidden state h' (N, H), or (H,) for an unbatched input."""

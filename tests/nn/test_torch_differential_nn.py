@@ -87,9 +87,16 @@ def _shared(lib):
 
 
 def test_state_dict_lists_a_shared_module_under_each_name():
-    assert list(_shared(mt).state_dict()) == list(_shared(torch).state_dict()) == [
-        "0.weight", "0.bias", "1.weight", "1.bias",
-    ]
+    assert (
+        list(_shared(mt).state_dict())
+        == list(_shared(torch).state_dict())
+        == [
+            "0.weight",
+            "0.bias",
+            "1.weight",
+            "1.bias",
+        ]
+    )
     assert len(list(_shared(mt).parameters())) == 2  # parameters() still lists each once
     sd = {k: v.detach().numpy() for k, v in _shared(torch).state_dict().items()}
     _shared(mt).load_state_dict(sd)  # strict: no unexpected keys
@@ -137,7 +144,8 @@ def test_batch_norm_bias_false_and_repr(cls):
     x = np.random.default_rng(3).standard_normal(shape)
     tm, mm = getattr(torch.nn, cls)(3, bias=False).double(), getattr(mt.nn, cls)(3, bias=False).double()
     assert repr(mm) == repr(tm)
-    assert list(mm.state_dict()) == list(tm.state_dict()) == ["weight", "running_mean", "running_var", "num_batches_tracked"]
+    keys = ["weight", "running_mean", "running_var", "num_batches_tracked"]
+    assert list(mm.state_dict()) == list(tm.state_dict()) == keys
     with torch.no_grad():
         tm.weight.copy_(torch.tensor([0.5, -2.0, 3.0]))
     mm.load_state_dict(_numpy_state(tm))
@@ -149,7 +157,7 @@ def test_batch_norm_refuses_integer_input_and_mixed_dtypes():
     # PyTorch raises for both; MiniTorch used to normalise silently (in the parameters' dtype).
     with pytest.raises(mt.errors.MiniTorchError, match=r"batch_norm: .*int64"):
         mt.nn.BatchNorm1d(3)(mt.zeros(2, 3, dtype=mt.int64))
-    with pytest.raises(mt.errors.MiniTorchError, match=r"batch_norm: input is minitorch.float64 but running_mean is minitorch.float32"):
+    with pytest.raises(mt.errors.MiniTorchError, match=r"input is minitorch.float64 but running_mean is .*float32"):
         mt.nn.BatchNorm1d(3)(mt.zeros(2, 3, dtype=mt.float64))
     # float16 input with float32 statistics is allowed, as in PyTorch
     out = mt.nn.functional.batch_norm(mt.ones(2, 3, dtype=mt.float16), mt.zeros(3), mt.ones(3))
@@ -183,3 +191,36 @@ def test_max_pool_module_repr_and_unsupported_options():
         assert repr(mt.nn.MaxPool2d(*args)) == repr(torch.nn.MaxPool2d(*args))
     with pytest.raises(mt.errors.MiniTorchError, match="ceil_mode"):
         mt.nn.MaxPool2d(2, ceil_mode=True)
+
+
+def test_layer_norm_and_rnn_cell_reprs():
+    for args, kw in [((4,), {}), (([3, 4],), {"elementwise_affine": False}), (((3, 4),), {"bias": False})]:
+        assert repr(mt.nn.LayerNorm(*args, **kw)) == repr(torch.nn.LayerNorm(*args, **kw))
+    for kw in [{}, {"nonlinearity": "relu"}, {"bias": False, "nonlinearity": "relu"}]:
+        assert repr(mt.nn.RNNCell(3, 4, **kw)) == repr(torch.nn.RNNCell(3, 4, **kw))
+
+
+@pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU"])
+def test_recurrent_layers_take_an_empty_batch(cls):
+    # The input projection reshaped with -1, which an empty batch (N = 0) cannot resolve.
+    shapes = []
+    for lib in (torch, mt):
+        x = lib.zeros(2, 0, 3, requires_grad=True)
+        out, h = getattr(lib.nn, cls)(3, 4, num_layers=2)(x)
+        out.sum().backward()
+        h_n = h[0] if cls == "LSTM" else h
+        shapes.append((tuple(out.shape), tuple(h_n.shape), tuple(x.grad.shape)))
+    assert shapes[1] == shapes[0] == ((2, 0, 4), (2, 0, 4), (2, 0, 3))
+    assert tuple(mt.nn.GRUCell(3, 4)(mt.zeros(0, 3)).shape) == (0, 4)
+
+
+def test_recurrent_layer_input_errors_are_clear():
+    with pytest.raises(mt.errors.MiniTorchError, match=r"RNN: expected a sequence length larger than 0.*\(0, 1, 3\)"):
+        mt.nn.RNN(3, 4)(mt.zeros(0, 1, 3))
+    with pytest.raises(mt.errors.MiniTorchError, match=r"LSTM: the initial state must be a pair \(h_0, c_0\)"):
+        mt.nn.LSTM(3, 4)(mt.zeros(2, 1, 3), mt.zeros(1, 1, 4))
+    # an unbatched input takes an unbatched state (num_layers, H), as in PyTorch
+    with pytest.raises(mt.errors.MiniTorchError, match=r"expected an initial state of shape \(1, 4\).*got \(1, 1, 4\)"):
+        mt.nn.GRU(3, 4)(mt.zeros(2, 3), mt.zeros(1, 1, 4))
+    with pytest.raises(RuntimeError):
+        torch.nn.GRU(3, 4)(torch.zeros(2, 3), torch.zeros(1, 1, 4))
