@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from minitorch import backends
-from minitorch.errors import MiniTorchError
+from minitorch.errors import MiniTorchError, MiniTorchIndexError
 from minitorch.random import default_generator
 from minitorch.tensor import Tensor
 
@@ -26,6 +26,10 @@ class Dataset:
         raise NotImplementedError(f"{type(self).__name__} must define __getitem__")
 
 
+class SizeMismatchError(MiniTorchError, AssertionError):
+    """Tensors of a TensorDataset with different first dimensions (PyTorch asserts it: an AssertionError)."""
+
+
 class TensorDataset(Dataset):
     """Samples are rows of the given tensors: ``ds[i] == (X[i], y[i])``."""
 
@@ -33,11 +37,15 @@ class TensorDataset(Dataset):
         if not tensors:
             raise MiniTorchError("TensorDataset needs at least one tensor")
         tensors = tuple(t if isinstance(t, Tensor) else Tensor(t) for t in tensors)
-        n = tensors[0].shape[0] if tensors[0].ndim else None
-        for t in tensors:
-            if t.ndim == 0 or t.shape[0] != n:
-                shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
-                raise MiniTorchError(f"TensorDataset: all tensors need the same first dimension, got shapes {shapes}")
+        shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
+        if any(t.ndim == 0 for t in tensors):  # PyTorch: IndexError from size(0)
+            raise MiniTorchIndexError(
+                f"TensorDataset: every tensor needs a first dimension that indexes the samples, got shapes {shapes}"
+            )
+        if any(t.shape[0] != tensors[0].shape[0] for t in tensors):
+            raise SizeMismatchError(
+                f"TensorDataset: Size mismatch between tensors: all need the same first dimension, got shapes {shapes}"
+            )
         self.tensors = tensors
 
     def __len__(self):
@@ -47,14 +55,14 @@ class TensorDataset(Dataset):
         return tuple(t[index] for t in self.tensors)
 
     def take(self, indices):
-        """A whole batch at once: every tensor indexed by the integer array ``indices``."""
+        """A whole batch at once: every tensor indexed by the integer array ``indices`` (a list, as PyTorch's)."""
         out = []
         for t in self.tensors:
             data = t.data
             # Host data takes the host indices as they are; device data gets them uploaded once.
             idx = indices if type(data) is np.ndarray else backends.to_device(indices, backends.device_of(data))
             out.append(Tensor._make(data[idx], None, False))
-        return tuple(out)
+        return out
 
 
 class CollateError(MiniTorchError):
@@ -75,7 +83,8 @@ def default_collate(samples):
     """Stack a list of samples into one batch per field, as PyTorch's ``default_collate``.
 
     Tensors and arrays are stacked (all must have one shape), numbers become a tensor, tuples,
-    lists and dicts are collated field by field, strings are returned as a list.
+    lists and dicts are collated field by field, strings are returned as a list. Tuples and
+    lists of fields give a list (a namedtuple stays one), as in PyTorch.
     """
     first = samples[0]
     if isinstance(first, (tuple, list)):
@@ -86,7 +95,8 @@ def default_collate(samples):
                     f"{type(first).__name__} of {len(first)} fields: every sample needs the same structure",
                     (0, i),
                 )
-        return tuple(default_collate([s[i] for s in samples]) for i in range(len(first)))
+        fields = [default_collate([s[i] for s in samples]) for i in range(len(first))]
+        return type(first)(*fields) if hasattr(first, "_fields") else fields
     if isinstance(first, dict):
         return {key: default_collate([s[key] for s in samples]) for key in first}
     if isinstance(first, str):
@@ -115,6 +125,25 @@ def default_collate(samples):
     return Tensor(np.asarray(samples))
 
 
+def default_convert(sample):
+    """One sample as the DataLoader gives it with ``batch_size=None`` (PyTorch's ``default_convert``).
+
+    Arrays and NumPy numbers become tensors, tuples become lists (a namedtuple stays one),
+    lists and dicts are converted field by field; Python numbers and strings stay as they are.
+    """
+    if isinstance(sample, np.ndarray) and sample.dtype.kind in "biuf":
+        return Tensor(sample)
+    if isinstance(sample, np.generic) and sample.dtype.kind in "biuf":
+        return Tensor(np.asarray(sample))
+    if isinstance(sample, dict):
+        return {key: default_convert(value) for key, value in sample.items()}
+    if isinstance(sample, tuple) and hasattr(sample, "_fields"):
+        return type(sample)(*(default_convert(v) for v in sample))
+    if isinstance(sample, (tuple, list)):
+        return [default_convert(v) for v in sample]
+    return sample
+
+
 def _describe(sample):
     shape = getattr(sample, "shape", None)
     if shape is not None:
@@ -131,8 +160,7 @@ class DataLoader:
     the final, smaller batch.
     """
 
-    def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, seed=None, collate_fn=None,
-                 sampler=None):
+    def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, seed=None, collate_fn=None, sampler=None):
         if not (hasattr(dataset, "__len__") and hasattr(dataset, "__getitem__")):
             raise TypeError(
                 f"DataLoader: the dataset must define __len__ and __getitem__, got {type(dataset).__name__}; "
@@ -149,11 +177,15 @@ class DataLoader:
             raise ValueError("DataLoader: sampler option is mutually exclusive with shuffle")
         if not isinstance(drop_last, bool):
             raise ValueError(f"DataLoader: drop_last should be a boolean value, but got drop_last={drop_last!r}")
-        # batch_size=None: no batching, each sample as the dataset returns it (as PyTorch)
+        if batch_size is None and drop_last:
+            raise ValueError(
+                "DataLoader: batch_size=None option disables auto-batching and is mutually exclusive with drop_last"
+            )
+        # batch_size=None: no batching, each sample converted (arrays to tensors), as PyTorch
         self.dataset, self.batch_size = dataset, None if batch_size is None else int(batch_size)
         self.shuffle, self.drop_last = shuffle, drop_last
         self.sampler = sampler  # yields the indices to load, in order (DistributedSampler: one rank's share)
-        self.collate_fn = collate_fn or default_collate
+        self.collate_fn = collate_fn or (default_convert if batch_size is None else default_collate)
         self._rng = np.random.default_rng(seed) if seed is not None else None
 
     def __len__(self):
@@ -175,7 +207,7 @@ class DataLoader:
         order = self._order()
         if self.batch_size is None:
             for i in order:
-                yield self.dataset[int(i)]
+                yield self.collate_fn(self.dataset[int(i)])
             return
         fast = isinstance(self.dataset, TensorDataset) and self.collate_fn is default_collate
         for start in range(0, len(order), self.batch_size):

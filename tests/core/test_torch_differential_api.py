@@ -105,3 +105,48 @@ def test_regression_losses_take_a_weight_as_torch(name, reduction):
         np.testing.assert_allclose(mine, theirs, rtol=1e-12, atol=1e-14)
     with pytest.raises(ValueError, match="Weights and input must have the same size"):
         getattr(minitorch.nn.functional, name)(minitorch.ones(2, 3), minitorch.ones(2, 3), weight=minitorch.ones(3))
+
+
+# ---------------------------------------------------------------------- data
+class _Samples:
+    """A map-style dataset of dict samples holding arrays, numbers, tuples and NumPy scalars."""
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return {"x": np.full(2, i, dtype=np.float64), "y": i, "pair": (i, [i, i]), "s": np.float32(i / 2)}
+
+
+def _plain(batch):
+    """A batch as nested Python containers of (kind, dtype, values), to compare across libraries."""
+    if isinstance(batch, dict):
+        return {k: _plain(v) for k, v in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return (type(batch).__name__, [_plain(v) for v in batch])
+    if hasattr(batch, "tolist") and hasattr(batch, "dtype"):
+        return ("tensor", str(batch.dtype).split(".")[-1], batch.tolist())
+    return batch
+
+
+@pytest.mark.parametrize("batch_size", [None, 1, 3])
+def test_data_loader_batches_have_torchs_containers(batch_size):
+    # tuples collate (and convert, with batch_size=None) into lists; arrays and NumPy scalars to tensors
+    from torch.utils import data as torch_data
+
+    mine = [_plain(b) for b in minitorch.data.DataLoader(_Samples(), batch_size=batch_size)]
+    theirs = [_plain(b) for b in torch_data.DataLoader(_Samples(), batch_size=batch_size)]
+    assert mine == theirs
+    x, y = np.arange(12.0).reshape(6, 2), np.arange(6)
+    mine = minitorch.data.DataLoader(minitorch.data.TensorDataset(minitorch.tensor(x), minitorch.tensor(y)), batch_size)
+    theirs = torch_data.DataLoader(torch_data.TensorDataset(torch.tensor(x), torch.tensor(y)), batch_size)
+    assert [_plain(b) for b in mine] == [_plain(b) for b in theirs]
+
+
+def test_data_errors_have_torchs_types():
+    with pytest.raises(ValueError, match="mutually exclusive with drop_last"):
+        minitorch.data.DataLoader(minitorch.data.TensorDataset(minitorch.zeros(3)), batch_size=None, drop_last=True)
+    with pytest.raises(AssertionError, match="Size mismatch"):  # PyTorch asserts it
+        minitorch.data.TensorDataset(minitorch.zeros(3), minitorch.zeros(4))
+    with pytest.raises(IndexError, match=r"shapes \(\)"):
+        minitorch.data.TensorDataset(minitorch.tensor(1.0))
