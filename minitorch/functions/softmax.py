@@ -11,11 +11,11 @@ Fused, they are one graph node each instead of the five or so that ``exp``, ``su
 from __future__ import annotations
 
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.dtypes import default_float
+from minitorch.dtypes import get_dtype
 from minitorch.errors import MiniTorchError, check_dim
 from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.promotion import cast
-from minitorch.hints import Array, Gradients
+from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
@@ -71,24 +71,34 @@ class LogSoftmax(Function):
         return grad - ctx.xp.exp(out) * grad.sum(axis=ctx.dim, keepdims=True), None
 
 
-def _float(x: Tensor, op: str) -> Tensor:
-    """Softmax and friends compute in floating point: integer tensors become float32."""
+def _float(x: Tensor, op: str, dtype: DTypeLike | None) -> Tensor:
+    """The input of softmax and friends: a float tensor, converted to ``dtype`` first if given.
+
+    As in PyTorch, an integer tensor is an error unless ``dtype`` asks for a float.
+    """
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}: expected a Tensor, got {type(x).__name__}")
-    return x if x.data.dtype.kind == "f" else cast(x, default_float())
+    if dtype is not None:
+        x = cast(x, get_dtype(dtype))
+    if x.data.dtype.kind != "f":
+        raise MiniTorchError(
+            f"{op}: expected a floating-point input, got {x.dtype} (shape {tuple(x.shape)}); "
+            f"convert it first (x.float()) or pass dtype=minitorch.float32"
+        )
+    return x
 
 
-def softmax(x: Tensor, dim: int | None = None) -> Tensor:
-    """Probabilities along ``dim``: exp(x) normalised to sum to 1."""
-    x = _float(x, "softmax")
-    if SWITCHES.autocast is not None:  # float32 inside autocast
+def softmax(x: Tensor, dim: int | None = None, dtype: DTypeLike | None = None) -> Tensor:
+    """Probabilities along ``dim``: exp(x) normalised to sum to 1 (in ``dtype`` if given)."""
+    x = _float(x, "softmax", dtype)
+    if SWITCHES.autocast is not None and dtype is None:  # float32 inside autocast
         (x,) = to_float32(x)
     return Softmax.apply(x, _norm_dim("softmax", dim, x.ndim))
 
 
-def log_softmax(x: Tensor, dim: int | None = None) -> Tensor:
-    """log(softmax(x, dim)), computed without overflow (logits of +-1000 are fine)."""
-    x = _float(x, "log_softmax")
-    if SWITCHES.autocast is not None:  # float32 inside autocast
+def log_softmax(x: Tensor, dim: int | None = None, dtype: DTypeLike | None = None) -> Tensor:
+    """log(softmax(x, dim)), computed without overflow (logits of +-1000 are fine; in ``dtype`` if given)."""
+    x = _float(x, "log_softmax", dtype)
+    if SWITCHES.autocast is not None and dtype is None:  # float32 inside autocast
         (x,) = to_float32(x)
     return LogSoftmax.apply(x, _norm_dim("log_softmax", dim, x.ndim))

@@ -224,3 +224,27 @@ def test_recurrent_layer_input_errors_are_clear():
         mt.nn.GRU(3, 4)(mt.zeros(2, 3), mt.zeros(1, 1, 4))
     with pytest.raises(RuntimeError):
         torch.nn.GRU(3, 4)(torch.zeros(2, 3), torch.zeros(1, 1, 4))
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_dtype_argument_and_integer_input(name):
+    x = np.array([[1, 2, 3], [0, 0, 5]])
+    ours = getattr(mt.nn.functional, name)(mt.tensor(x), -1, dtype=mt.float64)
+    theirs = getattr(torch.nn.functional, name)(torch.tensor(x), -1, dtype=torch.float64)
+    assert ours.dtype == mt.float64
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+    # a float32 input computed in float64: the gradient comes back as float32
+    a = np.array([[0.5, -1.0, 2.0]], dtype=np.float32)
+    grads = []
+    for lib in (torch, mt):
+        t = lib.tensor(a, requires_grad=True)
+        out = getattr(lib.nn.functional, name)(t, 1, dtype=lib.float64)
+        (out * lib.tensor([[1.0, 2.0, 3.0]], dtype=lib.float64)).sum().backward()
+        grads.append(t.grad)
+    assert grads[1].dtype == mt.float32
+    np.testing.assert_allclose(grads[1].numpy(), grads[0].numpy(), rtol=1e-6)
+    # PyTorch refuses integer input without dtype=; MiniTorch converted it silently
+    with pytest.raises(RuntimeError):
+        getattr(torch.nn.functional, name)(torch.tensor(x), -1)
+    with pytest.raises(mt.errors.MiniTorchError, match=rf"{name}: expected a floating-point input, got .*int64"):
+        getattr(mt.nn.functional, name)(mt.tensor(x), -1)
