@@ -23,6 +23,7 @@ import math
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
+from minitorch.dtypes import float32
 from minitorch.errors import MiniTorchError
 from minitorch.functions.broadcast import unbroadcast
 from minitorch.functions.dropout import dropout
@@ -117,6 +118,13 @@ def scaled_dot_product_attention(
         xp = backends.module_of(query.data)
         attn_mask = Tensor._make(xp.tril(xp.ones((L, S), dtype=bool)), None, False)
     if attn_mask is not None and attn_mask.data.dtype.kind != "b" and attn_mask.dtype != query.dtype:
+        # As PyTorch: a float mask is bool, float32 or the query's dtype (a float64 mask
+        # for float32 queries, or an integer one, is a mistake, not something to round).
+        if attn_mask.dtype != float32:
+            raise MiniTorchError(
+                f"scaled_dot_product_attention: attn_mask must be bool, float32 or the query's dtype "
+                f"({query.dtype}), got {attn_mask.dtype}"
+            )
         attn_mask = cast(attn_mask, query.dtype)
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
     if dropout_p != 0.0:

@@ -21,10 +21,17 @@ from minitorch.nn.module import Module, Parameter
 from minitorch.tensor import Tensor
 
 
-def _as_additive(mask: Tensor, dtype: object) -> Tensor:
-    """A mask to add to the scores: bool True (not allowed) becomes -inf, False 0."""
+def _as_additive(mask: Tensor, dtype: object, name: str) -> Tensor:
+    """A mask to add to the scores: bool True (not allowed) becomes -inf, False 0.
+
+    A float mask is added as it is, so it must have the scores' dtype (as in PyTorch).
+    """
     if mask.data.dtype.kind == "b":
         return masked_fill(factories.zeros(*mask.shape, dtype=dtype, device=mask.device), mask, float("-inf"))
+    if mask.dtype != dtype:
+        raise MiniTorchError(
+            f"MultiheadAttention: {name} must be bool or have the input's dtype {dtype}, got {mask.dtype}"
+        )
     return mask
 
 
@@ -79,17 +86,20 @@ class MultiheadAttention(Module):
         """Both masks merged into one additive mask broadcastable to (N, heads, L, S)."""
         mask = None
         if attn_mask is not None:
-            mask = _as_additive(attn_mask, dtype)
+            if tuple(attn_mask.shape) not in ((L, S), (N * self.num_heads, L, S)):
+                raise MiniTorchError(
+                    f"MultiheadAttention: attn_mask should be ({L}, {S}) or (N * num_heads, L, S) = "
+                    f"({N * self.num_heads}, {L}, {S}), got {tuple(attn_mask.shape)}"
+                )
+            mask = _as_additive(attn_mask, dtype, "attn_mask")
             if mask.ndim == 3:  # (N * heads, L, S)
                 mask = mask.reshape(N, self.num_heads, L, S)
-            elif tuple(mask.shape) != (L, S):
-                raise MiniTorchError(f"MultiheadAttention: attn_mask should be ({L}, {S}), got {tuple(mask.shape)}")
         if key_padding_mask is not None:
             if tuple(key_padding_mask.shape) != (N, S):
                 raise MiniTorchError(
                     f"MultiheadAttention: key_padding_mask should be ({N}, {S}), got {tuple(key_padding_mask.shape)}"
                 )
-            pad = _as_additive(key_padding_mask, dtype).reshape(N, 1, 1, S)
+            pad = _as_additive(key_padding_mask, dtype, "key_padding_mask").reshape(N, 1, 1, S)
             mask = pad if mask is None else mask + pad
         return mask
 
@@ -108,6 +118,19 @@ class MultiheadAttention(Module):
         if is_causal and attn_mask is None:
             raise MiniTorchError("MultiheadAttention: is_causal is a hint; pass the causal attn_mask as well")
         batched = query.ndim == 3
+        if query.ndim not in (2, 3) or key.ndim != query.ndim or value.ndim != query.ndim:
+            raise MiniTorchError(
+                f"MultiheadAttention: query, key and value must all be batched (3-D) or all unbatched (2-D), "
+                f"got shapes {tuple(query.shape)}, {tuple(key.shape)} and {tuple(value.shape)}"
+            )
+        shapes = f"query {tuple(query.shape)}, key {tuple(key.shape)} and value {tuple(value.shape)}"
+        if any(t.shape[-1] != self.embed_dim for t in (query, key, value)):
+            raise MiniTorchError(f"MultiheadAttention: expected embed_dim {self.embed_dim} in all three, got {shapes}")
+        batch_dim = 0 if self.batch_first else 1
+        if key.shape != value.shape or (batched and key.shape[batch_dim] != query.shape[batch_dim]):
+            raise MiniTorchError(
+                f"MultiheadAttention: key and value must have one shape, and the query's batch size; got {shapes}"
+            )
         if not batched:  # one unbatched sequence (L, E)
             query, key, value = (t.unsqueeze(0 if self.batch_first else 1) for t in (query, key, value))
             if key_padding_mask is not None:
@@ -119,10 +142,6 @@ class MultiheadAttention(Module):
             value = key if same_kv else value.transpose(0, 1)
         N, L, E = query.shape
         S = key.shape[1]
-        if E != self.embed_dim:
-            raise MiniTorchError(
-                f"MultiheadAttention: expected embed_dim {self.embed_dim}, got input of shape {tuple(query.shape)}"
-            )
         q, k, v = self._project(query, key, value)
         h, d = self.num_heads, self.head_dim
         # (N, L, E) -> (N, heads, L, head_dim): each head attends on its own slice of features.

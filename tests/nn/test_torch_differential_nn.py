@@ -248,3 +248,57 @@ def test_softmax_dtype_argument_and_integer_input(name):
         getattr(torch.nn.functional, name)(torch.tensor(x), -1)
     with pytest.raises(mt.errors.MiniTorchError, match=rf"{name}: expected a floating-point input, got .*int64"):
         getattr(mt.nn.functional, name)(mt.tensor(x), -1)
+
+
+@pytest.mark.parametrize("mask_dtype", ["float64", "int64", "float16"])
+def test_sdpa_refuses_masks_of_another_dtype(mask_dtype):
+    # PyTorch accepts bool, float32 or the query's dtype; MiniTorch rounded any mask to the query's dtype.
+    def call(lib):
+        q = lib.zeros(3, 4)
+        mask = lib.zeros(3, 5, dtype=getattr(lib, mask_dtype))
+        return lib.nn.functional.scaled_dot_product_attention(q, lib.zeros(5, 4), lib.zeros(5, 4), attn_mask=mask)
+
+    with pytest.raises((RuntimeError, AssertionError)):
+        call(torch)
+    with pytest.raises(mt.errors.MiniTorchError, match=rf"attn_mask must be bool, float32 .* got .*{mask_dtype}"):
+        call(mt)
+
+
+def test_sdpa_float32_mask_with_float64_queries():
+    rng = np.random.default_rng(4)
+    q, k, v = (rng.standard_normal((2, 3, 4)) for _ in range(3))
+    mask = rng.standard_normal((3, 3)).astype(np.float32)
+    outs = []
+    for lib in (torch, mt):
+        out = lib.nn.functional.scaled_dot_product_attention(
+            lib.tensor(q), lib.tensor(k), lib.tensor(v), attn_mask=lib.tensor(mask)
+        )
+        outs.append(out.numpy())
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "shapes, kwargs, match",
+    [
+        (((3, 4), (3, 2, 4), (3, 2, 4)), {}, "all be batched"),
+        (((3, 2, 4), (3, 2, 4), (4, 2, 4)), {}, "key and value must have one shape"),
+        (((3, 2, 4), (3, 2, 4), (3, 2, 4)), {"attn_mask": (2, 3, 3)}, r"attn_mask should be .* \(4, 3, 3\)"),
+        (((3, 2, 4), (3, 2, 4), (3, 2, 4)), {"attn_mask": (3, 3, "float64")}, "attn_mask must be bool or have"),
+        (((3, 2, 4), (3, 2, 5), (3, 2, 5)), {}, "expected embed_dim 4"),
+    ],
+)
+def test_multihead_attention_input_errors(shapes, kwargs, match):
+    # Each raises in PyTorch; MiniTorch ran on (unbatched query with batched keys) or failed
+    # deep inside reshape/matmul with a message about another op.
+    def call(lib):
+        m = lib.nn.MultiheadAttention(4, 2)
+        extra = {}
+        for name, spec in kwargs.items():
+            dtype = getattr(lib, spec[-1]) if isinstance(spec[-1], str) else lib.bool
+            extra[name] = lib.zeros(*[s for s in spec if not isinstance(s, str)], dtype=dtype)
+        return m(*(lib.zeros(*s) for s in shapes), **extra)
+
+    with pytest.raises((RuntimeError, AssertionError)):
+        call(torch)
+    with pytest.raises(mt.errors.MiniTorchError, match=match):
+        call(mt)
