@@ -36,23 +36,25 @@ def clip_grad_norm_(
         return factories.tensor(0.0)
     grads = [p.grad.data for p in params if p.grad is not None]
     xp = backends.module_of(grads[0])
+    dtype = xp.result_type(*grads)  # float32 and float64 gradients: the norm is float64, as in PyTorch
     if norm_type == math.inf:
         norms = [xp.abs(g).max() if g.size else xp.zeros((), g.dtype) for g in grads]
-        total = xp.max(xp.stack([xp.asarray(n) for n in norms]))
+        total = xp.max(xp.stack([xp.asarray(n, dtype=dtype) for n in norms]))
     else:
         per = [(xp.abs(g) ** norm_type).sum() for g in grads]
-        total = xp.sum(xp.stack([xp.asarray(n) for n in per])) ** (1.0 / norm_type)
-    total = xp.asarray(total).astype(grads[0].dtype)
+        total = xp.sum(xp.stack([xp.asarray(n, dtype=dtype) for n in per])) ** (1.0 / norm_type)
+    total = xp.asarray(total, dtype=dtype)
     if error_if_nonfinite and not bool(xp.isfinite(total)):
         raise MiniTorchError(
             f"clip_grad_norm_: the total norm of order {norm_type} of the gradients is non-finite; "
             "set error_if_nonfinite=False to clip anyway"
         )
-    # As PyTorch: coefficient clamped to 1 (never scales up), 1e-6 guards a zero norm.
-    coef = min(float(max_norm) / (float(total) + 1e-6), 1.0)
-    if coef < 1.0:
+    # As PyTorch: the coefficient in the norm's dtype, clamped to 1 (never scales up); 1e-6
+    # guards a zero norm. A NaN norm gives a NaN coefficient: every gradient becomes NaN.
+    coef = dtype.type(max_norm) / (total + dtype.type(1e-6))
+    if not coef >= 1.0:
         for g in grads:
-            g *= g.dtype.type(coef)
+            g *= coef.astype(g.dtype)
     return Tensor._make(total, None, False)
 
 

@@ -302,3 +302,24 @@ def test_multihead_attention_input_errors(shapes, kwargs, match):
         call(torch)
     with pytest.raises(mt.errors.MiniTorchError, match=match):
         call(mt)
+
+
+@pytest.mark.parametrize(
+    "grads",
+    [
+        [np.array([np.nan, 1.0, 0.0], np.float32)],  # a NaN norm makes every gradient NaN, as in PyTorch
+        [np.array([3.0, 4.0], np.float32), np.array([3.0, 4.0])],  # float32 + float64: a float64 norm
+        [np.array([0.3, -0.4], np.float32), np.array([[1e-3]], np.float32)],  # under max_norm: unchanged
+    ],
+)
+def test_clip_grad_norm_matches_torch(grads):
+    results = []
+    for lib in (torch, mt):
+        params = [lib.nn.Parameter(lib.tensor(np.zeros_like(g))) for g in grads]
+        for p, g in zip(params, grads):
+            p.grad = lib.tensor(g.copy())
+        total = lib.nn.utils.clip_grad_norm_(params, 1.0)
+        results.append([total] + [p.grad for p in params])
+    for theirs, ours in zip(*results):
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
