@@ -1,4 +1,5 @@
-"""In-place updates of a Tensor: ``+=``, ``add_``, ``zero_``, ``fill_``, ``copy_``, ``t[i] = v``.
+"""In-place updates of a Tensor: ``+=``, ``add_``, ``exp_``, ``clamp_``, ``zero_``, ``fill_``, ``normal_``,
+``copy_``, ``t[i] = v``.
 
 Two rules make them safe, as in PyTorch:
 
@@ -27,6 +28,7 @@ import numpy as np
 from minitorch import backends
 from minitorch.dtypes import dtype_of_array, result_dtype, scalar_category
 from minitorch.errors import MiniTorchError, device_mismatch_message
+from minitorch.random import default_generator
 from minitorch.switches import SWITCHES
 
 # Bound by _link_ops(); None until then.
@@ -70,6 +72,66 @@ class InPlaceMethods:
         """In-place ``self /= other``."""
         return self._update("div_", "div", other)
 
+    # ------------------------------------------------------------------ elementwise ops
+    def clamp_(self, min: Any = None, max: Any = None) -> Any:
+        """In-place ``clamp``: limit every element to [min, max]."""
+        return self._apply_op("clamp_", _ops.clamp, min, max)
+
+    clip_ = clamp_
+
+    def exp_(self) -> Any:
+        """In-place ``exp``."""
+        return self._apply_op("exp_", _ops.exp)
+
+    def log_(self) -> Any:
+        """In-place ``log``."""
+        return self._apply_op("log_", _ops.log)
+
+    def sqrt_(self) -> Any:
+        """In-place ``sqrt``."""
+        return self._apply_op("sqrt_", _ops.sqrt)
+
+    def abs_(self) -> Any:
+        """In-place ``abs``."""
+        return self._apply_op("abs_", _ops.abs)
+
+    def neg_(self) -> Any:
+        """In-place negation (a bool tensor is refused, as for ``-x``)."""
+        return self._apply_op("neg_", lambda t: -t)
+
+    def pow_(self, exponent: Any) -> Any:
+        """In-place ``self ** exponent``."""
+        return self._apply_op("pow_", _ops.pow, exponent)
+
+    def relu_(self) -> Any:
+        """In-place ``relu``."""
+        return self._apply_op("relu_", _ops.relu)
+
+    def sigmoid_(self) -> Any:
+        """In-place ``sigmoid``."""
+        return self._apply_op("sigmoid_", _ops.sigmoid)
+
+    def tanh_(self) -> Any:
+        """In-place ``tanh``."""
+        return self._apply_op("tanh_", _ops.tanh)
+
+    def masked_fill_(self, mask: Any, value: Any) -> Any:
+        """In-place ``masked_fill``: ``value`` where the bool ``mask`` is True."""
+        return self._apply_op("masked_fill_", _ops.masked_fill, mask, value)
+
+    # ------------------------------------------------------------------ random fills
+    def normal_(self, mean: float = 0.0, std: float = 1.0) -> Any:
+        """Fill with samples of N(mean, std**2) from minitorch's generator (``manual_seed``)."""
+        if std < 0:
+            raise MiniTorchError(f"normal_: expects std >= 0.0, but found std {std}")
+        return self._random_fill("normal_", lambda gen, shape: gen.normal(mean, std, size=shape))
+
+    def uniform_(self, a: float = 0.0, b: float = 1.0) -> Any:
+        """Fill with samples of U(a, b) (the range [a, b)) from minitorch's generator."""
+        if a > b:
+            raise MiniTorchError(f"uniform_: expects to return a [from, to) range, but found from={a} > to={b}")
+        return self._random_fill("uniform_", lambda gen, shape: gen.uniform(a, b, size=shape))
+
     # ------------------------------------------------------------------ overwriting
     def zero_(self) -> Any:
         """Fill with zeros in place."""
@@ -95,7 +157,29 @@ class InPlaceMethods:
     def __setitem__(self, index: Any, value: Any) -> None:
         self._overwrite("__setitem__ (t[...] = value)", index, value)
 
-    # ------------------------------------------------------------------ the two paths
+    # ------------------------------------------------------------------ the paths
+    def _apply_op(self, name: str, op: Any, *args: Any) -> Any:
+        """``self = op(self, *args)`` in place: the op runs as usual (recorded when it involves
+        the graph), then its result is written into this tensor's memory."""
+        me: Any = self
+        others_need = any(isinstance(a, InPlaceMethods) and a.requires_grad for a in args)  # type: ignore[attr-defined]
+        if SWITCHES.grad_enabled and (me.requires_grad or others_need):
+            _refuse_leaf(me, name)
+        result = op(me, *args)
+        # The result keeps this tensor's dtype (exp_ of a float32 tensor with a float64 exponent
+        # stays float32); a float result for an integer tensor is refused by _write_recorded.
+        if result.data.dtype != me.data.dtype and not (result.data.dtype.kind == "f" and me.data.dtype.kind != "f"):
+            result = _ops.cast(result, me.dtype)
+        return _write_recorded(me, name, result)
+
+    def _random_fill(self, name: str, draw: Any) -> Any:
+        """Overwrite with ``draw(generator, shape)``: drawn on the host, in float64, then converted."""
+        me: Any = self
+        if me.data.dtype.kind != "f":
+            raise NotImplementedError(f"{name}: not implemented for a {me.dtype} tensor (floating tensors only)")
+        values = draw(default_generator(), tuple(me.shape)).astype(me.data.dtype)
+        return self._overwrite(name, Ellipsis, Tensor._make(backends.to_device(values, me.device), None, False))
+
     def _update(self, name: str, op_name: str, other: Any) -> Any:
         """``self <op>= other``: recorded when it involves the graph, else done on the data."""
         me: Any = self

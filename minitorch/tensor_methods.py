@@ -416,6 +416,127 @@ class TensorMethods:
         """Views along ``dim`` of ``size`` each (an int) or of the given sizes (a list)."""
         return _ops.split(self, size, dim)
 
+    # ---- more elementwise ops, comparisons and tests (functions/elementwise_more.py)
+    def round(self, *, decimals: int = 0) -> Tensor:
+        """Round to ``decimals`` places, halves to even."""
+        return _ops.round(self, decimals=decimals)
+
+    def floor(self) -> Tensor:
+        """The largest integer <= each element."""
+        return _ops.floor(self)
+
+    def ceil(self) -> Tensor:
+        """The smallest integer >= each element."""
+        return _ops.ceil(self)
+
+    def trunc(self) -> Tensor:
+        """Each element rounded toward zero."""
+        return _ops.trunc(self)
+
+    def sign(self) -> Tensor:
+        """-1, 0 or 1 by the sign of each element."""
+        return _ops.sign(self)
+
+    def reciprocal(self) -> Tensor:
+        """1 / self, elementwise."""
+        return _ops.reciprocal(self)
+
+    def square(self) -> Tensor:
+        """self * self, elementwise."""
+        return _ops.square(self)
+
+    def rsqrt(self) -> Tensor:
+        """1 / sqrt(self), elementwise."""
+        return _ops.rsqrt(self)
+
+    def log2(self) -> Tensor:
+        """Base-2 logarithm, elementwise."""
+        return _ops.log2(self)
+
+    def log10(self) -> Tensor:
+        """Base-10 logarithm, elementwise."""
+        return _ops.log10(self)
+
+    def expm1(self) -> Tensor:
+        """exp(self) - 1, elementwise, accurate for tiny values."""
+        return _ops.expm1(self)
+
+    def exp2(self) -> Tensor:
+        """2 ** self, elementwise."""
+        return _ops.exp2(self)
+
+    def tan(self) -> Tensor:
+        """Tangent, elementwise."""
+        return _ops.tan(self)
+
+    def atan2(self, other: Any) -> Tensor:
+        """The angle of the point (other, self), elementwise."""
+        return _ops.atan2(self, other)
+
+    def clamp_min(self, min: Any) -> Tensor:
+        """``clamp(min=min)``."""
+        return _ops.clamp_min(self, min)
+
+    def clamp_max(self, max: Any) -> Tensor:
+        """``clamp(max=max)``."""
+        return _ops.clamp_max(self, max)
+
+    def lerp(self, end: Any, weight: Any) -> Tensor:
+        """``self + weight * (end - self)``."""
+        return _ops.lerp(self, end, weight)
+
+    def fmod(self, other: Any) -> Tensor:
+        """Remainder of self / other with the sign of self."""
+        return _ops.fmod(self, other)
+
+    def true_divide(self, other: Any) -> Tensor:
+        """``self / other`` (as ``div``)."""
+        return _ops.true_divide(self, other)
+
+    def isnan(self) -> Tensor:
+        """True where an element is NaN."""
+        return _ops.isnan(self)
+
+    def isinf(self) -> Tensor:
+        """True where an element is infinite."""
+        return _ops.isinf(self)
+
+    def isfinite(self) -> Tensor:
+        """True where an element is neither NaN nor infinite."""
+        return _ops.isfinite(self)
+
+    def logical_not(self) -> Tensor:
+        """True where an element is zero."""
+        return _ops.logical_not(self)
+
+    def logical_and(self, other: Any) -> Tensor:
+        """True where both elements are nonzero."""
+        return _ops.logical_and(self, other)
+
+    def logical_or(self, other: Any) -> Tensor:
+        """True where either element is nonzero."""
+        return _ops.logical_or(self, other)
+
+    def logical_xor(self, other: Any) -> Tensor:
+        """True where exactly one element is nonzero."""
+        return _ops.logical_xor(self, other)
+
+    def isclose(
+        self, other: Any, rtol: builtins.float = 1e-05, atol: builtins.float = 1e-08, equal_nan: builtins.bool = False
+    ) -> Tensor:
+        """True where ``|self - other| <= atol + rtol * |other|``."""
+        return _ops.isclose(self, other, rtol, atol, equal_nan)
+
+    def allclose(
+        self, other: Any, rtol: builtins.float = 1e-05, atol: builtins.float = 1e-08, equal_nan: builtins.bool = False
+    ) -> builtins.bool:
+        """True when every element is close to ``other``'s (a Python bool)."""
+        return _ops.allclose(self, other, rtol, atol, equal_nan)
+
+    def equal(self, other: Any) -> builtins.bool:
+        """True when shapes and values are the same (a Python bool)."""
+        return _ops.equal(self, other)
+
 
 def _link_ops() -> None:
     """Import what the methods above call; run by ``tensor.py`` right after ``Tensor`` exists.

@@ -5,8 +5,10 @@ One module per family: ``arithmetic`` (+ - * / ** ...), ``unary`` (exp, log, rel
 ``indexing``, and the ops networks are built of: ``softmax``, ``losses``, ``pointwise_losses``, ``fused``
 (Linear, SoftmaxCrossEntropy, BiasReLU), ``conv`` (Conv2d, MaxPool2d), ``dropout`` and
 ``normalization``. ``promotion`` holds the dtype rules every op applies (and the ``Cast``
-op), ``broadcast`` the shape rules. The lower-case functions are the user-facing forms
-(``minitorch.exp(x)``, ``F.conv2d``); Tensor methods call the same functions.
+op), ``broadcast`` the shape rules. ``elementwise_more`` (round, atan2, lerp, fmod ...) and
+``elementwise_logic`` (isnan, logical_and, allclose ...) add more elementwise ops. The
+lower-case functions are the user-facing forms (``minitorch.exp(x)``, ``F.conv2d``); Tensor
+methods call the same functions.
 
 Importing this package imports every op module, so every built-in op is in
 ``autograd.REGISTRY`` as soon as ``minitorch`` is loaded.
@@ -38,6 +40,64 @@ from minitorch.functions.attention import ScaledDotProductAttention, scaled_dot_
 from minitorch.functions.broadcast import broadcast_shape, unbroadcast
 from minitorch.functions.conv import Conv2d, MaxPool2d, conv2d, max_pool2d
 from minitorch.functions.dropout import Dropout, dropout
+from minitorch.functions.elementwise_logic import (
+    allclose,
+    eq,
+    equal,
+    ge,
+    gt,
+    is_floating_point,
+    is_tensor,
+    isclose,
+    isfinite,
+    isinf,
+    isnan,
+    le,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    lt,
+    ne,
+    numel,
+)
+from minitorch.functions.elementwise_more import (
+    Atan2,
+    Ceil,
+    Exp2,
+    Expm1,
+    Floor,
+    Fmod,
+    Lerp,
+    Log2,
+    Log10,
+    Reciprocal,
+    Round,
+    Rsqrt,
+    Sign,
+    Tan,
+    Trunc,
+    atan2,
+    ceil,
+    clamp_max,
+    clamp_min,
+    clip,
+    exp2,
+    expm1,
+    floor,
+    fmod,
+    lerp,
+    log2,
+    log10,
+    reciprocal,
+    round,
+    rsqrt,
+    sign,
+    square,
+    tan,
+    true_divide,
+    trunc,
+)
 from minitorch.functions.embedding import Embedding, embedding
 from minitorch.functions.fused import BiasReLU, Linear, SoftmaxCrossEntropy, bias_relu, linear, softmax_cross_entropy
 from minitorch.functions.index_put import IndexPut, index_put, index_put_index

@@ -1,0 +1,451 @@
+"""More elementwise math: rounding, reciprocal and friends, atan2, lerp, fmod, clamp aliases.
+
+- ``round floor ceil trunc sign``: piecewise constant, so their gradient is 0 everywhere
+  (PyTorch records them all the same, with a zero backward); integer inputs stay integer.
+- ``reciprocal rsqrt log2 log10 expm1 exp2 tan``: compute in floating point (an integer
+  input becomes the default float), each backward from the output where it can.
+- ``square`` (``a ** 2``), ``atan2``, ``lerp``, ``fmod``; ``clip``, ``clamp_min``,
+  ``clamp_max`` (forms of ``clamp``) and ``true_divide`` (``div``).
+
+The comparisons and tests (``isnan``, ``logical_and``, ``allclose``...) return bool
+tensors outside the graph: they are in ``elementwise_logic.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from minitorch import backends
+from minitorch.autograd.function import BackwardNode, Function
+from minitorch.dtypes import SCALAR_TYPES, default_float
+from minitorch.errors import MiniTorchError, check_int
+from minitorch.functions.arithmetic import div, pow
+from minitorch.functions.autocast_policy import to_float32
+from minitorch.functions.broadcast import unbroadcast
+from minitorch.functions.promotion import Operand, cast, promote
+from minitorch.functions.unary import clamp
+from minitorch.hints import Array, Gradients
+from minitorch.switches import SWITCHES
+from minitorch.tensor import Tensor
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+
+
+def _shape(value: Any) -> tuple[int, ...]:
+    return getattr(value, "shape", ())
+
+
+# ---------------------------------------------------------------------- piecewise constant
+class _Flat(Function):
+    """Base of the piecewise-constant ops: the gradient is 0 everywhere (as PyTorch's)."""
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        return (ctx.xp.zeros_like(grad),) + (None,) * (len(ctx.needs_input_grad) - 1)
+
+
+class Round(_Flat):
+    """Round to ``decimals`` places, halves to even (2.5 -> 2, as PyTorch).   d/da = 0."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, decimals: int) -> Array:
+        return ctx.xp.round(a, decimals)
+
+
+class Floor(_Flat):
+    """The largest integer <= a.   d/da = 0."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array) -> Array:
+        return ctx.xp.floor(a)
+
+
+class Ceil(_Flat):
+    """The smallest integer >= a.   d/da = 0."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array) -> Array:
+        return ctx.xp.ceil(a)
+
+
+class Trunc(_Flat):
+    """a with its fractional part dropped (rounded toward zero).   d/da = 0."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array) -> Array:
+        return ctx.xp.trunc(a)
+
+
+class Sign(_Flat):
+    """-1, 0 or 1 by the sign of a (0 for NaN, as PyTorch).   d/da = 0."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array) -> Array:
+        if a.dtype.kind == "b":
+            return a.copy()  # sign(True) is True: a bool stays bool
+        # (a > 0) - (a < 0) rather than xp.sign: NumPy's sign(NaN) is NaN, PyTorch's is 0.
+        return ((a > 0).astype(a.dtype) - (a < 0).astype(a.dtype)).astype(a.dtype, copy=False)
+
+
+# ---------------------------------------------------------------------- smooth, one input
+class Reciprocal(Function):
+    """1 / a.   d/da = -1/a**2 = -out**2."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array) -> Array:
+        out = 1 / a
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (out,) = ctx.saved_tensors
+        return (-grad * (out * out),)
+
+
+class Rsqrt(Function):
+    """1 / sqrt(a).   d/da = -a**(-3/2) / 2 = -out**3 / 2."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array) -> Array:
+        out = 1 / ctx.xp.sqrt(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (out,) = ctx.saved_tensors
+        return (-0.5 * grad * out * out * out,)
+
+
+class Log2(Function):
+    """log2(a).   d/da = 1 / (a ln 2)."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array) -> Array:
+        ctx.save_for_backward(a)
+        return ctx.xp.log2(a)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (a,) = ctx.saved_tensors
+        return (grad / (a * _LN2),)
+
+
+class Log10(Function):
+    """log10(a).   d/da = 1 / (a ln 10)."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array) -> Array:
+        ctx.save_for_backward(a)
+        return ctx.xp.log10(a)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (a,) = ctx.saved_tensors
+        return (grad / (a * _LN10),)
+
+
+class Expm1(Function):
+    """exp(a) - 1, accurate for tiny a (where exp(a) rounds to 1).   d/da = exp(a) = out + 1."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array) -> Array:
+        out = ctx.xp.expm1(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (out,) = ctx.saved_tensors
+        return (grad * (out + 1),)
+
+
+class Exp2(Function):
+    """2 ** a.   d/da = 2**a ln 2 = out ln 2."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array) -> Array:
+        out = ctx.xp.exp2(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (out,) = ctx.saved_tensors
+        return (grad * out * _LN2,)
+
+
+class Tan(Function):
+    """tan(a).   d/da = 1 / cos(a)**2 = 1 + out**2."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array) -> Array:
+        out = ctx.xp.tan(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (out,) = ctx.saved_tensors
+        return (grad * (1 + out * out),)
+
+
+# ---------------------------------------------------------------------- two or three inputs
+class Atan2(Function):
+    """The angle of the point (b, a): atan(a / b) in the right quadrant.
+
+    d/da = b / (a**2 + b**2),  d/db = -a / (a**2 + b**2);  both 0 at the origin, as PyTorch.
+    """
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
+        ctx.save_for_backward(a, b)
+        return ctx.xp.arctan2(a, b)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        xp = ctx.xp
+        norm = a * a + b * b
+        # At a = b = 0 the formulas give 0 * inf = NaN; PyTorch takes the gradient as 0 there.
+        scale = xp.where(norm == 0, 0, grad / xp.where(norm == 0, 1, norm)).astype(grad.dtype, copy=False)
+        return (
+            unbroadcast(scale * b, _shape(a)) if need_a else None,
+            unbroadcast(-scale * a, _shape(b)) if need_b else None,
+        )
+
+
+class Fmod(Function):
+    """a - trunc(a / b) * b: the remainder with the sign of a (C's fmod).
+
+    d/da = 1,  d/db = -trunc(a / b).
+    """
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
+        ctx.save_for_backward(a, b)
+        return ctx.xp.fmod(a, b)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (
+            unbroadcast(grad, _shape(a)) if need_a else None,
+            unbroadcast((-grad * ctx.xp.trunc(a / b)).astype(grad.dtype, copy=False), _shape(b)) if need_b else None,
+        )
+
+
+class Lerp(Function):
+    """start + weight * (end - start).
+
+    d/dstart = 1 - weight,  d/dend = weight,  d/dweight = end - start.
+    """
+
+    @staticmethod
+    def forward(ctx: BackwardNode, start: Array, end: Array, weight: Any) -> Array:
+        xp = ctx.xp
+        ctx.save_for_backward(start, end, weight)
+        # PyTorch's formula: measured from the nearer end, so weight 1 gives exactly ``end``.
+        diff = end - start
+        near_start = start + weight * diff
+        near_end = end - diff * (1 - weight)
+        return xp.where(xp.abs(weight) < 0.5, near_start, near_end).astype(diff.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        start, end, weight = ctx.saved_tensors
+        need_start, need_end, need_weight = ctx.needs_input_grad
+        return (
+            unbroadcast((grad * (1 - weight)).astype(grad.dtype, copy=False), _shape(start)) if need_start else None,
+            unbroadcast((grad * weight).astype(grad.dtype, copy=False), _shape(end)) if need_end else None,
+            unbroadcast(grad * (end - start), _shape(weight)) if need_weight else None,
+        )
+
+
+# ---------------------------------------------------------------------- user functions
+def _tensor(op: str, value: Any, name: str = "input", position: int = 1) -> None:
+    """PyTorch's TypeError when an argument that must be a Tensor is a number (or anything else)."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
+
+
+def _not_bool(op: str, a: Tensor) -> None:
+    if a.data.dtype.kind == "b":
+        raise NotImplementedError(f"{op}(): not implemented for a bool tensor (shape {tuple(a.shape)}); convert first")
+
+
+def _float_math(op: str, a: Tensor) -> Tensor:
+    """Math functions compute in floating point: integer and bool tensors become the default float.
+
+    Inside autocast these run in float32, as in PyTorch's autocast lists.
+    """
+    _tensor(op, a)
+    if a.data.dtype.kind != "f":
+        a = cast(a, default_float())
+    if SWITCHES.autocast is not None:
+        (a,) = to_float32(a)
+    return a
+
+
+def round(a: Tensor, *, decimals: int = 0) -> Tensor:
+    """Round each element to ``decimals`` places, halves to even (0.5 -> 0, 1.5 -> 2)."""
+    _tensor("round", a)
+    _not_bool("round", a)
+    decimals = check_int("round", "decimals", decimals)
+    if a.data.dtype.kind != "f":
+        if decimals != 0:  # as PyTorch: integer tensors only round to whole numbers
+            raise NotImplementedError(f"round(): decimals={decimals} not implemented for a {a.dtype} tensor")
+        return a.clone()
+    return Round.apply(a, decimals)
+
+
+def floor(a: Tensor) -> Tensor:
+    """The largest integer <= each element (integer tensors are returned as a copy)."""
+    return _rounding("floor", Floor, a)
+
+
+def ceil(a: Tensor) -> Tensor:
+    """The smallest integer >= each element (integer tensors are returned as a copy)."""
+    return _rounding("ceil", Ceil, a)
+
+
+def trunc(a: Tensor) -> Tensor:
+    """Each element rounded toward zero (integer tensors are returned as a copy)."""
+    return _rounding("trunc", Trunc, a)
+
+
+def _rounding(op: str, function: type[Function], a: Tensor) -> Tensor:
+    _tensor(op, a)
+    _not_bool(op, a)
+    return function.apply(a) if a.data.dtype.kind == "f" else a.clone()
+
+
+def sign(a: Tensor) -> Tensor:
+    """-1, 0 or 1 for each element by its sign (a bool tensor stays bool); zero gradient."""
+    _tensor("sign", a)
+    return Sign.apply(a)
+
+
+def reciprocal(a: Tensor) -> Tensor:
+    """1 / each element (integer inputs give floats)."""
+    return Reciprocal.apply(_float_math("reciprocal", a))
+
+
+def rsqrt(a: Tensor) -> Tensor:
+    """1 / sqrt(each element)."""
+    return Rsqrt.apply(_float_math("rsqrt", a))
+
+
+def log2(a: Tensor) -> Tensor:
+    """Base-2 logarithm of each element."""
+    return Log2.apply(_float_math("log2", a))
+
+
+def log10(a: Tensor) -> Tensor:
+    """Base-10 logarithm of each element."""
+    return Log10.apply(_float_math("log10", a))
+
+
+def expm1(a: Tensor) -> Tensor:
+    """exp(a) - 1 of each element, without losing tiny a to rounding."""
+    return Expm1.apply(_float_math("expm1", a))
+
+
+def exp2(a: Tensor) -> Tensor:
+    """2 to the power of each element."""
+    _tensor("exp2", a)
+    a = a if a.data.dtype.kind == "f" else cast(a, default_float())  # (not on the autocast list)
+    return Exp2.apply(a)
+
+
+def tan(a: Tensor) -> Tensor:
+    """Tangent of each element (in radians)."""
+    return Tan.apply(_float_math("tan", a))
+
+
+def square(a: Tensor) -> Tensor:
+    """a * a for each element; integer (and bool) tensors give int64, as ``a ** 2`` does."""
+    _tensor("square", a)
+    return pow(a, 2)
+
+
+def atan2(a: Tensor, b: Tensor) -> Tensor:
+    """The angle in radians of the point (x=b, y=a), in (-pi, pi], with broadcasting."""
+    _tensor("atan2", a)
+    _tensor("atan2", b, "other", 2)
+    a, b = promote(a, b)
+    if a.data.dtype.kind != "f":
+        a, b = cast(a, default_float()), cast(b, default_float())
+    return Atan2.apply(a, b)
+
+
+def fmod(a: Tensor, b: Operand) -> Tensor:
+    """The remainder of a / b with the sign of ``a`` (``remainder`` follows b's sign instead).
+
+    Integer ``fmod(a, 0)`` is an error, as in PyTorch (floats give NaN).
+    """
+    _tensor("fmod", a)
+    if a.data.dtype.kind == "b" or (isinstance(b, Tensor) and b.data.dtype.kind == "b"):
+        raise NotImplementedError(f"fmod(): not implemented for bool tensors ({a.dtype} and {_dtype_name(b)})")
+    a, b = promote(a, b)
+    b_data: Any = b.data if isinstance(b, Tensor) else b
+    if a.data.dtype.kind in "iu":
+        xp = backends.module_of(a.data)
+        if bool(xp.any(xp.asarray(b_data) == 0)):
+            raise MiniTorchError(
+                "fmod(): integer division by zero (PyTorch: ZeroDivisionError); the divisor has a 0 element; "
+                "use float tensors, e.g. a.float(), for NaN instead"
+            )
+    return Fmod.apply(a, b)
+
+
+def _dtype_name(value: Any) -> str:
+    return str(value.dtype) if isinstance(value, Tensor) else type(value).__name__
+
+
+def lerp(start: Tensor, end: Tensor, weight: Operand) -> Tensor:
+    """start + weight * (end - start), with broadcasting; ``weight`` is a number or a tensor.
+
+    As in PyTorch, ``start`` and ``end`` (and a tensor ``weight`` with dimensions) must share
+    one floating dtype: lerp does no type promotion.
+    """
+    _tensor("lerp", start)
+    _tensor("lerp", end, "end", 2)
+    if start.data.dtype.kind != "f":
+        raise NotImplementedError(f"lerp(): not implemented for a {start.dtype} tensor; use floats, e.g. x.float()")
+    for name, other in (("end", end), ("weight", weight)):
+        # A 0-d weight tensor is exempt, as in PyTorch (it counts as a number).
+        if isinstance(other, Tensor) and (name == "end" or other.ndim > 0) and other.dtype != start.dtype:
+            raise MiniTorchError(f"lerp(): expected dtype {start.dtype} for `{name}` but got dtype {other.dtype}")
+    if isinstance(weight, Tensor):
+        weight = cast(weight, start.dtype)
+    elif not isinstance(weight, SCALAR_TYPES):  # (a bool counts as 0 or 1, as in PyTorch)
+        raise TypeError(f"lerp(): weight must be a number or a Tensor, not {type(weight).__name__}")
+    else:
+        weight = float(weight)
+    return Lerp.apply(start, end, weight)
+
+
+def clip(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """Alias of ``clamp``: limit each element to ``[min, max]``."""
+    return clamp(a, min, max)
+
+
+def clamp_min(a: Tensor, min: Any) -> Tensor:
+    """``clamp(a, min=min)``: every element at least ``min``."""
+    return clamp(a, min=min)
+
+
+def clamp_max(a: Tensor, max: Any) -> Tensor:
+    """``clamp(a, max=max)``: every element at most ``max``."""
+    return clamp(a, max=max)
+
+
+def true_divide(a: Operand, b: Operand) -> Tensor:
+    """Alias of ``div``: a / b, always a floating result."""
+    return div(a, b)
