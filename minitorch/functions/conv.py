@@ -294,6 +294,8 @@ def conv2d(
             f"{tuple(x.shape)} and {tuple(weight.shape)}"
         )
     _check_positive("conv2d", "kernel size", (weight.shape[2], weight.shape[3]))
+    if weight.shape[0] == 0:
+        raise MiniTorchError(f"conv2d: the weight {tuple(weight.shape)} has no output channels (dim 0 must be >= 1)")
     if isinstance(padding, str):
         padding = padding_for("conv2d", padding, stride, (weight.shape[2], weight.shape[3]))
     padding = pair(padding, "conv2d: padding")
@@ -305,9 +307,7 @@ def conv2d(
         )
     h, w = x.shape[2] + 2 * padding[0], x.shape[3] + 2 * padding[1]
     if h < weight.shape[2] or w < weight.shape[3]:
-        raise MiniTorchError(
-            f"conv2d: kernel {tuple(weight.shape[2:])} is larger than the padded input ({h}, {w})"
-        )
+        raise MiniTorchError(f"conv2d: kernel {tuple(weight.shape[2:])} is larger than the padded input ({h}, {w})")
     if bias is not None and tuple(bias.shape) != (weight.shape[0],):
         raise MiniTorchError(
             f"conv2d: expected bias of shape ({weight.shape[0]},), one per output channel of the "

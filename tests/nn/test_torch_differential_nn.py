@@ -323,3 +323,11 @@ def test_clip_grad_norm_matches_torch(grads):
     for theirs, ours in zip(*results):
         assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_conv2d_refuses_a_weight_without_output_channels():
+    # PyTorch raises; MiniTorch returned an empty (N, 0, Ho, Wo) result.
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.conv2d(torch.zeros(1, 1, 5, 5), torch.zeros(0, 1, 3, 3))
+    with pytest.raises(mt.errors.MiniTorchError, match=r"conv2d: the weight \(0, 1, 3, 3\) has no output channels"):
+        mt.nn.functional.conv2d(mt.zeros(1, 1, 5, 5), mt.zeros(0, 1, 3, 3))
