@@ -6,7 +6,9 @@ One module per family: ``arithmetic`` (+ - * / ** ...), ``unary`` (exp, log, rel
 (Linear, SoftmaxCrossEntropy, BiasReLU), ``conv`` (Conv2d, MaxPool2d), ``dropout`` and
 ``normalization``. ``promotion`` holds the dtype rules every op applies (and the ``Cast``
 op), ``broadcast`` the shape rules. ``elementwise_more`` (round, atan2, lerp, fmod ...) and
-``elementwise_logic`` (isnan, logical_and, allclose ...) add more elementwise ops. The
+``elementwise_logic`` (isnan, logical_and, allclose ...) add more elementwise ops;
+``selection`` and ``ordering`` (gather, scatter, sort, topk, cumsum, flip, repeat ...) pick and
+reorder elements. The
 lower-case functions are the user-facing forms (``minitorch.exp(x)``, ``F.conv2d``); Tensor
 methods call the same functions.
 
@@ -139,6 +141,55 @@ from minitorch.functions.reductions import (
     std,
     sum,
     var,
+)
+from minitorch.functions.selection import (
+    CumProd,
+    CumSum,
+    Diag,
+    Flip,
+    Gather,
+    IndexSelect,
+    MaskedSelect,
+    Norm2,
+    Prod,
+    Repeat,
+    RepeatInterleave,
+    Roll,
+    Scatter,
+    SortResult,
+    TopKResult,
+    argsort,
+    broadcast_tensors,
+    broadcast_to,
+    concat,
+    concatenate,
+    count_nonzero,
+    cumprod,
+    cumsum,
+    diag,
+    dot,
+    flip,
+    gather,
+    hstack,
+    index_select,
+    masked_select,
+    movedim,
+    narrow,
+    nonzero,
+    norm,
+    outer,
+    prod,
+    repeat,
+    repeat_interleave,
+    roll,
+    scatter,
+    select,
+    sort,
+    tile,
+    topk,
+    unbind,
+    unique,
+    vstack,
 )
 from minitorch.functions.shape import (
     Cat,

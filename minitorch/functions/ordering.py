@@ -1,0 +1,340 @@
+"""Ordering ops: sort, argsort, topk, flip, roll, the running cumsum/cumprod, prod and norm.
+
+``sort`` and ``topk`` are two steps: find the order (``argsort``, no gradient: an index
+is a constant), then ``gather`` the values in that order. The gradient of a gathered
+value goes back to the element it came from, so ``Gather`` is the only op here whose
+backward has to scatter. The products (``cumprod``, ``prod``) divide by the input in
+backward, which breaks at zeros: their backward treats zeros separately, as PyTorch does.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from collections.abc import Sequence
+from typing import Any
+
+from minitorch import backends
+from minitorch.autograd.function import BackwardNode, Function
+from minitorch.dtypes import get_dtype
+from minitorch.errors import MiniTorchError, check_dim, check_int
+from minitorch.functions.reductions import Dims, _grad_keepdim, normalize_dims
+from minitorch.hints import Array, DTypeLike, Gradients
+from minitorch.tensor import Tensor
+
+# What sort and topk return, as torch.return_types.sort / .topk: a tuple with names.
+SortResult = namedtuple("SortResult", ["values", "indices"])
+TopKResult = namedtuple("TopKResult", ["values", "indices"])
+
+
+def along_axis(xp: Any, index: Array, axis: int) -> tuple[Array, ...]:
+    """The advanced index that reads ``a[..., index[i, j, k], ...]`` at each position (i, j, k).
+
+    ``index`` replaces the coordinate along ``axis``; every other coordinate is the
+    position's own (an ``arange`` shaped to broadcast). ``a[coords]`` is ``gather``, and
+    ``index_add(full, coords, grad)`` is its backward.
+    """
+    coords = []
+    for d, n in enumerate(index.shape):
+        if d == axis:
+            coords.append(index)
+        else:
+            shape = [1] * index.ndim
+            shape[d] = n
+            coords.append(xp.arange(n).reshape(shape))
+    return tuple(coords)
+
+
+class Gather(Function):
+    """out[i][j] = a[i][index[i][j]] (for axis 1).   The gradient is added back where each value came from."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, index: Array, axis: int) -> Array:
+        ctx.save_for_backward(index)
+        ctx.in_shape, ctx.axis = a.shape, axis
+        return a[along_axis(ctx.xp, index, axis)]
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (index,) = ctx.saved_tensors
+        full = ctx.xp.zeros(ctx.in_shape, dtype=grad.dtype)
+        # add, not assign: gather may read one element several times (index [0, 0])
+        backends.of(full).index_add(full, along_axis(ctx.xp, index, ctx.axis), grad)
+        return full, None, None
+
+
+def sort_order(xp: Any, a: Array, axis: int, descending: bool) -> Array:
+    """The int64 positions that sort ``a`` along ``axis``; equal values keep their order (stable)."""
+    if not descending:
+        return xp.argsort(a, axis=axis, kind="stable").astype("int64", copy=False)
+    # Not argsort(-a): that fails for bool and unsigned data. Sort the reversed array and
+    # reverse the result; ties then keep their order and NaN comes first, as in PyTorch.
+    order = xp.argsort(xp.flip(a, axis), axis=axis, kind="stable")
+    return xp.flip(a.shape[axis] - 1 - order, axis).astype("int64", copy=False)
+
+
+def _as_1d(op: str, a: Tensor, dim: int) -> tuple[Tensor, int]:
+    """A 0-d tensor seen as 1-d (PyTorch treats it as one element); ``dim`` checked."""
+    axis = check_dim(op, dim, a.ndim)
+    return (a.reshape(1), 0) if a.ndim == 0 else (a, axis)
+
+
+def _back_to_0d(a: Tensor, *outs: Tensor) -> tuple[Tensor, ...]:
+    """Undo ``_as_1d`` on results: 0-d input, 0-d outputs."""
+    return tuple(o.reshape(()) if a.ndim == 0 else o for o in outs)
+
+
+def _constant(array: Array) -> Tensor:
+    """An index result: a tensor that is not part of the graph."""
+    return Tensor._make(array, None, False)
+
+
+def sort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> SortResult:
+    """(values, indices) of ``a`` sorted along ``dim``; the gradient follows each value home.
+
+    The sort is always stable (``stable`` is accepted for PyTorch's signature).
+    """
+    x, axis = _as_1d("sort", a, dim)
+    index = sort_order(backends.module_of(x.data), x.data, axis, descending)
+    values = Gather.apply(x, index, axis)
+    return SortResult(*_back_to_0d(a, values, _constant(index)))
+
+
+def argsort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    """The indices that sort ``a`` along ``dim`` (``sort(a, dim).indices``)."""
+    x, axis = _as_1d("argsort", a, dim)
+    index = sort_order(backends.module_of(x.data), x.data, axis, descending)
+    return _back_to_0d(a, _constant(index))[0]
+
+
+def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> TopKResult:
+    """The ``k`` largest (or smallest) elements along ``dim`` and their indices, best first.
+
+    The result is always sorted (PyTorch leaves the order open when ``sorted=False``).
+    """
+    k = check_int("topk", "k", k)
+    x, axis = _as_1d("topk", a, dim)
+    n = x.shape[axis]
+    if not 0 <= k <= n:
+        raise MiniTorchError(
+            f"topk: selected index k out of range: k={k} but dimension {axis} of shape {tuple(a.shape)} "
+            f"has {n} elements"
+        )
+    xp = backends.module_of(x.data)
+    order = sort_order(xp, x.data, axis, descending=largest)
+    index = order[(slice(None),) * axis + (slice(0, k),)]
+    values = Gather.apply(x, index, axis)
+    return TopKResult(*_back_to_0d(a, values, _constant(index)))
+
+
+# ---------------------------------------------------------------------- running sums and products
+def _reverse_cumsum(xp: Any, g: Array, axis: int) -> Array:
+    """sum of g[j] for j >= i, at each i (a cumsum run from the end)."""
+    return xp.flip(xp.cumsum(xp.flip(g, axis), axis=axis), axis)
+
+
+class CumSum(Function):
+    """out[i] = a[0] + ... + a[i].   a[j] counts in every out[i >= j]: grad = reversed cumsum of grad."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, axis: int) -> Array:
+        ctx.axis = axis
+        if a.dtype == "float16":  # add up in float32, round once (as PyTorch)
+            return a.cumsum(axis=axis, dtype="float32").astype(a.dtype)
+        return a.cumsum(axis=axis)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        return _reverse_cumsum(ctx.xp, grad, ctx.axis), None
+
+
+class CumProd(Function):
+    """out[i] = a[0] * ... * a[i].
+
+    Without zeros, d out[i] / d a[k] = out[i] / a[k], so grad[k] = sum over i >= k of
+    grad_out[i] * out[i], divided by a[k]. At zeros that division fails; only the first
+    zero of a slice has a non-zero gradient (every later product holds that zero), and it
+    is computed without dividing: (product before it) * sum over i >= z of grad_out[i] *
+    (product of a[z+1..i]).
+    """
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, axis: int) -> Array:
+        if a.dtype == "float16":  # multiply in float32, round once
+            out = a.cumprod(axis=axis, dtype="float32").astype(a.dtype)
+        else:
+            out = a.cumprod(axis=axis)
+        ctx.save_for_backward(a, out)
+        ctx.axis = axis
+        return out
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        a, out = ctx.saved_tensors
+        xp, axis = ctx.xp, ctx.axis
+        shape = [1] * a.ndim
+        shape[axis] = a.shape[axis]
+        pos = xp.arange(a.shape[axis]).reshape(shape)  # each element's position along axis
+        is_zero = a == 0
+        has_zero = is_zero.any(axis=axis, keepdims=True)
+        first = xp.where(has_zero, is_zero.argmax(axis=axis, keepdims=True), a.shape[axis])
+        # Before the first zero (everywhere when there is none): the division formula.
+        safe = xp.where(pos < first, a, 1)
+        result = xp.where(pos < first, _reverse_cumsum(xp, grad * out, axis) / safe, 0)
+        # At the first zero: no division.
+        before = xp.where(pos < first, a, 1).prod(axis=axis, keepdims=True)
+        after = xp.where(pos > first, a, 1).cumprod(axis=axis)  # a[z+1] * ... * a[i]
+        at_zero = before * xp.where(pos >= first, grad * after, 0).sum(axis=axis, keepdims=True)
+        result = xp.where(pos == first, at_zero, result)
+        return result.astype(a.dtype, copy=False), None
+
+
+def _running(op: str, fn: type[Function], a: Tensor, dim: int, dtype: DTypeLike | None) -> Tensor:
+    """cumsum/cumprod: ``dtype`` first (bool and int inputs count in int64, as PyTorch)."""
+    if dtype is not None:
+        a = a.to(get_dtype(dtype))
+    elif a.data.dtype.kind in "biu":
+        a = a.long()
+    x, axis = _as_1d(op, a, dim)
+    return _back_to_0d(a, fn.apply(x, axis))[0]
+
+
+def cumsum(a: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
+    """Running sum along ``dim``: out[i] = a[0] + ... + a[i]."""
+    return _running("cumsum", CumSum, a, dim, dtype)
+
+
+def cumprod(a: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
+    """Running product along ``dim``: out[i] = a[0] * ... * a[i] (gradient exact at zeros)."""
+    return _running("cumprod", CumProd, a, dim, dtype)
+
+
+class Prod(Function):
+    """Product over ``axes``.   d/da[k] = product of the others: out / a[k] if no zero, else see backward."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
+        out = a.prod(axis=axes, keepdims=True)
+        ctx.save_for_backward(a, out)
+        ctx.axes, ctx.keepdim = axes, keepdim
+        return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in axes])
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        a, out = ctx.saved_tensors
+        xp, axes = ctx.xp, ctx.axes
+        grad = _grad_keepdim(grad, axes, ctx.keepdim)
+        is_zero = a == 0
+        zeros = is_zero.sum(axis=axes, keepdims=True)
+        # No zero: out / a. One zero: only that element has a gradient, the product of the
+        # others. Two or more: every product of "the others" holds a zero, so all 0.
+        others = xp.where(is_zero, 1, a).prod(axis=axes, keepdims=True)
+        divided = out / xp.where(is_zero, 1, a)
+        local = xp.where(zeros == 0, divided, xp.where((zeros == 1) & is_zero, others, 0))
+        return (grad * local).astype(a.dtype, copy=False), None, None
+
+
+def prod(a: Tensor, dim: int | None = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> Tensor:
+    """Product of all elements, or along ``dim`` (one int, as in PyTorch); bool and int give int64."""
+    if dtype is not None:
+        a = a.to(get_dtype(dtype))
+    elif a.data.dtype.kind in "biu":
+        a = a.long()
+    if dim is not None:
+        dim = check_int("prod", "dim", dim)
+    return Prod.apply(a, normalize_dims("prod", dim, a.ndim), keepdim)
+
+
+# ---------------------------------------------------------------------- norm
+class Norm2(Function):
+    """sqrt(sum(a ** 2)) over ``axes``.   d/da = a / norm, taken as 0 where the norm is 0 (as PyTorch)."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
+        wide = a.astype("float32") if a.dtype == "float16" else a  # square and add in float32
+        out = ctx.xp.sqrt((wide * wide).sum(axis=axes, keepdims=True)).astype(a.dtype, copy=False)
+        ctx.save_for_backward(a, out)
+        ctx.axes, ctx.keepdim = axes, keepdim
+        return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in axes])
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        a, out = ctx.saved_tensors
+        grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
+        scale = ctx.xp.where(out == 0, 0, grad / ctx.xp.where(out == 0, 1, out))
+        return (a * scale).astype(a.dtype, copy=False), None, None
+
+
+def norm(
+    a: Tensor, p: float | str = "fro", dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None
+) -> Tensor:
+    """The vector norm over ``dim`` (all elements when None): p = 2 or 'fro' (the default), 1 or inf."""
+    if a.data.dtype.kind != "f":
+        raise MiniTorchError(f"norm: expected a floating point tensor as input, got {a.dtype}; convert with .float()")
+    if dtype is not None:
+        a = a.to(get_dtype(dtype))
+    axes = normalize_dims("norm", dim, a.ndim)
+    if p == "fro" or p == 2:
+        return Norm2.apply(a, axes, keepdim)
+    if p == 1:
+        return a.abs().sum(axes, keepdim)
+    if p == float("inf"):
+        return a.abs().amax(axes, keepdim) if a.data.size else a.abs().sum(axes, keepdim)
+    raise MiniTorchError(f"norm: p={p!r} is not supported; MiniTorch has p=2 ('fro'), 1 and inf")
+
+
+# ---------------------------------------------------------------------- flip and roll
+class Flip(Function):
+    """The elements in reverse order along ``axes``.   Backward reverses the gradient the same way."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...]) -> Array:
+        ctx.axes = axes
+        return ctx.xp.flip(a, axes).copy()  # a copy, as PyTorch (NumPy's flip is a view)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        return ctx.xp.flip(grad, ctx.axes), None
+
+
+def flip(a: Tensor, *dims: Any) -> Tensor:
+    """``a`` reversed along each of ``dims`` (a copy)."""
+    listed = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+    axes = tuple(check_dim("flip", d, a.ndim) for d in listed)
+    if len(set(axes)) != len(axes):
+        raise MiniTorchError(f"flip: dims {listed}: a dim appears multiple times in the list of dims")
+    return Flip.apply(a, axes if a.ndim else ())
+
+
+class Roll(Function):
+    """Elements shifted by ``shifts`` along ``axes``, those pushed off the end coming back at the start.
+    Backward rolls the gradient back. ``axes`` None: over the flattened tensor."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, shifts: Any, axes: Any) -> Array:
+        ctx.shifts, ctx.axes = shifts, axes
+        return ctx.xp.roll(a, shifts, axes)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        back = -ctx.shifts if ctx.axes is None else tuple(-s for s in ctx.shifts)
+        return ctx.xp.roll(grad, back, ctx.axes), None, None
+
+
+def roll(a: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
+    """``a`` shifted cyclically by ``shifts`` along ``dims`` (over all elements when dims is None)."""
+    shift_list = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
+    shift_list = tuple(check_int("roll", "shifts", s) for s in shift_list)
+    if dims is None:
+        if len(shift_list) != 1:
+            raise MiniTorchError(f"roll: shifts {shift_list} need dims (one shift per dim); without dims give one int")
+        return Roll.apply(a, shift_list[0], None)
+    dim_list = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+    if len(shift_list) != len(dim_list):
+        raise MiniTorchError(
+            f"roll: shifts and dimensions must align: shifts {shift_list} ({len(shift_list)}), dims "
+            f"{dim_list} ({len(dim_list)})"
+        )
+    axes = tuple(check_dim("roll", d, a.ndim) for d in dim_list)
+    if a.ndim == 0:
+        return Roll.apply(a, 0, None)
+    return Roll.apply(a, shift_list, axes)

@@ -1,0 +1,477 @@
+"""Selection and rearranging ops: gather, index_select, scatter, masked_select, nonzero,
+unique, count_nonzero, flip, roll, repeat, diag, ... and the ordering ops of ``ordering.py``.
+
+Picking elements is indexing, so the backward of every selection op is a scatter: the
+incoming gradient goes back to the positions the values came from, a zero gradient
+everywhere else, and an element picked twice gets both gradients added (``index_add``).
+Many of the shape ops here are other ops in a new arrangement (``narrow`` is a slice,
+``movedim`` a ``permute``, ``hstack`` a ``cat``): only the new backward rules are new Functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from minitorch import backends
+from minitorch.autograd.function import BackwardNode, Function
+from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim, check_int, check_sizes
+from minitorch.functions.bounds import check_on_device
+from minitorch.functions.broadcast import broadcast_shape, unbroadcast
+from minitorch.functions.indexing import getitem
+from minitorch.functions.ordering import (  # noqa: F401  (re-exported: the package imports the family from here)
+    CumProd,
+    CumSum,
+    Flip,
+    Gather,
+    Norm2,
+    Prod,
+    Roll,
+    SortResult,
+    TopKResult,
+    along_axis,
+    argsort,
+    cumprod,
+    cumsum,
+    flip,
+    norm,
+    prod,
+    roll,
+    sort,
+    topk,
+)
+from minitorch.functions.reductions import normalize_dims
+from minitorch.functions.shape import _shape_args, cat, expand, permute, reshape
+from minitorch.hints import Array, Gradients
+from minitorch.switches import SWITCHES
+from minitorch.tensor import Tensor
+
+
+# ---------------------------------------------------------------------- index checks
+def _check_index(op: str, index: Any, int32_ok: bool = False) -> Tensor:
+    """``index`` must be an int64 tensor (NumPy would read a float or bool one differently)."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if index.data.dtype.kind not in "iu":
+        raise MiniTorchError(f"{op}(): expected dtype int64 for index, got {index.dtype}")
+    return index
+
+
+def _check_range(op: str, index: Array, n: int, axis: int) -> None:
+    """Every index in [0, n): NumPy would wrap a negative one and CuPy checks nothing."""
+    if not (backends.of(index).is_host or SWITCHES.debug):
+        # On a GPU reading the values back would wait for it: check there, raise at a sync.
+        error = MiniTorchIndexError(f"{op}: an index was out of bounds for dimension {axis} with size {n}")
+        check_on_device(index, n, error)
+        return
+    if index.size:
+        low, high = int(index.min()), int(index.max())
+        if low < 0 or high >= n:
+            raise MiniTorchIndexError(
+                f"{op}: index {low if low < 0 else high} is out of bounds for dimension {axis} with size {n}"
+            )
+
+
+def _check_fits(op: str, index: Tensor, axis: int, limits: Sequence[tuple[str, Tensor, bool]]) -> None:
+    """gather/scatter: index has the input's rank and is no larger than each limit (apart from ``axis``)."""
+    for name, t, skip_axis in limits:
+        if index.ndim != t.ndim:
+            raise MiniTorchError(
+                f"{op}: index tensor must have the same number of dimensions as {name} tensor: index "
+                f"{tuple(index.shape)}, {name} {tuple(t.shape)}"
+            )
+        for d in range(index.ndim):
+            if index.shape[d] > t.shape[d] and not (skip_axis and d == axis):
+                raise MiniTorchError(
+                    f"{op}: size does not match at dimension {d}: index {tuple(index.shape)} must be no "
+                    f"larger than {name} {tuple(t.shape)}" + (f" apart from dimension {axis}" if skip_axis else "")
+                )
+
+
+# ---------------------------------------------------------------------- gather, index_select, scatter
+def gather(a: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """out[i][j] = a[i][index[i][j]] for dim 1 (likewise for every dim): values picked along ``dim``."""
+    index = _check_index("gather", index)
+    axis = check_dim("gather", dim, a.ndim)
+    if a.ndim == 0 or index.ndim == 0:  # PyTorch treats 0-d as one element
+        return gather(a.reshape(1), 0, index.reshape(1)).reshape(index.shape)
+    _check_fits("gather", index, axis, [("input", a, True)])
+    _check_range("gather", index.data, a.shape[axis], axis)
+    return Gather.apply(a, index.data, axis)
+
+
+class IndexSelect(Function):
+    """Slices ``index`` of ``a`` along ``axis``.   Backward adds each slice's gradient back, repeats summed."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, index: Array, axis: int) -> Array:
+        ctx.save_for_backward(index)
+        ctx.in_shape, ctx.axis = a.shape, axis
+        return ctx.xp.take(a, index, axis=axis)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (index,) = ctx.saved_tensors
+        full = ctx.xp.zeros(ctx.in_shape, dtype=grad.dtype)
+        backends.of(full).index_add(full, (slice(None),) * ctx.axis + (index,), grad)
+        return full, None, None
+
+
+def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The slices of ``a`` along ``dim`` at the positions of the 1-D ``index`` (repeats allowed)."""
+    index = _check_index("index_select", index)
+    if index.ndim > 1:
+        raise MiniTorchIndexError(f"index_select(): index is supposed to be a vector, got shape {tuple(index.shape)}")
+    axis = check_dim("index_select", dim, a.ndim)
+    if a.ndim == 0:
+        return index_select(a.reshape(1), 0, index).reshape(())
+    _check_range("index_select", index.data, a.shape[axis], axis)
+    return IndexSelect.apply(a, index.data.reshape(-1), axis)
+
+
+class Scatter(Function):
+    """A copy of ``a`` with out[i][index[i][j]] = src[i][j] (for axis 1).
+
+    grad_a: the incoming gradient, zero where a value was overwritten. grad_src: the
+    gradient at the position each src value was written to (a gather).
+    """
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, index: Array, src: Array, axis: int) -> Array:
+        coords = along_axis(ctx.xp, index, axis)
+        ctx.save_for_backward(index)
+        ctx.axis = axis
+        ctx.src_shape = src.shape
+        out = a.copy()
+        out[coords] = src[tuple(slice(0, n) for n in index.shape)]  # src may be larger than index
+        return out
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (index,) = ctx.saved_tensors
+        xp = ctx.xp
+        coords = along_axis(xp, index, ctx.axis)
+        grad_a = grad.copy()
+        grad_a[coords] = 0
+        grad_src = xp.zeros(ctx.src_shape, dtype=grad.dtype)
+        grad_src[tuple(slice(0, n) for n in index.shape)] = grad[coords]
+        return grad_a, None, grad_src, None
+
+
+def scatter(a: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
+    """A copy of ``a`` with the values of ``src`` (a tensor or a number) written at ``index`` along ``dim``."""
+    index = _check_index("scatter", index)
+    src = value if src is None else src
+    if src is None:
+        raise TypeError("scatter(): expected a src tensor or a value")
+    if not isinstance(src, Tensor):
+        src = Tensor._make(backends.module_of(a.data).full(index.shape, src, dtype=a.data.dtype), None, False)
+    if src.data.dtype != a.data.dtype:
+        raise MiniTorchError(f"scatter(): expected self.dtype to be equal to src.dtype, got {a.dtype} and {src.dtype}")
+    axis = check_dim("scatter", dim, a.ndim)
+    if a.ndim == 0 or index.ndim == 0:
+        return scatter(a.reshape(1), 0, index.reshape(1), src.reshape(1)).reshape(a.shape)
+    _check_fits("scatter", index, axis, [("self", a, True), ("src", src, False)])
+    _check_range("scatter", index.data, a.shape[axis], axis)
+    return Scatter.apply(a, index.data, src, axis)
+
+
+# ---------------------------------------------------------------------- masks and nonzero
+class MaskedSelect(Function):
+    """The elements of ``a`` where ``mask`` is True, in order, as a 1-D array."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, mask: Array, shape: tuple[int, ...]) -> Array:
+        xp = ctx.xp
+        mask = xp.broadcast_to(mask, shape)
+        ctx.save_for_backward(mask)
+        ctx.in_shape = a.shape
+        return xp.broadcast_to(a, shape)[mask]
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (mask,) = ctx.saved_tensors
+        full = ctx.xp.zeros(mask.shape, dtype=grad.dtype)
+        full[mask] = grad
+        return unbroadcast(full, ctx.in_shape), None, None
+
+
+def masked_select(a: Tensor, mask: Tensor) -> Tensor:
+    """The elements of ``a`` where the bool ``mask`` is True (both broadcast), as a 1-D tensor."""
+    if not isinstance(mask, Tensor) or mask.data.dtype.kind != "b":
+        shown = mask.dtype if isinstance(mask, Tensor) else type(mask).__name__
+        raise MiniTorchError(f"masked_select: expected a bool tensor for mask, got {shown}")
+    shape = broadcast_shape(tuple(a.shape), tuple(mask.shape), op="masked_select")
+    return MaskedSelect.apply(a, mask, shape)
+
+
+def nonzero(a: Tensor, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]:
+    """The indices of the non-zero elements: one row each (n, ndim), or one 1-D tensor per dim."""
+    xp = backends.module_of(a.data)
+    if as_tuple:
+        found = xp.nonzero(a.data.reshape(1) if a.ndim == 0 else a.data)
+        return tuple(Tensor._make(i.astype("int64"), None, False) for i in found)
+    # argwhere, not nonzero: a 0-d input gives (n, 0) rows, as PyTorch
+    return Tensor._make(xp.argwhere(a.data).astype("int64"), None, False)
+
+
+def count_nonzero(a: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
+    """How many elements are not zero, in all of ``a`` or over ``dim``."""
+    axes = normalize_dims("count_nonzero", dim, a.ndim)
+    count = (a.data != 0).sum(axis=axes)
+    return Tensor._make(backends.module_of(a.data).asarray(count, dtype="int64"), None, False)
+
+
+def unique(
+    a: Tensor,
+    sorted: bool = True,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    dim: int | None = None,
+) -> Tensor | tuple[Tensor, ...]:
+    """The distinct values of ``a`` in increasing order (always sorted); optionally, for each
+    element the position of its value (``return_inverse``) and how often each value occurs."""
+    if dim is not None:
+        raise MiniTorchError("unique: dim= is not supported in MiniTorch; unique works on all elements")
+    xp = backends.module_of(a.data)
+    values, inverse, counts = xp.unique(a.data, return_inverse=True, return_counts=True)
+    out = [Tensor._make(values, None, False)]  # no gradient: which copy would it go to?
+    if return_inverse:
+        out.append(Tensor._make(inverse.reshape(a.shape).astype("int64"), None, False))
+    if return_counts:
+        out.append(Tensor._make(counts.astype("int64"), None, False))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+# ---------------------------------------------------------------------- pieces: narrow, select, unbind
+def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``length`` elements of ``a`` along ``dim`` from ``start`` (a view: the slice a[..., start:start+length])."""
+    axis = check_dim("narrow", dim, a.ndim)
+    start, length = check_int("narrow", "start", start), check_int("narrow", "length", length)
+    if a.ndim == 0:
+        raise MiniTorchError("narrow() cannot be applied to a 0-dim tensor")
+    n = a.shape[axis]
+    if not -n <= start <= n:
+        raise MiniTorchIndexError(f"narrow: start {start} is out of range for dimension {axis} of size {n}")
+    start %= n if n else 1
+    if length < 0 or start + length > n:
+        raise MiniTorchError(
+            f"narrow: start ({start}) + length ({length}) exceeds dimension size ({n}) (shape {tuple(a.shape)})"
+        )
+    return getitem(a, (slice(None),) * axis + (slice(start, start + length),))
+
+
+def select(a: Tensor, dim: int, index: int) -> Tensor:
+    """The slice at ``index`` along ``dim``, that dim removed (``a[:, index]`` for dim 1; a view)."""
+    if a.ndim == 0:
+        raise MiniTorchIndexError("select() cannot be applied to a 0-dim tensor")
+    axis = check_dim("select", dim, a.ndim)
+    index = check_int("select", "index", index)
+    n = a.shape[axis]
+    if not -n <= index < n:
+        raise MiniTorchIndexError(
+            f"select(): index {index} out of range for tensor of size {tuple(a.shape)} at dimension {axis}"
+        )
+    return getitem(a, (slice(None),) * axis + (index % n,))
+
+
+def unbind(a: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    """Every slice along ``dim``, that dim removed: ``tuple(a.select(dim, i) for i in range(n))``."""
+    if a.ndim == 0:
+        raise MiniTorchIndexError("unbind: dimension specified as 0 but tensor has no dimensions")
+    axis = check_dim("unbind", dim, a.ndim)
+    return tuple(select(a, axis, i) for i in range(a.shape[axis]))
+
+
+def movedim(a: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
+    """Move dimension(s) ``source`` to position(s) ``destination``; the others keep their order (a permute)."""
+    src = (source,) if not isinstance(source, (tuple, list)) else tuple(source)
+    dst = (destination,) if not isinstance(destination, (tuple, list)) else tuple(destination)
+    if len(src) != len(dst):
+        raise MiniTorchError(
+            f"movedim: invalid source or destination dims: source ({list(src)} dims) should contain the same "
+            f"number of dims as destination ({list(dst)} dims)"
+        )
+    src = tuple(check_dim("movedim", d, a.ndim, "source") for d in src)
+    dst = tuple(check_dim("movedim", d, a.ndim, "destination") for d in dst)
+    for name, dims in (("source", src), ("destination", dst)):
+        if len(set(dims)) != len(dims):
+            raise MiniTorchError(f"movedim: repeated dim in `{name}` ({list(dims)})")
+    if a.ndim == 0:
+        return a
+    rest = iter(d for d in range(a.ndim) if d not in src)  # the unmoved dims, in order
+    placed = dict(zip(dst, src))
+    return permute(a, tuple(placed[i] if i in placed else next(rest) for i in range(a.ndim)))
+
+
+# ---------------------------------------------------------------------- repeating
+class Repeat(Function):
+    """``a`` tiled ``sizes[d]`` times along each dim.   Backward sums the copies of each element."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, sizes: tuple[int, ...]) -> Array:
+        ctx.in_shape, ctx.sizes = a.shape, sizes
+        a = a.reshape((1,) * (len(sizes) - a.ndim) + a.shape)  # missing leading dims are size 1
+        return ctx.xp.tile(a, sizes)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        shape = (1,) * (len(ctx.sizes) - len(ctx.in_shape)) + ctx.in_shape
+        # Split each dim into (copy, element): copy k of element i sits at k * n + i.
+        split = [n for pair in zip(ctx.sizes, shape) for n in pair]
+        summed = grad.reshape(split).sum(axis=tuple(range(0, len(split), 2)))
+        return summed.reshape(ctx.in_shape), None
+
+
+def repeat(a: Tensor, *sizes: Any) -> Tensor:
+    """``a`` copied ``sizes[d]`` times along each dim (a copy, not a view; more sizes add leading dims)."""
+    sizes = _shape_args("repeat", "repeats", sizes)
+    if len(sizes) < a.ndim:
+        raise MiniTorchError(
+            f"repeat: number of dimensions of repeat dims {sizes} can not be smaller than number of "
+            f"dimensions of tensor {tuple(a.shape)}"
+        )
+    if any(s < 0 for s in sizes):
+        raise MiniTorchError(f"repeat: repeats must be non-negative, got {sizes}")
+    return Repeat.apply(a, sizes)
+
+
+def tile(a: Tensor, dims: Sequence[int]) -> Tensor:
+    """``repeat``, except that fewer ``dims`` than ``a`` has are padded with 1s at the front."""
+    dims = check_sizes("tile", "dims", dims)
+    return repeat(a, (1,) * (a.ndim - len(dims)) + dims)
+
+
+class RepeatInterleave(Function):
+    """Each slice along ``axis`` repeated (``repeats`` times, or ``repeats[i]`` times) in place."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, repeats: Any, axis: int) -> Array:
+        xp = ctx.xp
+        ctx.in_shape, ctx.axis = a.shape, axis
+        # Where each output slice came from: [0, 0, 1, 1, ...] for repeats 2.
+        ctx.source = xp.repeat(xp.arange(a.shape[axis]), repeats)
+        return xp.repeat(a, repeats, axis=axis)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        full = ctx.xp.zeros(ctx.in_shape, dtype=grad.dtype)
+        backends.of(full).index_add(full, (slice(None),) * ctx.axis + (ctx.source,), grad)
+        return full, None, None
+
+
+def repeat_interleave(a: Tensor, repeats: int | Tensor, dim: int | None = None) -> Tensor:
+    """Each element (or slice along ``dim``) repeated ``repeats`` times in a row; flattened when dim is None."""
+    if dim is None:
+        a, dim = reshape(a, -1), 0
+    axis = check_dim("repeat_interleave", dim, a.ndim)
+    if a.ndim == 0:
+        a = a.reshape(1)
+    if isinstance(repeats, Tensor):
+        if repeats.data.dtype.kind not in "iu" or repeats.ndim > 1:
+            raise MiniTorchError(f"repeat_interleave: repeats must be an int or a 1-D int64 tensor, got {repeats!r}")
+        counts = repeats.data.reshape(-1)
+        if counts.size not in (1, a.shape[axis]):
+            raise MiniTorchError(
+                f"repeat_interleave: repeats must have the same size as input along dim {axis}: "
+                f"{counts.size} repeats for {a.shape[axis]} slices"
+            )
+        if counts.size and int(counts.min()) < 0:
+            raise MiniTorchError("repeat_interleave: repeats must be non-negative")
+        return RepeatInterleave.apply(a, counts, axis)
+    count = check_int("repeat_interleave", "repeats", repeats)
+    if count < 0:
+        raise MiniTorchError(f"repeat_interleave: repeats must be non-negative, got {count}")
+    return RepeatInterleave.apply(a, count, axis)
+
+
+# ---------------------------------------------------------------------- diag, outer, dot
+class Diag(Function):
+    """1-D -> the 2-D matrix with it on diagonal ``k``; 2-D -> its diagonal ``k``, as 1-D.
+    Each direction's backward is the other one."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, k: int) -> Array:
+        ctx.in_shape, ctx.k = a.shape, k
+        return ctx.xp.diag(a, k) if a.ndim == 1 else ctx.xp.diagonal(a, k).copy()
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        xp, k = ctx.xp, ctx.k
+        if len(ctx.in_shape) == 1:
+            return xp.diagonal(grad, k).copy(), None
+        full = xp.zeros(ctx.in_shape, dtype=grad.dtype)
+        steps = xp.arange(grad.shape[0])
+        full[steps + max(-k, 0), steps + max(k, 0)] = grad  # (row, col) of each diagonal element
+        return full, None
+
+
+def diag(a: Tensor, diagonal: int = 0) -> Tensor:
+    """A 1-D tensor as a diagonal matrix, or the diagonal of a 2-D one (``diagonal`` > 0: above it)."""
+    if a.ndim not in (1, 2):
+        raise MiniTorchError(f"diag(): supports 1D or 2D tensors, got {a.ndim}D (shape {tuple(a.shape)})")
+    return Diag.apply(a, check_int("diag", "diagonal", diagonal))
+
+
+def outer(a: Tensor, b: Tensor) -> Tensor:
+    """out[i][j] = a[i] * b[j] for 1-D ``a`` and ``b`` (the usual dtype promotion)."""
+    from minitorch.functions.arithmetic import mul
+
+    for name, t in (("self", a), ("vec2", b)):
+        if t.ndim != 1:
+            raise MiniTorchError(f"outer: expected 1-D argument {name}, but got {t.ndim}-D (shape {tuple(t.shape)})")
+    return mul(reshape(a, -1, 1), reshape(b, 1, -1))
+
+
+def dot(a: Tensor, b: Tensor) -> Tensor:
+    """The sum of a[i] * b[i] for two 1-D tensors of one size and one dtype (a 0-d result)."""
+    from minitorch.functions.matmul import matmul
+
+    if a.ndim != 1 or b.ndim != 1:
+        raise MiniTorchError(f"dot: 1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.data.dtype != b.data.dtype:
+        raise MiniTorchError(f"dot: expected both vectors to have same dtype, but found {a.dtype} and {b.dtype}")
+    if a.shape != b.shape:
+        raise MiniTorchError(
+            f"dot: inconsistent tensor size, expected tensors of the same number of elements, got {a.shape[0]} "
+            f"and {b.shape[0]}"
+        )
+    return matmul(a, b)
+
+
+# ---------------------------------------------------------------------- broadcasting and joining
+def broadcast_to(a: Tensor, size: Sequence[int]) -> Tensor:
+    """``a.expand(size)``: a view of ``a`` at the broadcast shape ``size``."""
+    return expand(a, size)
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """The tensors expanded to their common broadcast shape (views)."""
+    shape = broadcast_shape(*(tuple(t.shape) for t in tensors), op="broadcast_tensors")
+    return tuple(expand(t, shape) for t in tensors)
+
+
+def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Another name for ``cat``."""
+    return cat(tensors, dim)
+
+
+concatenate = concat
+
+
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join along dim 1 (dim 0 for 1-D tensors): side by side."""
+    tensors = [reshape(t, 1) if t.ndim == 0 else t for t in _tensor_list("hstack", tensors)]
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join along dim 0, 1-D tensors becoming rows: one on top of the other."""
+    tensors = [reshape(t, 1, -1) if t.ndim < 2 else t for t in _tensor_list("vstack", tensors)]
+    return cat(tensors, 0)
+
+
+def _tensor_list(op: str, tensors: Any) -> list[Tensor]:
+    if not isinstance(tensors, (list, tuple)) or not tensors:
+        raise TypeError(f"{op}(): argument 'tensors' must be a non-empty tuple or list of Tensors")
+    return list(tensors)
