@@ -438,12 +438,22 @@ def clip(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
 
 def clamp_min(a: Tensor, min: Any) -> Tensor:
     """``clamp(a, min=min)``: every element at least ``min``."""
+    _not_bool_bound("clamp_min", a, min)
     return clamp(a, min=min)
 
 
 def clamp_max(a: Tensor, max: Any) -> Tensor:
     """``clamp(a, max=max)``: every element at most ``max``."""
+    _not_bool_bound("clamp_max", a, max)
     return clamp(a, max=max)
+
+
+def _not_bool_bound(op: str, a: Tensor, bound: Any) -> None:
+    """A bool tensor clamped by a bool: PyTorch has no bool kernel (a number bound gives int64)."""
+    _tensor(op, a)
+    bound_is_bool = isinstance(bound, bool) or (isinstance(bound, Tensor) and bound.data.dtype.kind == "b")
+    if a.data.dtype.kind == "b" and bound_is_bool:
+        raise NotImplementedError(f"{op}(): not implemented for a bool tensor with a bool bound; convert first")
 
 
 def true_divide(a: Operand, b: Operand) -> Tensor:
