@@ -12,6 +12,8 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from minitorch import backends
 from minitorch.errors import MiniTorchError
 from minitorch.tensor import Tensor
@@ -55,8 +57,17 @@ def load_into(
             continue
         value = state_dict[key]
         array = value.data if isinstance(value, Tensor) else value
+        if not backends.is_backend_array(array) and hasattr(array, "__array__"):
+            # Another framework's tensor (a PyTorch state_dict loads as it is): NumPy reads it.
+            detach = getattr(array, "detach", None)  # a tensor that requires grad refuses __array__
+            try:
+                array = np.asarray(detach() if callable(detach) else array)
+            except (TypeError, ValueError, RuntimeError) as error:
+                problems.append(f"{key}: could not read the {type(value).__name__} as an array ({error})")
+                continue
         if not backends.is_backend_array(array):
-            problems.append(f"{key}: expected a Tensor (or an array), got {type(value).__name__}")
+            kind = f"{type(value).__module__}.{type(value).__name__}"
+            problems.append(f"{key}: expected a Tensor (or an array), got {kind}")
             continue
         shape = tuple(array.shape)
         if shape != tuple(target.shape):

@@ -331,3 +331,19 @@ def test_conv2d_refuses_a_weight_without_output_channels():
         torch.nn.functional.conv2d(torch.zeros(1, 1, 5, 5), torch.zeros(0, 1, 3, 3))
     with pytest.raises(mt.errors.MiniTorchError, match=r"conv2d: the weight \(0, 1, 3, 3\) has no output channels"):
         mt.nn.functional.conv2d(mt.zeros(1, 1, 5, 5), mt.zeros(0, 1, 3, 3))
+
+
+def test_a_pytorch_state_dict_loads_as_it_is():
+    # API.md: PyTorch state dicts load as they are; torch tensors were refused
+    # ("expected a Tensor (or an array), got Tensor").
+    theirs, ours = (
+        lib.nn.Sequential(lib.nn.Conv2d(1, 2, 3), lib.nn.BatchNorm2d(2), lib.nn.Flatten(), lib.nn.LSTM(8, 3))
+        for lib in (torch, mt)
+    )
+    theirs[1].running_mean.fill_(0.5)
+    assert str(ours.load_state_dict(theirs.state_dict())) == "<All keys matched successfully>"
+    for key, value in theirs.state_dict().items():
+        np.testing.assert_array_equal(ours.state_dict()[key].numpy(), value.numpy())
+    ours.load_state_dict(dict(theirs.named_parameters()), strict=False)  # parameters that require grad too
+    with pytest.raises(mt.errors.MiniTorchError, match=r"0.weight: expected a Tensor .* got builtins.list"):
+        ours.load_state_dict({"0.weight": [1.0]}, strict=False)
