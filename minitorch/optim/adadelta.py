@@ -34,11 +34,24 @@ class Adadelta(Optimizer):
         rho: float = 0.9,
         eps: float = 1e-6,
         weight_decay: float = 0.0,
-        *,
         foreach: bool | None = None,
+        *,
+        capturable: bool = False,
+        maximize: bool = False,
+        differentiable: bool = False,
     ) -> None:
         # foreach: accepted as PyTorch's (a speed setting); the update is the same either way.
-        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, foreach=foreach))
+        defaults = dict(
+            lr=lr,
+            rho=rho,
+            eps=eps,
+            weight_decay=weight_decay,
+            foreach=foreach,
+            capturable=capturable,
+            maximize=maximize,
+            differentiable=differentiable,
+        )
+        super().__init__(params, defaults)
 
     def _check_hyperparameters(self, group: dict[str, Any]) -> dict[str, Any]:
         """lr, eps and weight_decay >= 0, rho in [0, 1] (NaN refused), as PyTorch checks them."""
@@ -61,7 +74,7 @@ class Adadelta(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                g, data = p.grad.data, p.data
+                g, data = (-p.grad.data if group["maximize"] else p.grad.data), p.data
                 xp = backends.module_of(data)
                 state = self.state.get(p)
                 if state is None:  # buffers live where the parameter lives, arrays even for a 0-d p

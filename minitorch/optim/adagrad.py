@@ -34,10 +34,13 @@ class Adagrad(Optimizer):
         weight_decay: float = 0.0,
         initial_accumulator_value: float = 0.0,
         eps: float = 1e-10,
-        *,
         foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
     ) -> None:
-        # foreach: accepted as PyTorch's (a speed setting); the update is the same either way.
+        # foreach, fused: accepted as PyTorch's (speed settings); the update is the same either way.
         defaults = dict(
             lr=lr,
             lr_decay=lr_decay,
@@ -45,6 +48,9 @@ class Adagrad(Optimizer):
             initial_accumulator_value=initial_accumulator_value,
             eps=eps,
             foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
+            fused=fused,
         )
         super().__init__(params, defaults)
         # PyTorch fills the state of every parameter at construction (so a fresh state_dict
@@ -79,7 +85,7 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                g, data = p.grad.data, p.data
+                g, data = (-p.grad.data if group["maximize"] else p.grad.data), p.data
                 xp = backends.module_of(data)
                 state = self.state.get(p) or self._init_state(p, group)
                 state["step"] += 1

@@ -29,6 +29,7 @@ import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.grad_mode import enable_grad
+from minitorch.errors import MiniTorchValueError
 from minitorch.tensor import Tensor
 
 
@@ -56,6 +57,13 @@ def check_foreach(owner: str, value: Any) -> bool | None:
     if value is None or isinstance(value, (bool, np.bool_)):
         return None if value is None else bool(value)
     raise TypeError(f"{owner}: foreach must be None, True or False, got {type(value).__name__} {value!r}")
+
+
+def check_flag(owner: str, name: str, value: Any) -> bool:
+    """A True/False setting (``maximize``, ``amsgrad``, ...) as a bool; anything else is a TypeError."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{owner}: {name} must be True or False, got {type(value).__name__} {value!r}")
 
 
 def _not_a_params_iterable(owner: str, params: Any) -> str | None:
@@ -108,8 +116,19 @@ class Optimizer:
         """Check (and return) the hyperparameters in ``group``; subclasses add theirs."""
         if "lr" in group:
             group["lr"] = check_non_negative(type(self).__name__, "lr", group["lr"], "learning rate")
+        name = type(self).__name__
         if "foreach" in group:
-            group["foreach"] = check_foreach(type(self).__name__, group["foreach"])
+            group["foreach"] = check_foreach(name, group["foreach"])
+        if "fused" in group:  # a speed setting, as foreach: the numbers are the same either way
+            group["fused"] = check_foreach(name, group["fused"])
+        if "maximize" in group:  # step along +grad (gradient ascent)
+            group["maximize"] = check_flag(name, "maximize", group["maximize"])
+        for key, why in (
+            ("differentiable", "step() is never recorded by autograd here"),
+            ("capturable", "there are no CUDA graphs to capture the step in"),
+        ):
+            if key in group and check_flag(name, key, group[key]):
+                raise MiniTorchValueError(f"{name}: {key}=True is not supported ({why}); leave it False")
         return group
 
     def add_param_group(self, group: dict[str, Any]) -> None:

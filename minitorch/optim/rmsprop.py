@@ -24,7 +24,7 @@ from minitorch.optim.optimizer import Optimizer, check_non_negative
 
 
 class RMSprop(Optimizer):
-    """``RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False)``."""
+    """``RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False)``; maximize too."""
 
     # momentum_buffer (momentum > 0) and grad_avg (centered) are made when first needed
     state_keys = ("step", "square_avg")
@@ -38,8 +38,10 @@ class RMSprop(Optimizer):
         weight_decay: float = 0.0,
         momentum: float = 0.0,
         centered: bool = False,
-        *,
+        capturable: bool = False,
         foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
     ) -> None:
         # foreach: accepted as PyTorch's (a speed setting); the update is the same either way.
         defaults = dict(
@@ -49,7 +51,10 @@ class RMSprop(Optimizer):
             weight_decay=weight_decay,
             momentum=momentum,
             centered=centered,
+            capturable=capturable,
             foreach=foreach,
+            maximize=maximize,
+            differentiable=differentiable,
         )
         super().__init__(params, defaults)
 
@@ -73,7 +78,7 @@ class RMSprop(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                g, data = p.grad.data, p.data
+                g, data = (-p.grad.data if group["maximize"] else p.grad.data), p.data
                 xp = backends.module_of(data)
                 state = self.state.get(p)
                 if state is None:  # buffers live where the parameter lives, arrays even for a 0-d p

@@ -20,7 +20,7 @@ from minitorch.optim.optimizer import Optimizer, check_non_negative, check_numbe
 
 
 class SGD(Optimizer):
-    """``SGD(params, lr, momentum=0, dampening=0, weight_decay=0, nesterov=False)``."""
+    """``SGD(params, lr, momentum=0, dampening=0, weight_decay=0, nesterov=False, *, maximize=False)``."""
 
     state_keys = ("momentum_buffer",)
 
@@ -33,12 +33,23 @@ class SGD(Optimizer):
         weight_decay: float = 0.0,
         nesterov: bool = False,
         *,
+        maximize: bool = False,
         foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
     ) -> None:
-        # foreach: accepted as PyTorch's (a speed setting); SGD's loop is already as fast as
-        # a grouped step here (measured), so it runs the same way either way.
+        # foreach, fused: accepted as PyTorch's (speed settings); SGD's loop is already as fast
+        # as a grouped step here (measured), so it runs the same way either way.
         defaults = dict(
-            lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov, foreach=foreach
+            lr=lr,
+            momentum=momentum,
+            dampening=dampening,
+            weight_decay=weight_decay,
+            nesterov=nesterov,
+            maximize=maximize,
+            foreach=foreach,
+            differentiable=differentiable,
+            fused=fused,
         )
         super().__init__(params, defaults)
 
@@ -62,12 +73,12 @@ class SGD(Optimizer):
         """One update of every parameter that has a gradient."""
         for group in self.param_groups:
             lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
-            weight_decay, nesterov = group["weight_decay"], group["nesterov"]
-            fused = momentum and not dampening and not nesterov
+            weight_decay, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+            fused = momentum and not dampening and not nesterov and not maximize
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                g = p.grad.data
+                g = -p.grad.data if maximize else p.grad.data
                 kernels = backends.kernels_for(p.data) if fused else None  # None on the CPU
                 if kernels is not None and g.dtype == p.data.dtype:
                     # On a GPU the whole update is one CUDA kernel (minitorch.cuda.kernels);

@@ -150,3 +150,58 @@ def test_data_errors_have_torchs_types():
         minitorch.data.TensorDataset(minitorch.zeros(3), minitorch.zeros(4))
     with pytest.raises(IndexError, match=r"shapes \(\)"):
         minitorch.data.TensorDataset(minitorch.tensor(1.0))
+
+
+# ---------------------------------------------------------------------- optimizers
+OPTIMIZER_FLAGS = [
+    ("Adam", dict(amsgrad=True, weight_decay=0.1)),
+    ("AdamW", dict(amsgrad=True, maximize=True)),
+    ("Adam", dict(decoupled_weight_decay=True, weight_decay=0.3, foreach=True)),
+    ("SGD", dict(lr=0.1, momentum=0.9, maximize=True, weight_decay=0.1)),
+    ("SGD", dict(lr=0.1, momentum=0.5, nesterov=True, maximize=True)),
+    ("RMSprop", dict(maximize=True, centered=True, momentum=0.3)),
+    ("Adagrad", dict(maximize=True, weight_decay=0.2)),
+    ("Adadelta", dict(maximize=True, weight_decay=0.1)),
+]
+
+
+@pytest.mark.parametrize("name,kwargs", OPTIMIZER_FLAGS, ids=[f"{n}-{k}" for n, k in OPTIMIZER_FLAGS])
+def test_amsgrad_maximize_and_state_dict_keys_match_torch(name, kwargs):
+    # 12 steps, one parameter without a gradient every third step, two groups with their own lr
+    rng = np.random.default_rng(0)
+    shapes = [(3, 2), (4,), ()]
+    values = [rng.standard_normal(s) for s in shapes]
+    grads = [[rng.standard_normal(s) for s in shapes] for _ in range(12)]
+    results = []
+    for lib in (minitorch, torch):
+        params = [lib.tensor(v, requires_grad=True) for v in values]
+        opt = getattr(lib.optim, name)([{"params": params[:2]}, {"params": params[2:], "lr": 0.03}], **kwargs)
+        for step, step_grads in enumerate(grads):
+            for i, (p, g) in enumerate(zip(params, step_grads)):
+                p.grad = None if (step + i) % 3 == 2 else lib.tensor(g)
+            opt.step()
+        saved = opt.state_dict()
+        state = {
+            i: {k: np.asarray(v.tolist() if hasattr(v, "tolist") else v) for k, v in s.items()}
+            for i, s in saved["state"].items()
+        }
+        groups = [{k: v for k, v in g.items() if k != "params"} for g in saved["param_groups"]]
+        results.append(([p.detach().numpy() for p in params], state, groups))
+    (mine, mine_state, mine_groups), (theirs, theirs_state, theirs_groups) = results
+    for a, b in zip(mine, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    assert mine_groups == [{**g, "betas": tuple(g["betas"])} if "betas" in g else g for g in theirs_groups]
+    assert mine_state.keys() == theirs_state.keys()
+    for i in theirs_state:
+        assert mine_state[i].keys() == theirs_state[i].keys()
+        for key in theirs_state[i]:
+            np.testing.assert_allclose(mine_state[i][key], theirs_state[i][key], rtol=1e-10, atol=1e-12)
+
+
+def test_unsupported_optimizer_flags_are_refused_clearly():
+    p = minitorch.zeros(2, requires_grad=True)
+    for key in ("differentiable", "capturable"):
+        with pytest.raises(ValueError, match=f"{key}=True is not supported"):
+            minitorch.optim.Adam([p], **{key: True})
+    with pytest.raises(TypeError, match="maximize must be True or False"):
+        minitorch.optim.SGD([p], lr=0.1, maximize="yes")
