@@ -249,6 +249,14 @@ class Conv2d(Function):
         return grad_x, grad_w, grad_b, None, None
 
 
+def check_unsupported(op: str, dilation: Any, groups: Any = 1) -> None:
+    """A clear error for PyTorch's ``dilation`` and ``groups`` other than 1 (not implemented here)."""
+    if pair(dilation, f"{op}: dilation") != (1, 1) or groups != 1:
+        raise MiniTorchError(
+            f"{op}: dilation={dilation!r}, groups={groups!r}: MiniTorch supports only dilation=1 and groups=1"
+        )
+
+
 def padding_for(op: str, padding: str, stride: tuple[int, int], kernel: tuple[int, int]) -> tuple[int, int]:
     """The padding that PyTorch's ``padding='valid'`` or ``'same'`` means for this kernel.
 
@@ -276,13 +284,17 @@ def conv2d(
     bias: Tensor | None = None,
     stride: int | tuple[int, int] = 1,
     padding: int | tuple[int, int] | str = 0,
+    dilation: int | tuple[int, int] = 1,
+    groups: int = 1,
 ) -> Tensor:
     """2-D convolution of ``x`` (N, C, H, W) with ``weight`` (O, C, kh, kw), as PyTorch's.
 
     ``padding`` is an int, a pair, or PyTorch's strings ``'valid'`` and ``'same'``.
+    ``dilation`` and ``groups`` are there for PyTorch's argument order; only 1 is supported.
 
     An unbatched ``x`` (C, H, W) gives a (O, Ho, Wo) result, as in PyTorch (and ``nn.Conv2d``).
     """
+    check_unsupported("conv2d", dilation, groups)
     if isinstance(x, Tensor) and x.ndim == 3:  # one unbatched image: PyTorch accepts it too
         return conv2d(x.unsqueeze(0), weight, bias, stride, padding).squeeze(0)
     x, weight, bias = to_low_precision(x, weight, bias)  # float16 inside autocast
@@ -392,10 +404,25 @@ class MaxPool2d(Function):
         return (out, *(None,) * (len(ctx.next_nodes) - 1))
 
 
-def max_pool2d(x: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0) -> Tensor:
+def max_pool2d(
+    x: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Tensor:
     """Maximum over each window of ``x`` (N, C, H, W), or of one unbatched ``x`` (C, H, W) as in
     PyTorch; ``stride`` defaults to the kernel size (also when given as None or an empty tuple).
-    ``padding`` adds a border of -inf (at most half the kernel, as PyTorch requires)."""
+    ``padding`` adds a border of -inf (at most half the kernel, as PyTorch requires).
+    PyTorch's ``dilation``, ``ceil_mode`` and ``return_indices`` work at their defaults only."""
+    check_unsupported("max_pool2d", dilation)
+    if ceil_mode or return_indices:
+        raise MiniTorchError(
+            f"max_pool2d: ceil_mode={ceil_mode!r}, return_indices={return_indices!r}: "
+            "MiniTorch supports only ceil_mode=False and return_indices=False"
+        )
     if isinstance(x, Tensor) and x.ndim == 3:  # one unbatched image: PyTorch accepts it too
         return max_pool2d(x.unsqueeze(0), kernel_size, stride, padding).squeeze(0)
     kernel = pair(kernel_size, "max_pool2d: kernel_size")

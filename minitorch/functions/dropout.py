@@ -31,10 +31,15 @@ def _uniform_like(x: Array) -> Array:
     return backends.of(x).uniform(x.shape, x.dtype)
 
 
-def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
-    """During training, zero elements with probability ``p`` and scale the rest by 1/(1-p)."""
+def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """During training, zero elements with probability ``p`` and scale the rest by 1/(1-p).
+
+    ``inplace`` is there for PyTorch's argument order; MiniTorch's dropout never works in place.
+    """
     if not 0 <= p <= 1:
         raise MiniTorchValueError(f"dropout: probability p must be between 0 and 1, got {p}")
+    if inplace:
+        raise MiniTorchValueError("dropout: inplace=True is not supported in MiniTorch; use y = dropout(x, p)")
     if not training or p == 0:
         return x
     if p == 1:

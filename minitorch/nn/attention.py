@@ -46,9 +46,19 @@ class MultiheadAttention(Module):
         num_heads: int,
         dropout: float = 0.0,
         bias: bool = True,
+        add_bias_kv: bool = False,
+        add_zero_attn: bool = False,
+        kdim: int | None = None,
+        vdim: int | None = None,
         batch_first: bool = False,
     ) -> None:
         super().__init__()
+        # PyTorch's argument order; its options for other key/value sizes at their defaults only.
+        if add_bias_kv or add_zero_attn or kdim not in (None, embed_dim) or vdim not in (None, embed_dim):
+            raise MiniTorchError(
+                f"MultiheadAttention: add_bias_kv={add_bias_kv}, add_zero_attn={add_zero_attn}, kdim={kdim}, "
+                f"vdim={vdim}: MiniTorch supports only the defaults (keys and values of size embed_dim)"
+            )
         self.embed_dim = _size("MultiheadAttention", "embed_dim", embed_dim, low=1)
         self.num_heads = _size("MultiheadAttention", "num_heads", num_heads, low=1)
         if embed_dim % num_heads:

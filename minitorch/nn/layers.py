@@ -15,7 +15,7 @@ import numpy as np
 from minitorch import factories
 from minitorch.dtypes import default_float
 from minitorch.errors import MiniTorchError
-from minitorch.functions.conv import padding_for, pair
+from minitorch.functions.conv import check_unsupported, padding_for, pair
 from minitorch.nn import functional as F
 from minitorch.nn import init
 from minitorch.nn.losses import _Loss
@@ -101,9 +101,16 @@ class Conv2d(Module):
         kernel_size: int | tuple[int, int],
         stride: int | tuple[int, int] = 1,
         padding: int | tuple[int, int] | str = 0,
+        dilation: int | tuple[int, int] = 1,
+        groups: int = 1,
         bias: bool = True,
+        padding_mode: str = "zeros",
     ) -> None:
         super().__init__()
+        # PyTorch's argument order; dilation, groups and padding_mode at their defaults only.
+        check_unsupported("Conv2d", dilation, groups)
+        if padding_mode != "zeros":
+            raise MiniTorchError(f"Conv2d: padding_mode={padding_mode!r}: MiniTorch supports only 'zeros'")
         self.in_channels = _size("Conv2d", "in_channels", in_channels)
         self.out_channels = _size("Conv2d", "out_channels", out_channels)
         self.kernel_size = _pair_at_least("Conv2d", "kernel_size", kernel_size, 1)
@@ -160,10 +167,11 @@ class MaxPool2d(Module):
         _pair_at_least("MaxPool2d", "stride", kernel_size if stride is None else stride, 1)
         _pair_at_least("MaxPool2d", "padding", padding, 0)
         # PyTorch's other options, accepted (and printed) at their defaults only.
-        if pair(dilation, "MaxPool2d: dilation") != (1, 1) or return_indices or ceil_mode:
+        check_unsupported("MaxPool2d", dilation)
+        if return_indices or ceil_mode:
             raise MiniTorchError(
-                f"MaxPool2d: dilation={dilation!r}, return_indices={return_indices!r}, ceil_mode={ceil_mode!r}: "
-                "MiniTorch supports only dilation=1, return_indices=False and ceil_mode=False"
+                f"MaxPool2d: return_indices={return_indices!r}, ceil_mode={ceil_mode!r}: "
+                "MiniTorch supports only return_indices=False and ceil_mode=False"
             )
         self.kernel_size = kernel_size
         self.stride = kernel_size if stride is None else stride
@@ -251,8 +259,10 @@ class Dropout(Module):
 
     _tensor_input = True
 
-    def __init__(self, p: float = 0.5) -> None:
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
+        if inplace:  # accepted for PyTorch's signature, at its default only
+            raise ValueError("Dropout: inplace=True is not supported in MiniTorch")
         if not isinstance(p, numbers.Real):
             raise TypeError(f"Dropout: probability p must be a number, got {type(p).__name__} {p!r}")
         if not 0 <= p <= 1:  # refuses NaN too

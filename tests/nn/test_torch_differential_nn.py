@@ -347,3 +347,30 @@ def test_a_pytorch_state_dict_loads_as_it_is():
     ours.load_state_dict(dict(theirs.named_parameters()), strict=False)  # parameters that require grad too
     with pytest.raises(mt.errors.MiniTorchError, match=r"0.weight: expected a Tensor .* got builtins.list"):
         ours.load_state_dict({"0.weight": [1.0]}, strict=False)
+
+
+def test_pytorch_argument_order_of_conv_pool_dropout_and_attention():
+    # Positional calls written for PyTorch reach the same arguments (bias of Conv2d is the 8th,
+    # batch_first of MultiheadAttention the 9th); the options MiniTorch lacks raise at non-defaults.
+    rng = np.random.default_rng(5)
+    x, w = rng.standard_normal((1, 2, 5, 5)), rng.standard_normal((3, 2, 3, 3))
+    outs = []
+    for lib in (torch, mt):
+        F = lib.nn.functional
+        y = F.conv2d(lib.tensor(x), lib.tensor(w), None, 1, 1, 1, 1)
+        y = F.max_pool2d(y, 2, 1, 0, 1, False, False)
+        outs.append(F.dropout(y, 0.5, False, False).numpy())
+        conv = lib.nn.Conv2d(2, 3, 3, 1, 1, 1, 1, False)
+        attn = lib.nn.MultiheadAttention(4, 2, 0.0, True, False, False, None, None, True)
+        assert conv.bias is None and attn.batch_first is True
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-12)
+    for call, match in [
+        (lambda: mt.nn.functional.conv2d(mt.tensor(x), mt.tensor(w), groups=2), "groups=2"),
+        (lambda: mt.nn.Conv2d(2, 4, 3, dilation=2), "dilation=2"),
+        (lambda: mt.nn.Conv2d(2, 4, 3, padding_mode="reflect"), "padding_mode='reflect'"),
+        (lambda: mt.nn.functional.max_pool2d(mt.tensor(x), 2, ceil_mode=True), "ceil_mode=True"),
+        (lambda: mt.nn.functional.dropout(mt.tensor(x), 0.5, inplace=True), "inplace=True"),
+        (lambda: mt.nn.MultiheadAttention(4, 2, kdim=3), "kdim=3"),
+    ]:
+        with pytest.raises((mt.errors.MiniTorchError, ValueError), match=match):
+            call()
