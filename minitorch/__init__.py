@@ -121,6 +121,7 @@ from minitorch.functions import (  # noqa: E402  (selection, ordering and shape 
     hstack,
     index_select,
     masked_select,
+    moveaxis,
     movedim,
     narrow,
     nonzero,

@@ -624,6 +624,8 @@ class TensorMethods:
         """Dimension(s) ``source`` moved to ``destination``."""
         return _ops.movedim(self, source, destination)
 
+    moveaxis = movedim
+
     def repeat(self, *sizes: Any) -> Tensor:
         """Copied ``sizes[d]`` times along each dim."""
         return _ops.repeat(self, *sizes)

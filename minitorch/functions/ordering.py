@@ -9,6 +9,7 @@ backward, which breaks at zeros: their backward treats zeros separately, as PyTo
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 from collections.abc import Sequence
 from typing import Any
@@ -112,8 +113,12 @@ def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
     The result is always sorted (PyTorch leaves the order open when ``sorted=False``).
     """
     k = check_int("topk", "k", k)
+    if a.data.dtype.kind == "b":
+        raise MiniTorchError("topk: does not support bool tensors (as PyTorch); convert first, e.g. .long()")
     x, axis = _as_1d("topk", a, dim)
     n = x.shape[axis]
+    if a.ndim == 0 and k in (0, 1):  # PyTorch gives the element itself for k=0 too
+        return TopKResult(*sort(a))
     if not 0 <= k <= n:
         raise MiniTorchError(
             f"topk: selected index k out of range: k={k} but dimension {axis} of shape {tuple(a.shape)} "
@@ -171,6 +176,8 @@ class CumProd(Function):
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, out = ctx.saved_tensors
         xp, axis = ctx.xp, ctx.axis
+        if a.size == 0:
+            return xp.zeros_like(a), None
         shape = [1] * a.ndim
         shape[axis] = a.shape[axis]
         pos = xp.arange(a.shape[axis]).reshape(shape)  # each element's position along axis
@@ -241,6 +248,8 @@ def prod(a: Tensor, dim: int | None = None, keepdim: bool = False, dtype: DTypeL
         a = a.long()
     if dim is not None:
         dim = check_int("prod", "dim", dim)
+    elif keepdim:
+        raise TypeError("prod(): keepdim=True needs a dim (PyTorch has no prod(keepdim=True) of all elements)")
     return Prod.apply(a, normalize_dims("prod", dim, a.ndim), keepdim)
 
 
@@ -264,12 +273,55 @@ class Norm2(Function):
         return (a * scale).astype(a.dtype, copy=False), None, None
 
 
+class NormP(Function):
+    """(sum of |a| ** p) ** (1/p) over ``axes``, for a finite p other than 1 and 2; p = 0 counts
+    the non-zero elements (no gradient). Zeros get gradient 0, as in PyTorch."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, p: float, axes: tuple[int, ...], keepdim: bool) -> Array:
+        magnitude = ctx.xp.abs(a.astype("float32") if a.dtype == "float16" else a)
+        if p == 0:
+            out = (magnitude != 0).sum(axis=axes, keepdims=True).astype(magnitude.dtype)
+        else:
+            out = (magnitude**p).sum(axis=axes, keepdims=True) ** (1 / p)
+        out = out.astype(a.dtype, copy=False)
+        ctx.save_for_backward(a, out)
+        ctx.p, ctx.axes, ctx.keepdim = p, axes, keepdim
+        return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in axes])
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        a, out = ctx.saved_tensors
+        xp, p = ctx.xp, ctx.p
+        if p == 0:  # a count: flat almost everywhere
+            return xp.zeros_like(a), None, None, None
+        grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
+        # d/da = sign(a) |a|^(p-1) / norm^(p-1); |a|^(p-1) is infinite at 0 when p < 1: taken as 0
+        safe = xp.where(a == 0, 1, xp.abs(a))
+        slope = xp.where(a == 0, 0, xp.sign(a) * safe ** (p - 1))
+        if p < 1:
+            result = slope * grad * out ** (1 - p)
+        else:
+            result = slope * xp.where(out == 0, 0, grad / xp.where(out == 0, 1, out) ** (p - 1))
+        return result.astype(a.dtype, copy=False), None, None, None
+
+
 def norm(
     a: Tensor, p: float | str = "fro", dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None
 ) -> Tensor:
-    """The vector norm over ``dim`` (all elements when None): p = 2 or 'fro' (the default), 1 or inf."""
+    """The vector norm (sum of |a| ** p) ** (1/p) over ``dim`` (all elements when None).
+
+    p = 2 or 'fro' (the default), any other number, inf (the largest |a|) or -inf (the
+    smallest). Matrix norms ('nuc') are not here.
+    """
     if a.data.dtype.kind != "f":
         raise MiniTorchError(f"norm: expected a floating point tensor as input, got {a.dtype}; convert with .float()")
+    if isinstance(p, Tensor) and p.ndim == 0:
+        p = p.item()
+    if isinstance(p, str) and p != "fro":
+        raise MiniTorchError(f"norm: p={p!r} is not supported: p is a number or 'fro' (MiniTorch has no matrix norms)")
+    if not isinstance(p, (str, int, float)):
+        raise TypeError(f"norm(): argument 'p' must be a number or 'fro', not {type(p).__name__}")
     if dtype is not None:
         a = a.to(get_dtype(dtype))
     axes = normalize_dims("norm", dim, a.ndim)
@@ -277,9 +329,11 @@ def norm(
         return Norm2.apply(a, axes, keepdim)
     if p == 1:
         return a.abs().sum(axes, keepdim)
-    if p == float("inf"):
-        return a.abs().amax(axes, keepdim) if a.data.size else a.abs().sum(axes, keepdim)
-    raise MiniTorchError(f"norm: p={p!r} is not supported; MiniTorch has p=2 ('fro'), 1 and inf")
+    if p == math.inf:  # amax/amin refuse to reduce over nothing, as PyTorch does here
+        return a.abs().amax(axes, keepdim)
+    if p == -math.inf:
+        return a.abs().amin(axes, keepdim)
+    return NormP.apply(a, float(p), axes, keepdim)
 
 
 # ---------------------------------------------------------------------- flip and roll
@@ -334,7 +388,7 @@ def roll(a: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | Non
             f"roll: shifts and dimensions must align: shifts {shift_list} ({len(shift_list)}), dims "
             f"{dim_list} ({len(dim_list)})"
         )
-    axes = tuple(check_dim("roll", d, a.ndim) for d in dim_list)
     if a.ndim == 0:
-        return Roll.apply(a, 0, None)
+        raise IndexError(f"roll: dimension specified as {dim_list[0]} but tensor has no dimensions")
+    axes = tuple(check_dim("roll", d, a.ndim) for d in dim_list)
     return Roll.apply(a, shift_list, axes)

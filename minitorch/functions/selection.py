@@ -25,6 +25,7 @@ from minitorch.functions.ordering import (  # noqa: F401  (re-exported: the pack
     Flip,
     Gather,
     Norm2,
+    NormP,
     Prod,
     Roll,
     SortResult,
@@ -93,8 +94,8 @@ def gather(a: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> 
     """out[i][j] = a[i][index[i][j]] for dim 1 (likewise for every dim): values picked along ``dim``."""
     index = _check_index("gather", index)
     axis = check_dim("gather", dim, a.ndim)
-    if a.ndim == 0 or index.ndim == 0:  # PyTorch treats 0-d as one element
-        return gather(a.reshape(1), 0, index.reshape(1)).reshape(index.shape)
+    if a.ndim <= 1 and index.ndim <= 1 and 0 in (a.ndim, index.ndim):  # PyTorch takes 0-d as 1-d here
+        return gather(a.reshape(-1), 0, index.reshape(-1)).reshape(index.shape)
     _check_fits("gather", index, axis, [("input", a, True)])
     _check_range("gather", index.data, a.shape[axis], axis)
     return Gather.apply(a, index.data, axis)
@@ -124,6 +125,8 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
         raise MiniTorchIndexError(f"index_select(): index is supposed to be a vector, got shape {tuple(index.shape)}")
     axis = check_dim("index_select", dim, a.ndim)
     if a.ndim == 0:
+        if index.data.size != 1:
+            raise MiniTorchError(f"index_select(): index to a 0-d tensor can have only 1 value, got {index.data.size}")
         return index_select(a.reshape(1), 0, index).reshape(())
     _check_range("index_select", index.data, a.shape[axis], axis)
     return IndexSelect.apply(a, index.data.reshape(-1), axis)
@@ -169,8 +172,8 @@ def scatter(a: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any =
     if src.data.dtype != a.data.dtype:
         raise MiniTorchError(f"scatter(): expected self.dtype to be equal to src.dtype, got {a.dtype} and {src.dtype}")
     axis = check_dim("scatter", dim, a.ndim)
-    if a.ndim == 0 or index.ndim == 0:
-        return scatter(a.reshape(1), 0, index.reshape(1), src.reshape(1)).reshape(a.shape)
+    if a.ndim <= 1 and index.ndim <= 1 and 0 in (a.ndim, index.ndim):  # PyTorch takes 0-d as 1-d here
+        return scatter(a.reshape(-1), 0, index.reshape(-1), src.reshape(-1)).reshape(a.shape)
     _check_fits("scatter", index, axis, [("self", a, True), ("src", src, False)])
     _check_range("scatter", index.data, a.shape[axis], axis)
     return Scatter.apply(a, index.data, src, axis)
@@ -229,15 +232,18 @@ def unique(
     return_counts: bool = False,
     dim: int | None = None,
 ) -> Tensor | tuple[Tensor, ...]:
-    """The distinct values of ``a`` in increasing order (always sorted); optionally, for each
-    element the position of its value (``return_inverse``) and how often each value occurs."""
-    if dim is not None:
-        raise MiniTorchError("unique: dim= is not supported in MiniTorch; unique works on all elements")
+    """The distinct values of ``a`` in increasing order (always sorted), or the distinct slices
+    along ``dim``; optionally, for each element (slice) the position of its value in the result
+    (``return_inverse``) and how often each value occurs (``return_counts``)."""
     xp = backends.module_of(a.data)
-    values, inverse, counts = xp.unique(a.data, return_inverse=True, return_counts=True)
+    axis = None if dim is None else check_dim("unique", dim, a.ndim)
+    if axis is not None and a.ndim == 0:
+        raise IndexError(f"unique: dimension {dim} is out of range for a 0-d tensor")
+    values, inverse, counts = xp.unique(a.data, return_inverse=True, return_counts=True, axis=axis)
     out = [Tensor._make(values, None, False)]  # no gradient: which copy would it go to?
-    if return_inverse:
-        out.append(Tensor._make(inverse.reshape(a.shape).astype("int64"), None, False))
+    if return_inverse:  # where each element's value (each slice along dim) is in ``values``
+        shape = a.shape if axis is None else (a.shape[axis],)
+        out.append(Tensor._make(inverse.reshape(shape).astype("int64"), None, False))
     if return_counts:
         out.append(Tensor._make(counts.astype("int64"), None, False))
     return out[0] if len(out) == 1 else tuple(out)
@@ -304,6 +310,9 @@ def movedim(a: Tensor, source: int | Sequence[int], destination: int | Sequence[
     return permute(a, tuple(placed[i] if i in placed else next(rest) for i in range(a.ndim)))
 
 
+moveaxis = movedim  # NumPy's name, which PyTorch has too
+
+
 # ---------------------------------------------------------------------- repeating
 class Repeat(Function):
     """``a`` tiled ``sizes[d]`` times along each dim.   Backward sums the copies of each element."""
@@ -364,9 +373,9 @@ def repeat_interleave(a: Tensor, repeats: int | Tensor, dim: int | None = None) 
     """Each element (or slice along ``dim``) repeated ``repeats`` times in a row; flattened when dim is None."""
     if dim is None:
         a, dim = reshape(a, -1), 0
+    elif a.ndim == 0:
+        raise IndexError(f"repeat_interleave: dimension {dim} is out of range for a 0-d tensor (give no dim)")
     axis = check_dim("repeat_interleave", dim, a.ndim)
-    if a.ndim == 0:
-        a = a.reshape(1)
     if isinstance(repeats, Tensor):
         if repeats.data.dtype.kind not in "iu" or repeats.ndim > 1:
             raise MiniTorchError(f"repeat_interleave: repeats must be an int or a 1-D int64 tensor, got {repeats!r}")
@@ -429,6 +438,8 @@ def dot(a: Tensor, b: Tensor) -> Tensor:
 
     if a.ndim != 1 or b.ndim != 1:
         raise MiniTorchError(f"dot: 1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.data.dtype.kind == "b" or b.data.dtype.kind == "b":
+        raise NotImplementedError("dot: not implemented for bool tensors (as PyTorch); convert first, e.g. .long()")
     if a.data.dtype != b.data.dtype:
         raise MiniTorchError(f"dot: expected both vectors to have same dtype, but found {a.dtype} and {b.dtype}")
     if a.shape != b.shape:

@@ -218,10 +218,24 @@ def test_norm_matches_torch(dtype, p):
     compare(lambda lib, x: x.norm(p, dim=(0, 2), keepdim=True), [randn(2, 3, 4)], dtype)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("p", [3, 0.5, -1.5, float("-inf")])
+def test_norm_other_p_match_torch(dtype, p):
+    compare(lambda lib, x: x.norm(p), [randn(3, 4)], dtype)
+    compare(lambda lib, x: lib.norm(x, p, dim=-1, keepdim=True), [randn(3, 4)], dtype)
+
+
 def test_norm_gradient_at_zero_is_zero_as_torch():
     compare(lambda lib, x: x.norm(), [np.zeros((2, 3))])
     compare(lambda lib, x: x.norm(dim=1), [np.array([[0.0, 0.0], [3.0, 4.0]])])
     compare(lambda lib, x: x.norm(), [np.zeros(0)])
+    for p in (1, 3, 0.5, -1):
+        compare(lambda lib, x, p=p: x.norm(p, dim=1), [np.array([[0.0, 0.0, 0.0], [0.0, -2.0, 0.5]])])
+    compare(lambda lib, x: x.norm(float("inf")), [np.array([-3.0, 0.0, 3.0])])  # ties share
+    compare(lambda lib, x: x.detach().norm(0), [np.array([1.0, 0.0, 3.0])])
+    compare(lambda lib, x: x.norm(dtype=lib.float64), [randn(3)], "float32")
+    raises_like_torch(lambda lib: lib.zeros(0).norm(float("inf")))
+    raises_like_torch(lambda lib: lib.ones(2).norm(p=lib.ones(1)))
 
 
 # ---------------------------------------------------------------------- gather, index_select, scatter
@@ -258,6 +272,18 @@ def test_scatter_matches_torch(dtype):
     compare(lambda lib, x, s, i: lib.scatter(x, 0, i.T, s), [randn(5, 3), randn(3, 3, seed=1), index], dtype)
     compare(lambda lib, x, i: x.scatter(1, i, 7.5), [randn(3, 5), index], dtype)
     compare(lambda lib, x, i: x.scatter(-1, i, value=-1.0), [randn(3, 5), index], dtype)
+
+
+def test_gather_index_select_scatter_0d_and_1d_mix_as_torch():
+    compare(lambda lib, x: x.gather(0, lib.tensor(0)), [np.array(2.5)])
+    compare(lambda lib, x: x.gather(0, lib.tensor([0, 0])), [np.array(2.5)])
+    compare(lambda lib, x: x.gather(0, lib.tensor(2)), [randn(3)])
+    compare(lambda lib, x: x.index_select(0, lib.tensor([0])), [np.array(2.5)])
+    compare(lambda lib, x: x.index_select(0, lib.tensor(1)), [randn(3)])
+    compare(lambda lib, x, s: x.scatter(0, lib.tensor([0]), s), [np.array(2.5), np.array([5.0])])
+    compare(lambda lib, x, s: x.scatter(0, lib.tensor(1), s), [randn(2), np.array(5.0)])
+    raises_like_torch(lambda lib: lib.tensor(2.0).index_select(0, lib.tensor([0, 0])))
+    raises_like_torch(lambda lib: lib.ones(2, 3).gather(0, lib.tensor(0)))
 
 
 def test_gather_scatter_index_select_errors_match_torch():
@@ -305,6 +331,9 @@ def test_nonzero_count_nonzero_unique_match_torch():
     compare(lambda lib, x: x.unique(return_inverse=True, return_counts=True), [ints])
     compare(lambda lib, x: lib.unique(x.detach(), return_counts=True), [data])
     compare(lambda lib, x: x.unique(return_inverse=True), [np.array([True, False, True])])
+    rows = np.array([[1.0, 2.0], [0.0, 1.0], [1.0, 2.0]])
+    compare(lambda lib, x: x.detach().unique(dim=0, return_inverse=True, return_counts=True), [rows])
+    compare(lambda lib, x: lib.unique(x.detach(), return_inverse=True, dim=-1), [rows.T])
 
 
 # ---------------------------------------------------------------------- flip, roll, narrow, select, unbind, movedim
@@ -324,6 +353,7 @@ def test_rearranging_ops_match_torch(dtype, shape):
     compare(lambda lib, x: x.unbind(-1), [x], dtype)
     compare(lambda lib, x: lib.unbind(x), [x], dtype)
     compare(lambda lib, x: x.movedim(0, -1), [x], dtype)
+    compare(lambda lib, x: lib.moveaxis(x, -1, 0), [x], dtype)
     if len(shape) == 3:
         compare(lambda lib, x: lib.movedim(x, (0, 1), (2, 0)), [x], dtype)
 
@@ -344,6 +374,7 @@ def test_rearranging_edge_cases_and_errors_match_torch():
     raises_like_torch(lambda lib: lib.tensor(1.0).unbind())
     raises_like_torch(lambda lib: lib.zeros(2, 3, 4).movedim((0, 0), (2, 1)))
     raises_like_torch(lambda lib: lib.zeros(2, 3, 4).movedim((0, 1), (2,)))
+    raises_like_torch(lambda lib: lib.tensor(1.0).roll(1, 0))
 
 
 def test_flip_and_narrow_memory_as_torch():
@@ -379,6 +410,7 @@ def test_repeating_errors_match_torch():
     raises_like_torch(lambda lib: x(lib).repeat_interleave(-1, 0))
     raises_like_torch(lambda lib: x(lib).repeat_interleave(2, 2))
     raises_like_torch(lambda lib: x(lib).repeat_interleave(lib.tensor([1, 2, 3]), 0))
+    raises_like_torch(lambda lib: lib.tensor(1.0).repeat_interleave(2, 0))
 
 
 # ---------------------------------------------------------------------- diag, outer, dot
@@ -403,6 +435,7 @@ def test_diag_outer_dot_ints_and_errors_match_torch():
     raises_like_torch(lambda lib: lib.dot(lib.ones(2), lib.ones(3)))
     raises_like_torch(lambda lib: lib.dot(lib.ones(2, 2), lib.ones(2, 2)))
     raises_like_torch(lambda lib: lib.outer(lib.ones(2, 1), lib.ones(3)))
+    raises_like_torch(lambda lib: lib.dot(lib.ones(2, dtype=lib.bool), lib.ones(2, dtype=lib.bool)))
 
 
 # ---------------------------------------------------------------------- broadcasting and joining
@@ -434,6 +467,18 @@ def test_ordering_errors_match_torch():
     raises_like_torch(lambda lib: x(lib).prod(2))
     raises_like_torch(lambda lib: x(lib).prod((0, 1)))
     raises_like_torch(lambda lib: lib.tensor([1, 2]).norm())
+    raises_like_torch(lambda lib: x(lib).prod(keepdim=True))
+    raises_like_torch(lambda lib: lib.tensor([True, False]).topk(1))
+    raises_like_torch(lambda lib: lib.tensor(1.0).topk(2))
+
+
+def test_ordering_0d_and_empty_as_torch():
+    compare(lambda lib, x: x.topk(0), [np.array(2.5)])  # PyTorch gives the element itself
+    compare(lambda lib, x: x.topk(1, dim=-1), [np.array(2.5)])
+    compare(lambda lib, x: x.argsort(), [np.array(2.5)])
+    compare(lambda lib, x: x.cumprod(0), [np.zeros((0, 3))])
+    compare(lambda lib, x: x.prod(0), [np.array(2.5)])
+    compare(lambda lib, x: x.norm(), [np.array(-2.5)])
 
 
 # ---------------------------------------------------------------------- Tensor-only: new_*, sizes
