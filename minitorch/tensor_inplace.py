@@ -28,7 +28,6 @@ import numpy as np
 from minitorch import backends
 from minitorch.dtypes import dtype_of_array, result_dtype, scalar_category
 from minitorch.errors import MiniTorchError, device_mismatch_message
-from minitorch.random import default_generator
 from minitorch.switches import SWITCHES
 
 # Bound by _link_ops(); None until then.
@@ -124,13 +123,13 @@ class InPlaceMethods:
         """Fill with samples of N(mean, std**2) from minitorch's generator (``manual_seed``)."""
         if std < 0:
             raise MiniTorchError(f"normal_: expects std >= 0.0, but found std {std}")
-        return self._random_fill("normal_", lambda gen, shape: gen.normal(mean, std, size=shape))
+        return self._random_fill("normal_", "normal", mean, std)
 
     def uniform_(self, a: float = 0.0, b: float = 1.0) -> Any:
         """Fill with samples of U(a, b) (the range [a, b)) from minitorch's generator."""
         if a > b:
             raise MiniTorchError(f"uniform_: expects to return a [from, to) range, but found from={a} > to={b}")
-        return self._random_fill("uniform_", lambda gen, shape: gen.uniform(a, b, size=shape))
+        return self._random_fill("uniform_", "uniform", a, b)
 
     # ------------------------------------------------------------------ overwriting
     def zero_(self) -> Any:
@@ -172,13 +171,12 @@ class InPlaceMethods:
             result = _ops.cast(result, me.dtype)
         return _write_recorded(me, name, result)
 
-    def _random_fill(self, name: str, draw: Any) -> Any:
-        """Overwrite with ``draw(generator, shape)``: drawn on the host, in float64, then converted."""
+    def _random_fill(self, name: str, distribution: str, a: float, b: float) -> Any:
+        """Overwrite with random values (recorded like ``t[...] = values``: a zero gradient to the old ones)."""
         me: Any = self
         if me.data.dtype.kind != "f":
             raise NotImplementedError(f"{name}: not implemented for a {me.dtype} tensor (floating tensors only)")
-        values = draw(default_generator(), tuple(me.shape)).astype(me.data.dtype)
-        return self._overwrite(name, Ellipsis, Tensor._make(backends.to_device(values, me.device), None, False))
+        return self._overwrite(name, Ellipsis, _ops.random_values_like(me, distribution, a, b))
 
     def _update(self, name: str, op_name: str, other: Any) -> Any:
         """``self <op>= other``: recorded when it involves the graph, else done on the data."""

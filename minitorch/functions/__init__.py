@@ -91,6 +91,7 @@ from minitorch.functions.elementwise_more import (
     lerp,
     log2,
     log10,
+    random_values_like,
     reciprocal,
     round,
     rsqrt,

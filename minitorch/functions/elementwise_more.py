@@ -26,6 +26,7 @@ from minitorch.functions.broadcast import unbroadcast
 from minitorch.functions.promotion import Operand, cast, promote
 from minitorch.functions.unary import clamp
 from minitorch.hints import Array, Gradients
+from minitorch.random import default_generator
 from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
@@ -252,9 +253,11 @@ class Lerp(Function):
         ctx.save_for_backward(start, end, weight)
         # PyTorch's formula: measured from the nearer end, so weight 1 gives exactly ``end``.
         diff = end - start
-        near_start = start + weight * diff
-        near_end = end - diff * (1 - weight)
-        return xp.where(xp.abs(weight) < 0.5, near_start, near_end).astype(diff.dtype, copy=False)
+        if isinstance(weight, float):  # a number: choose the formula once, on the host
+            out = start + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
+        else:
+            out = xp.where(xp.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
+        return out.astype(diff.dtype, copy=False)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
@@ -459,3 +462,15 @@ def _not_bool_bound(op: str, a: Tensor, bound: Any) -> None:
 def true_divide(a: Operand, b: Operand) -> Tensor:
     """Alias of ``div``: a / b, always a floating result."""
     return div(a, b)
+
+
+def random_values_like(like: Tensor, distribution: str, a: float, b: float) -> Tensor:
+    """Samples of N(a, b**2) (``"normal"``) or U(a, b) (``"uniform"``) with ``like``'s shape, dtype
+    and device, from minitorch's generator (``manual_seed``): the values of ``normal_``/``uniform_``.
+
+    Drawn on the host in float64, then converted, so a seed gives the same numbers on every device.
+    """
+    generator = default_generator()
+    draw = generator.normal if distribution == "normal" else generator.uniform
+    values = draw(a, b, size=tuple(like.shape)).astype(like.data.dtype)
+    return Tensor._make(backends.to_device(values, like.device), None, False)
