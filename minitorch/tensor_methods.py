@@ -655,7 +655,7 @@ class TensorMethods:
         return _ops.broadcast_to(self, size)
 
     def new_tensor(
-        self, data: Any, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False
+        self, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False
     ) -> Tensor:
         """A new tensor from ``data``, with this tensor's dtype and device unless given."""
         from minitorch import factories

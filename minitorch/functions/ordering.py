@@ -124,11 +124,9 @@ def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
             f"topk: selected index k out of range: k={k} but dimension {axis} of shape {tuple(a.shape)} "
             f"has {n} elements"
         )
-    xp = backends.module_of(x.data)
-    order = sort_order(xp, x.data, axis, descending=largest)
+    order = sort_order(backends.module_of(x.data), x.data, axis, descending=largest)
     index = order[(slice(None),) * axis + (slice(0, k),)]
-    values = Gather.apply(x, index, axis)
-    return TopKResult(*_back_to_0d(a, values, _constant(index)))
+    return TopKResult(Gather.apply(x, index, axis), _constant(index))
 
 
 # ---------------------------------------------------------------------- running sums and products
@@ -185,10 +183,10 @@ class CumProd(Function):
         has_zero = is_zero.any(axis=axis, keepdims=True)
         first = xp.where(has_zero, is_zero.argmax(axis=axis, keepdims=True), a.shape[axis])
         # Before the first zero (everywhere when there is none): the division formula.
-        safe = xp.where(pos < first, a, 1)
-        result = xp.where(pos < first, _reverse_cumsum(xp, grad * out, axis) / safe, 0)
-        # At the first zero: no division.
-        before = xp.where(pos < first, a, 1).prod(axis=axis, keepdims=True)
+        before_zero = xp.where(pos < first, a, 1)  # 1 from the first zero on: nothing to divide by 0
+        result = xp.where(pos < first, _reverse_cumsum(xp, grad * out, axis) / before_zero, 0)
+        # At the first zero: no division. After it: 0, as set above.
+        before = before_zero.prod(axis=axis, keepdims=True)  # a[0] * ... * a[z-1]
         after = xp.where(pos > first, a, 1).cumprod(axis=axis)  # a[z+1] * ... * a[i]
         at_zero = before * xp.where(pos >= first, grad * after, 0).sum(axis=axis, keepdims=True)
         result = xp.where(pos == first, at_zero, result)

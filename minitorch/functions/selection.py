@@ -1,5 +1,6 @@
 """Selection and rearranging ops: gather, index_select, scatter, masked_select, nonzero,
-unique, count_nonzero, flip, roll, repeat, diag, ... and the ordering ops of ``ordering.py``.
+unique, count_nonzero, narrow, select, repeat, diag, hstack ...; the ordering ops (sort,
+topk, cumsum, flip ...) are in ``ordering.py`` and imported from here with the rest.
 
 Picking elements is indexing, so the backward of every selection op is a scatter: the
 incoming gradient goes back to the positions the values came from, a zero gradient
@@ -16,9 +17,11 @@ from typing import Any
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim, check_int, check_sizes
+from minitorch.functions.arithmetic import mul
 from minitorch.functions.bounds import check_on_device
 from minitorch.functions.broadcast import broadcast_shape, unbroadcast
 from minitorch.functions.indexing import getitem
+from minitorch.functions.matmul import matmul
 from minitorch.functions.ordering import (  # noqa: F401  (re-exported: the package imports the family from here)
     CumProd,
     CumSum,
@@ -49,8 +52,8 @@ from minitorch.tensor import Tensor
 
 
 # ---------------------------------------------------------------------- index checks
-def _check_index(op: str, index: Any, int32_ok: bool = False) -> Tensor:
-    """``index`` must be an int64 tensor (NumPy would read a float or bool one differently)."""
+def _check_index(op: str, index: Any) -> Tensor:
+    """``index`` must be an integer (int64) tensor: NumPy would read a bool one as a mask."""
     if not isinstance(index, Tensor):
         raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
     if index.data.dtype.kind not in "iu":
@@ -98,7 +101,7 @@ def gather(a: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> 
         return gather(a.reshape(-1), 0, index.reshape(-1)).reshape(index.shape)
     _check_fits("gather", index, axis, [("input", a, True)])
     _check_range("gather", index.data, a.shape[axis], axis)
-    return Gather.apply(a, index.data, axis)
+    return Gather.apply(a, index, axis)  # the Tensor: an in-place change before backward is caught
 
 
 class IndexSelect(Function):
@@ -129,7 +132,7 @@ def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
             raise MiniTorchError(f"index_select(): index to a 0-d tensor can have only 1 value, got {index.data.size}")
         return index_select(a.reshape(1), 0, index).reshape(())
     _check_range("index_select", index.data, a.shape[axis], axis)
-    return IndexSelect.apply(a, index.data.reshape(-1), axis)
+    return IndexSelect.apply(a, reshape(index, -1), axis)
 
 
 class Scatter(Function):
@@ -176,7 +179,7 @@ def scatter(a: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any =
         return scatter(a.reshape(-1), 0, index.reshape(-1), src.reshape(-1)).reshape(a.shape)
     _check_fits("scatter", index, axis, [("self", a, True), ("src", src, False)])
     _check_range("scatter", index.data, a.shape[axis], axis)
-    return Scatter.apply(a, index.data, src, axis)
+    return Scatter.apply(a, index, src, axis)
 
 
 # ---------------------------------------------------------------------- masks and nonzero
@@ -259,7 +262,8 @@ def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
     n = a.shape[axis]
     if not -n <= start <= n:
         raise MiniTorchIndexError(f"narrow: start {start} is out of range for dimension {axis} of size {n}")
-    start %= n if n else 1
+    if start < 0:  # counted from the end, as a negative list index
+        start += n
     if length < 0 or start + length > n:
         raise MiniTorchError(
             f"narrow: start ({start}) + length ({length}) exceeds dimension size ({n}) (shape {tuple(a.shape)})"
@@ -379,13 +383,14 @@ def repeat_interleave(a: Tensor, repeats: int | Tensor, dim: int | None = None) 
     if isinstance(repeats, Tensor):
         if repeats.data.dtype.kind not in "iu" or repeats.ndim > 1:
             raise MiniTorchError(f"repeat_interleave: repeats must be an int or a 1-D int64 tensor, got {repeats!r}")
-        counts = repeats.data.reshape(-1)
-        if counts.size not in (1, a.shape[axis]):
+        # The output size depends on the counts, so they are read on the host (PyTorch syncs too).
+        counts = repeats.reshape(-1).tolist()
+        if len(counts) not in (1, a.shape[axis]):
             raise MiniTorchError(
                 f"repeat_interleave: repeats must have the same size as input along dim {axis}: "
-                f"{counts.size} repeats for {a.shape[axis]} slices"
+                f"{len(counts)} repeats for {a.shape[axis]} slices"
             )
-        if counts.size and int(counts.min()) < 0:
+        if counts and min(counts) < 0:
             raise MiniTorchError("repeat_interleave: repeats must be non-negative")
         return RepeatInterleave.apply(a, counts, axis)
     count = check_int("repeat_interleave", "repeats", repeats)
@@ -424,8 +429,6 @@ def diag(a: Tensor, diagonal: int = 0) -> Tensor:
 
 def outer(a: Tensor, b: Tensor) -> Tensor:
     """out[i][j] = a[i] * b[j] for 1-D ``a`` and ``b`` (the usual dtype promotion)."""
-    from minitorch.functions.arithmetic import mul
-
     for name, t in (("self", a), ("vec2", b)):
         if t.ndim != 1:
             raise MiniTorchError(f"outer: expected 1-D argument {name}, but got {t.ndim}-D (shape {tuple(t.shape)})")
@@ -434,8 +437,6 @@ def outer(a: Tensor, b: Tensor) -> Tensor:
 
 def dot(a: Tensor, b: Tensor) -> Tensor:
     """The sum of a[i] * b[i] for two 1-D tensors of one size and one dtype (a 0-d result)."""
-    from minitorch.functions.matmul import matmul
-
     if a.ndim != 1 or b.ndim != 1:
         raise MiniTorchError(f"dot: 1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a.data.dtype.kind == "b" or b.data.dtype.kind == "b":

@@ -286,6 +286,24 @@ def test_gather_index_select_scatter_0d_and_1d_mix_as_torch():
     raises_like_torch(lambda lib: lib.ones(2, 3).gather(0, lib.tensor(0)))
 
 
+INDEX_OPS = {
+    "gather": lambda lib, x, index: x.gather(1, index),
+    "index_select": lambda lib, x, index: x.index_select(1, index[0]),
+    "scatter": lambda lib, x, index: x.scatter(1, index, lib.zeros(1, 3, dtype=lib.float64)),
+}
+
+
+@pytest.mark.parametrize("op", sorted(INDEX_OPS))
+def test_index_changed_in_place_before_backward_is_an_error_as_torch(op):
+    for lib in (torch, minitorch):
+        x = lib.ones(2, 3, dtype=lib.float64, requires_grad=True)
+        index = lib.tensor([[0, 1, 2]])
+        out = INDEX_OPS[op](lib, x, index)
+        index[0, 0] = 1
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.sum().backward()
+
+
 def test_gather_scatter_index_select_errors_match_torch():
     x = lambda lib: lib.arange(6.0).reshape(2, 3)  # noqa: E731
     long = lambda lib, v: lib.tensor(v)  # noqa: E731
