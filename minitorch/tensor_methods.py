@@ -600,9 +600,9 @@ class TensorMethods:
         """The distinct values (and optionally inverse indices and counts)."""
         return _ops.unique(self, sorted, return_inverse, return_counts, dim)
 
-    def flip(self, *dims: Any) -> Tensor:
+    def flip(self, *dims: Any, **kwargs: Any) -> Tensor:
         """Reversed along ``dims`` (a copy)."""
-        return _ops.flip(self, *dims)
+        return _ops.flip(self, *dims, **kwargs)
 
     def roll(self, shifts: Any, dims: Any = None) -> Tensor:
         """Shifted cyclically along ``dims``."""
@@ -630,8 +630,10 @@ class TensorMethods:
         """Copied ``sizes[d]`` times along each dim."""
         return _ops.repeat(self, *sizes)
 
-    def tile(self, *dims: Any) -> Tensor:
+    def tile(self, *dims: Any, **kwargs: Any) -> Tensor:
         """``repeat``, with missing leading ``dims`` taken as 1."""
+        if kwargs:  # x.tile(dims=(2, 1))
+            return _ops.tile(self, **kwargs)
         return _ops.tile(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims)
 
     def repeat_interleave(self, repeats: Any, dim: int | None = None) -> Tensor:

@@ -348,9 +348,12 @@ class Flip(Function):
         return ctx.xp.flip(grad, ctx.axes), None
 
 
-def flip(a: Tensor, *dims: Any) -> Tensor:
-    """``a`` reversed along each of ``dims`` (a copy)."""
-    listed = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+def flip(a: Tensor, *dims_given: Any, dims: Sequence[int] | None = None) -> Tensor:
+    """``a`` reversed along each of ``dims`` (a copy): ``flip(x, 0, 1)``, ``flip(x, [0, 1])``, ``flip(x, dims=[0])``."""
+    if dims is not None:
+        dims_given = (dims,)
+    one = len(dims_given) == 1 and isinstance(dims_given[0], (tuple, list))
+    listed = tuple(dims_given[0]) if one else dims_given
     axes = tuple(check_dim("flip", d, a.ndim) for d in listed)
     if len(set(axes)) != len(axes):
         raise MiniTorchError(f"flip: dims {listed}: a dim appears multiple times in the list of dims")

@@ -360,6 +360,7 @@ def test_nonzero_count_nonzero_unique_match_torch():
 def test_rearranging_ops_match_torch(dtype, shape):
     x = randn(*shape)
     compare(lambda lib, x: x.flip(0), [x], dtype)
+    compare(lambda lib, x: lib.flip(x, dims=(-1,)), [x], dtype)
     compare(lambda lib, x: lib.flip(x, [-1, 0]) if x.ndim > 1 else x.flip([0]), [x], dtype)
     compare(lambda lib, x: x.roll(3), [x], dtype)
     compare(lambda lib, x: lib.roll(x, -1, 0), [x], dtype)
@@ -415,6 +416,7 @@ def test_repeating_ops_match_torch(dtype, shape):
     compare(lambda lib, x: x.repeat(*ones, 0), [x], dtype)
     compare(lambda lib, x: lib.tile(x, (2,)), [x], dtype)
     compare(lambda lib, x: x.tile(2, *ones, 2), [x], dtype)
+    compare(lambda lib, x: x.tile(dims=(3,)), [x], dtype)
     compare(lambda lib, x: x.repeat_interleave(3), [x], dtype)
     compare(lambda lib, x: lib.repeat_interleave(x, 2, dim=-1), [x], dtype)
     compare(lambda lib, x, r: x.repeat_interleave(r, dim=0), [x, np.arange(shape[0])], dtype)
