@@ -75,6 +75,9 @@ class Sequential(Module):
         key = list(self._modules)[index]
         self.add_module(key, _check_module(module, "Sequential"))
 
+    def __delitem__(self, index: int | slice) -> None:
+        _delete(self, index)
+
     def __len__(self) -> int:
         return len(self._modules)
 
@@ -143,6 +146,9 @@ class ModuleList(Module):
         key = list(self._modules)[index]
         self.add_module(key, _check_module(module, "ModuleList"))
 
+    def __delitem__(self, index: int | slice) -> None:
+        _delete(self, index)
+
     def __len__(self) -> int:
         return len(self._modules)
 
@@ -162,6 +168,13 @@ class ModuleList(Module):
 
     def forward(self, *args: Any) -> Any:
         raise MiniTorchError("ModuleList has no forward(): iterate over it in your own module's forward")
+
+
+def _delete(container: Module, index: int | slice) -> None:
+    """``del container[index]`` (one module or a slice); the rest are renumbered 0, 1, ... as in PyTorch."""
+    modules = list(container._modules.values())
+    del modules[index]
+    object.__setattr__(container, "_modules", OrderedDict((str(i), m) for i, m in enumerate(modules)))
 
 
 def _check_module(module: Any, container: str) -> Module:

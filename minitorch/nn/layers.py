@@ -48,6 +48,9 @@ def _empty(*shape: int) -> Tensor:
 class Identity(Module):
     """Returns its input unchanged (a placeholder layer)."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()  # any arguments are ignored, as in PyTorch (handy when swapping layers)
+
     def forward(self, x: Tensor) -> Tensor:
         return x
 

@@ -170,17 +170,20 @@ class Module:
         return self.forward(*args, **kwargs)
 
     # ------------------------------------------------------------------ traversal
-    def named_modules(self, prefix: str = "", memo: set[int] | None = None) -> Iterator[tuple[str, Module]]:
-        """(dotted name, module) for this module and every module inside it, each once."""
+    def named_modules(
+        self, prefix: str = "", memo: set[int] | None = None, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Module]]:
+        """(dotted name, module) for this module and every module inside it, each once
+        (a shared one under each of its names with ``remove_duplicate=False``)."""
         if memo is None:
             memo = set()
-        if id(self) in memo:
+        if remove_duplicate and id(self) in memo:
             return
         memo.add(id(self))
         yield prefix, self
         for name, module in self._modules.items():
             if module is not None:
-                yield from module.named_modules(f"{prefix}.{name}" if prefix else name, memo)
+                yield from module.named_modules(f"{prefix}.{name}" if prefix else name, memo, remove_duplicate)
 
     def modules(self) -> Iterator[Module]:
         """This module and every module inside it."""
@@ -198,32 +201,40 @@ class Module:
         for _, module in self.named_children():
             yield module
 
-    def _named_members(self, registry: str, recurse: bool = True) -> Iterator[tuple[str, Any]]:
+    def _named_members(
+        self, registry: str, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Any]]:
         seen = set()
-        modules: Iterable[tuple[str, Module]] = self.named_modules() if recurse else [("", self)]
-        for prefix, module in modules:
+        modules: Iterable[tuple[str, Module]] = (
+            self.named_modules(prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        )
+        for module_prefix, module in modules:
             for name, value in getattr(module, registry).items():
-                if value is None or id(value) in seen:
+                if value is None or (remove_duplicate and id(value) in seen):
                     continue
                 seen.add(id(value))
-                yield (f"{prefix}.{name}" if prefix else name), value
+                yield (f"{module_prefix}.{name}" if module_prefix else name), value
 
-    def named_parameters(self, recurse: bool = True) -> Iterator[tuple[str, Parameter]]:
-        """(dotted name, parameter) pairs, e.g. ``('0.weight', ...)``; shared ones once."""
-        return self._named_members("_parameters", recurse)
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
+        """(dotted name, parameter) pairs, e.g. ``('0.weight', ...)``; shared ones once. PyTorch's arguments."""
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         """Every trainable parameter, each once (what you hand to an optimizer)."""
-        for _, p in self.named_parameters(recurse):
+        for _, p in self.named_parameters(recurse=recurse):
             yield p
 
-    def named_buffers(self, recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
         """(dotted name, buffer) pairs."""
-        return self._named_members("_buffers", recurse)
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
         """Every buffer (non-trainable state such as running statistics)."""
-        for _, b in self.named_buffers(recurse):
+        for _, b in self.named_buffers(recurse=recurse):
             yield b
 
     # ------------------------------------------------------------------ modes and grads
@@ -349,9 +360,9 @@ class Module:
         a wrong shape is always an error. Returns ``(missing_keys, unexpected_keys)``.
         (The checks and the copy are in ``minitorch.nn.state_loading``.)
         """
-        optional = {
-            f"{prefix}.{key}" if prefix else key for prefix, m in self.named_modules() for key in m._optional_state
-        }
+        optional: set[str] = set()  # keys a module lets a loaded dict leave out (a BatchNorm's counter)
+        for prefix, module in self.named_modules(remove_duplicate=False):
+            optional.update(f"{prefix}.{key}" if prefix else key for key in module._optional_state)
         return load_into(self, self.state_dict(keep_vars=True), state_dict, strict, optional)
 
     # ------------------------------------------------------------------ finding by dotted name
