@@ -14,7 +14,32 @@ from minitorch.tensor import Tensor
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of ``data`` (nested lists, a number, an array or a Tensor)."""
+    if isinstance(data, (list, tuple)):
+        data = _one_element_tensors_as_numbers(data)
     return Tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _one_element_tensors_as_numbers(data):
+    """Nested lists with each Tensor inside made 0-d, as PyTorch reads them (as Python numbers).
+
+    So ``tensor([t1, t2])`` of shape-(1,) tensors has shape (2,), and tensors of several
+    elements are refused (to stack tensors, use ``minitorch.stack``).
+    """
+    if not any(isinstance(x, (list, tuple, Tensor)) for x in data):
+        return data  # plain numbers: nothing to do (the common case)
+    out = []
+    for x in data:
+        if isinstance(x, (list, tuple)):
+            x = _one_element_tensors_as_numbers(x)
+        elif isinstance(x, Tensor) and x.ndim:
+            if x.numel() != 1:
+                raise ValueError(
+                    f"tensor(): only one element tensors can be converted to Python scalars, got a tensor of shape "
+                    f"{tuple(x.shape)} inside the list; to join tensors use minitorch.stack(tensors) or minitorch.cat"
+                )
+            x = x.detach().reshape(())
+        out.append(x)
+    return out
 
 
 def from_numpy(array):
@@ -124,12 +149,12 @@ def randn_like(t, dtype=None, device=None, requires_grad=False):
     return randn(*t.shape, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def randint_like(t, low, high=None, dtype=None, device=None):
+def randint_like(t, low, high=None, dtype=None, device=None, requires_grad=False):
     """Random integers in [low, high) with ``t``'s shape (``randint_like(t, high)`` starts at 0)."""
     dtype, device = _like(t, dtype, device)
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(t.shape), dtype=dtype, device=device)
+    return randint(low, high, tuple(t.shape), dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 # The random factories draw on the host from the one NumPy generator and upload the result:
@@ -157,7 +182,7 @@ def _floating_dtype(dtype, op):
     return dtype
 
 
-def randint(low, high=None, size=None, dtype=None, device=None):
+def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False):
     """Random integers in [low, high) (``randint(high, size)`` starts at 0)."""
     if size is None:
         if high is None or not isinstance(high, (tuple, list)):
@@ -174,7 +199,7 @@ def randint(low, high=None, size=None, dtype=None, device=None):
     if low >= high:
         raise MiniTorchError(f"randint(): expected low < high, but got low={low} >= high={high}")
     array = default_generator().integers(low, high, size=_size((size,), "randint"))
-    return _finish(array, dtype if dtype is not None else int64, device, False)
+    return _finish(array, dtype if dtype is not None else int64, device, requires_grad)
 
 
 def randperm(n, device=None):
@@ -197,8 +222,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         raise MiniTorchError(f"arange: unsupported range: {start} -> {end} (step {step}); bounds must be finite")
     if (end - start) * step < 0:
         raise MiniTorchError(
-            f"arange: upper bound and lower bound inconsistent with step sign: {start} -> {end} "
-            f"with step {step}"
+            f"arange: upper bound and lower bound inconsistent with step sign: {start} -> {end} with step {step}"
         )
     if dtype is None:
         whole = all(isinstance(v, (int, np.integer)) for v in (start, end, step))

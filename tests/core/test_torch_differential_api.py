@@ -205,3 +205,21 @@ def test_unsupported_optimizer_flags_are_refused_clearly():
             minitorch.optim.Adam([p], **{key: True})
     with pytest.raises(TypeError, match="maximize must be True or False"):
         minitorch.optim.SGD([p], lr=0.1, maximize="yes")
+
+
+# ---------------------------------------------------------------------- factories
+def test_tensor_of_a_list_of_tensors_reads_one_element_tensors_as_numbers():
+    for lib in (minitorch, torch):
+        made = lib.tensor([lib.tensor([1.5]), lib.tensor(2.0), lib.tensor([[3.0]])])
+        assert tuple(made.shape) == (3,) and made.tolist() == [1.5, 2.0, 3.0]
+        assert tuple(lib.tensor([[lib.tensor([1.0])], [lib.tensor(2)]]).shape) == (2, 1)
+        with pytest.raises(ValueError, match="only one element tensors"):
+            lib.tensor([lib.tensor([1.0, 2.0]), lib.tensor([3.0, 4.0])])
+
+
+def test_randint_takes_requires_grad_as_torch():
+    for lib in (minitorch, torch):
+        assert lib.randint(0, 3, (2,), dtype=lib.float32, requires_grad=True).requires_grad
+        assert lib.randint_like(lib.zeros(2), 3, requires_grad=True).requires_grad
+        with pytest.raises(RuntimeError, match="(?i)floating point"):
+            lib.randint(0, 3, (2,), requires_grad=True)
