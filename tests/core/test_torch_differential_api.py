@@ -223,3 +223,10 @@ def test_randint_takes_requires_grad_as_torch():
         assert lib.randint_like(lib.zeros(2), 3, requires_grad=True).requires_grad
         with pytest.raises(RuntimeError, match="(?i)floating point"):
             lib.randint(0, 3, (2,), requires_grad=True)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta"])
+def test_optimizer_repr_lists_torchs_settings_and_defaults(name):
+    kwargs = dict(lr=0.1) if name == "SGD" else {}
+    mine = repr(getattr(minitorch.optim, name)([minitorch.zeros(2, requires_grad=True)], **kwargs))
+    assert mine == repr(getattr(torch.optim, name)([torch.zeros(2, requires_grad=True)], **kwargs))
