@@ -157,10 +157,22 @@ class DataLoader:
     With ``shuffle`` the order is redrawn every epoch from a generator created once (from
     ``seed``, or from ``minitorch.manual_seed``'s generator when ``seed`` is None), so a
     seeded run is repeatable and each epoch still sees a new order. ``drop_last`` skips
-    the final, smaller batch.
+    the final, smaller batch. ``num_workers`` and ``pin_memory`` are accepted as PyTorch's
+    (speed settings): batches are always loaded in this process, with the same result.
     """
 
-    def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, seed=None, collate_fn=None, sampler=None):
+    def __init__(
+        self,
+        dataset,
+        batch_size=1,
+        shuffle=False,
+        drop_last=False,
+        seed=None,
+        collate_fn=None,
+        sampler=None,
+        num_workers=0,
+        pin_memory=False,
+    ):
         if not (hasattr(dataset, "__len__") and hasattr(dataset, "__getitem__")):
             raise TypeError(
                 f"DataLoader: the dataset must define __len__ and __getitem__, got {type(dataset).__name__}; "
@@ -177,6 +189,11 @@ class DataLoader:
             raise ValueError("DataLoader: sampler option is mutually exclusive with shuffle")
         if not isinstance(drop_last, bool):
             raise ValueError(f"DataLoader: drop_last should be a boolean value, but got drop_last={drop_last!r}")
+        if isinstance(num_workers, bool) or not isinstance(num_workers, numbers.Integral) or num_workers < 0:
+            raise ValueError(
+                "DataLoader: num_workers option should be non-negative; use num_workers=0 to disable "
+                f"multiprocessing (got {num_workers!r})"
+            )
         if batch_size is None and drop_last:
             raise ValueError(
                 "DataLoader: batch_size=None option disables auto-batching and is mutually exclusive with drop_last"

@@ -150,6 +150,12 @@ def test_data_errors_have_torchs_types():
         minitorch.data.TensorDataset(minitorch.zeros(3), minitorch.zeros(4))
     with pytest.raises(IndexError, match=r"shapes \(\)"):
         minitorch.data.TensorDataset(minitorch.tensor(1.0))
+    dataset = minitorch.data.TensorDataset(minitorch.arange(5))
+    with pytest.raises(ValueError, match="num_workers option should be non-negative"):
+        minitorch.data.DataLoader(dataset, num_workers=-1)
+    # PyTorch scripts pass num_workers/pin_memory: accepted, same batches
+    batches = minitorch.data.DataLoader(dataset, batch_size=2, num_workers=2, pin_memory=True)
+    assert [b[0].tolist() for b in batches] == [[0, 1], [2, 3], [4]]
 
 
 # ---------------------------------------------------------------------- optimizers
