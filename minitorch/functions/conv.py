@@ -325,8 +325,9 @@ def conv2d(
             f"conv2d: expected bias of shape ({weight.shape[0]},), one per output channel of the "
             f"weight {tuple(weight.shape)}, got {tuple(bias.shape)}"
         )
-    if x.data.dtype != weight.data.dtype:
-        raise MiniTorchError(f"conv2d: input dtype {x.dtype} and weight dtype {weight.dtype} differ")
+    if x.data.dtype != weight.data.dtype or (bias is not None and bias.data.dtype != x.data.dtype):
+        shown = "" if bias is None else f" and bias dtype {bias.dtype}"
+        raise MiniTorchError(f"conv2d: input dtype {x.dtype}, weight dtype {weight.dtype}{shown} must be the same")
     if _use_shifted(stride, tuple(x.shape), (weight.shape[2], weight.shape[3]), padding):
         return ShiftedConv2d.apply(x, weight, bias, padding)
     return Conv2d.apply(x, weight, bias, stride, padding)

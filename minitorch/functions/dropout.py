@@ -43,7 +43,9 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = Fa
     if not training or p == 0:
         return x
     if p == 1:
-        return x * 0.0
+        return x * 0  # zeros of x's dtype (NaN stays NaN, as in PyTorch)
+    if x.data.dtype.kind != "f":  # as PyTorch: the kept values scaled by 1/(1-p) are not integers
+        raise MiniTorchValueError(f"dropout: expected a floating-point input, got {x.dtype} (p={p})")
     keep = _uniform_like(x.data) >= p
     mask = keep.astype(x.data.dtype) * x.data.dtype.type(1 / (1 - p))
     return Dropout.apply(x, mask)

@@ -7,9 +7,19 @@ import math
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
+from minitorch.dtypes import float16, float32
 from minitorch.errors import MiniTorchError
 from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor
+
+
+def _check_dtype(op: str, x: Tensor, name: str, t: Tensor) -> None:
+    """As PyTorch: a parameter (or statistic) has the input's dtype, or float32 for a float16 input."""
+    if t.dtype != x.dtype and not (x.dtype == float16 and t.dtype == float32):
+        raise MiniTorchError(
+            f"{op}: input is {x.dtype} but {name} is {t.dtype}; convert one of them "
+            "(e.g. model.double() for a float64 input)"
+        )
 
 
 class BatchNorm(Function):
@@ -38,17 +48,19 @@ class BatchNorm(Function):
             out = out + bias
         ctx.axes, ctx.batch_stats = axes, batch_stats
         ctx.has_weight = weight is not None
+        ctx.bias_dtype = None if bias is None else bias.dtype
         ctx.save_for_backward(xhat, weight, invstd)
-        return out
+        return out.astype(x.dtype, copy=False)  # a float16 input with float32 parameters gives float16
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         xhat, weight, invstd = ctx.saved_tensors
         axes = ctx.axes
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        # weight and bias arrive shaped (1, C, 1, ...), so their gradients keep those dims.
-        grad_w = (grad * xhat).sum(axis=axes, keepdims=True) if need_w else None
-        grad_b = grad.sum(axis=axes, keepdims=True) if need_b else None
+        # weight and bias arrive shaped (1, C, 1, ...), so their gradients keep those dims
+        # (and their dtypes: float32 parameters of a float16 input get float32 gradients).
+        grad_w = (grad * xhat).sum(axis=axes, keepdims=True, dtype=weight.dtype) if need_w else None
+        grad_b = grad.sum(axis=axes, keepdims=True, dtype=ctx.bias_dtype) if need_b else None
         grad_x = None
         if need_x:
             gh = grad if weight is None else grad * weight
@@ -59,6 +71,7 @@ class BatchNorm(Function):
                 grad_x = (invstd / m) * (m * gh - sum_gh - xhat * sum_ghx)
             else:
                 grad_x = gh * invstd
+            grad_x = grad_x.astype(grad.dtype, copy=False)
         return grad_x, grad_w, grad_b, None, None, None, None
 
 
@@ -92,12 +105,7 @@ def batch_norm(
                 f"batch_norm: {name} should contain {c} elements (one per channel of input "
                 f"{tuple(x.shape)}), not {t.data.size} (shape {tuple(t.shape)})"
             )
-        # As PyTorch: one dtype for all, except a float16 input with float32 statistics/parameters.
-        if t.dtype != x.dtype and not (x.data.dtype == xp.float16 and t.data.dtype == xp.float32):
-            raise MiniTorchError(
-                f"batch_norm: input is {x.dtype} but {name} is {t.dtype}; convert one of them "
-                "(e.g. model.double() for a float64 input)"
-            )
+        _check_dtype("batch_norm", x, name, t)
     axes = (0,) + tuple(range(2, x.ndim))
     stat_shape = (1, c) + (1,) * (x.ndim - 2)
     if training:
@@ -148,8 +156,9 @@ class LayerNorm(Function):
         if bias is not None:
             out = out + bias
         ctx.axes, ctx.m = axes, math.prod(x.shape[x.ndim - k :])  # M: elements per row
+        ctx.bias_dtype = None if bias is None else bias.dtype
         ctx.save_for_backward(xhat, weight, invstd)
-        return out
+        return out.astype(x.dtype, copy=False)  # a float16 input with float32 parameters gives float16
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
@@ -157,14 +166,14 @@ class LayerNorm(Function):
         axes, m = ctx.axes, ctx.m
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         lead = tuple(range(grad.ndim - len(axes)))  # the dims the parameters are shared over
-        grad_w = (grad * xhat).sum(axis=lead) if need_w else None
-        grad_b = grad.sum(axis=lead) if need_b else None
+        grad_w = (grad * xhat).sum(axis=lead, dtype=weight.dtype) if need_w else None
+        grad_b = grad.sum(axis=lead, dtype=ctx.bias_dtype) if need_b else None
         grad_x = None
         if need_x:
             gh = grad if weight is None else grad * weight
             sum_gh = gh.sum(axis=axes, keepdims=True)
             sum_ghx = (gh * xhat).sum(axis=axes, keepdims=True)
-            grad_x = (invstd / m) * (m * gh - sum_gh - xhat * sum_ghx)
+            grad_x = ((invstd / m) * (m * gh - sum_gh - xhat * sum_ghx)).astype(grad.dtype, copy=False)
         return grad_x, grad_w, grad_b, None, None
 
 
@@ -176,6 +185,8 @@ def layer_norm(
     eps: float = 1e-5,
 ) -> Tensor:
     """Normalise each sample over its last dims ``normalized_shape``, as ``torch.nn.functional.layer_norm``."""
+    if x.data.dtype.kind != "f":
+        raise MiniTorchError(f"layer_norm: expected a floating-point input, got {x.dtype} (shape {tuple(x.shape)})")
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
     if k == 0 or tuple(x.shape[x.ndim - k :]) != shape or x.ndim < k:
@@ -186,4 +197,6 @@ def layer_norm(
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != shape:
             raise MiniTorchError(f"layer_norm: {name} must have shape {shape}, got {tuple(t.shape)}")
+        if t is not None:
+            _check_dtype("layer_norm", x, name, t)
     return LayerNorm.apply(x, weight, bias, k, eps)

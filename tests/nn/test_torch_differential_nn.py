@@ -374,3 +374,51 @@ def test_pytorch_argument_order_of_conv_pool_dropout_and_attention():
     ]:
         with pytest.raises((mt.errors.MiniTorchError, ValueError), match=match):
             call()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda L: L.nn.functional.layer_norm(L.ones(2, 3), (3,), L.ones(3, dtype=L.float64)),
+        lambda L: L.nn.LayerNorm(3)(L.ones(2, 3, dtype=L.float64)),
+        lambda L: L.nn.functional.layer_norm(L.ones(2, 3, dtype=L.int64), (3,)),
+        lambda L: L.nn.functional.conv2d(L.ones(1, 1, 3, 3), L.ones(1, 1, 2, 2), L.ones(1, dtype=L.float64)),
+        lambda L: L.nn.functional.dropout(L.ones(3, dtype=L.int64), 0.5, True),
+    ],
+    ids=["layer_norm_weight", "LayerNorm_module", "layer_norm_int", "conv2d_bias", "dropout_int"],
+)
+def test_mixed_or_integer_dtypes_raise_as_in_pytorch(call):
+    # Each ran in MiniTorch (promoting or converting); PyTorch refuses each.
+    with pytest.raises((RuntimeError, NotImplementedError)):
+        call(torch)
+    with pytest.raises(mt.errors.MiniTorchError, match=r"layer_norm|conv2d|dropout"):
+        call(mt)
+
+
+def test_dropout_of_integers_where_pytorch_allows_it():
+    for p, want in [(0.0, [1, 1, 1]), (1.0, [0, 0, 0])]:
+        for lib in (torch, mt):
+            out = lib.nn.functional.dropout(lib.ones(3, dtype=lib.int64), p, True)
+            assert out.tolist() == want and str(out.dtype).endswith("int64")
+
+
+@pytest.mark.parametrize("op", ["layer_norm", "batch_norm"])
+def test_float16_input_with_float32_parameters(op):
+    # PyTorch keeps the input's dtype (float16) for the output and gives the float32
+    # parameters float32 gradients; MiniTorch's output was promoted to float32.
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((4, 3, 5)).astype(np.float16)
+    n = 5 if op == "layer_norm" else 3
+    w, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    results = []
+    for lib in (torch, mt):
+        tx, tw, tb = (lib.tensor(a, requires_grad=True) for a in (x, w, b))
+        if op == "layer_norm":
+            y = lib.nn.functional.layer_norm(tx, (5,), tw, tb)
+        else:
+            y = lib.nn.functional.batch_norm(tx, lib.zeros(3), lib.ones(3), tw, tb, True)
+        (y.float() * lib.tensor(np.linspace(-1, 1, 60).reshape(4, 3, 5).astype(np.float32))).sum().backward()
+        results.append([y, tx.grad, tw.grad, tb.grad])
+    for theirs, ours in zip(*results):
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=2e-2, atol=2e-2)
