@@ -28,14 +28,18 @@ from minitorch.hints import Array, DTypeLike
 from minitorch.printing import tensor_repr
 from minitorch.python_data import check_fits_int64, check_rectangular
 from minitorch.size import Size
+from minitorch.tensor_elementwise_methods import ElementwiseMethods
+from minitorch.tensor_elementwise_methods import _link_ops as _link_elementwise_methods
 from minitorch.tensor_inplace import InPlaceMethods
 from minitorch.tensor_inplace import _link_ops as _link_inplace_ops
 from minitorch.tensor_methods import TensorMethods, _link_ops
 from minitorch.tensor_operators import TensorOperators
 from minitorch.tensor_operators import _link_ops as _link_operators
+from minitorch.tensor_selection_methods import SelectionMethods
+from minitorch.tensor_selection_methods import _link_ops as _link_selection_methods
 
 
-class Tensor(TensorOperators, TensorMethods, InPlaceMethods):
+class Tensor(TensorOperators, TensorMethods, ElementwiseMethods, SelectionMethods, InPlaceMethods):
     """An n-dimensional array that can record the operations applied to it."""
 
     __slots__ = ("data", "requires_grad", "_grad", "grad_fn", "_hooks", "_version_counter", "__dict__", "__weakref__")
@@ -163,7 +167,6 @@ class Tensor(TensorOperators, TensorMethods, InPlaceMethods):
         """True for float32 and float64 tensors."""
         return self.data.dtype.kind == "f"
 
-
     # ------------------------------------------------------------------ conversions
     def item(self) -> Any:
         """The single value of a one-element tensor as a Python number."""
@@ -181,13 +184,10 @@ class Tensor(TensorOperators, TensorMethods, InPlaceMethods):
     def numpy(self) -> np.ndarray:
         """The data as a NumPy array sharing memory with this tensor (CPU only)."""
         if self.device != "cpu":
-            raise MiniTorchError(
-                "numpy(): this tensor is on cuda; copy it to the host first with .cpu().numpy()"
-            )
+            raise MiniTorchError("numpy(): this tensor is on cuda; copy it to the host first with .cpu().numpy()")
         if self.requires_grad:
             raise MiniTorchError(
-                "numpy(): can't call numpy() on a tensor that requires grad; use "
-                "tensor.detach().numpy() instead"
+                "numpy(): can't call numpy() on a tensor that requires grad; use tensor.detach().numpy() instead"
             )
         return self.data
 
@@ -327,7 +327,6 @@ class Tensor(TensorOperators, TensorMethods, InPlaceMethods):
             hooks.append(hook)
         return _HookHandle(hooks, hook)
 
-
     # ------------------------------------------------------------------ python protocol
     __hash__ = object.__hash__
 
@@ -344,8 +343,7 @@ class Tensor(TensorOperators, TensorMethods, InPlaceMethods):
     def __bool__(self) -> bool:
         if self.data.size != 1:
             raise MiniTorchError(
-                f"the truth value of a tensor with {self.data.size} elements is ambiguous; "
-                "use .any() or .all()"
+                f"the truth value of a tensor with {self.data.size} elements is ambiguous; use .any() or .all()"
             )
         return bool(self.data.item())
 
@@ -493,7 +491,9 @@ def _unwrap_nested(data: list[Any] | tuple[Any, ...], saw_float64: list[bool]) -
 
 
 # Tensor exists now: let its methods (tensor_methods.py, tensor_operators.py,
-# tensor_inplace.py) import the ops, which import Tensor.
+# tensor_inplace.py and the two extra method modules) import the ops, which import Tensor.
 _link_ops()
 _link_operators()
 _link_inplace_ops()
+_link_elementwise_methods()
+_link_selection_methods()
