@@ -278,6 +278,9 @@ class Optimizer:
         restored: dict[str, Any] = {}
         for key, value in buffers.items():
             array = value.data if isinstance(value, Tensor) else value
+            if not backends.is_backend_array(array) and hasattr(array, "__array__"):
+                # another framework's tensor (a PyTorch optimizer's state_dict): read it through NumPy
+                array = np.asarray(array.detach() if callable(getattr(array, "detach", None)) else array)
             if backends.is_backend_array(array):
                 if key == "step":
                     restored[key] = int(array)

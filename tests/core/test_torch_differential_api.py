@@ -236,3 +236,25 @@ def test_optimizer_repr_lists_torchs_settings_and_defaults(name):
     kwargs = dict(lr=0.1) if name == "SGD" else {}
     mine = repr(getattr(minitorch.optim, name)([minitorch.zeros(2, requires_grad=True)], **kwargs))
     assert mine == repr(getattr(torch.optim, name)([torch.zeros(2, requires_grad=True)], **kwargs))
+
+
+@pytest.mark.parametrize(
+    "name,kwargs", [("Adam", dict(lr=0.1, amsgrad=True)), ("RMSprop", dict(centered=True, momentum=0.5))]
+)
+def test_a_pytorch_optimizer_state_dict_loads_and_training_continues_identically(name, kwargs):
+    rng = np.random.default_rng(0)
+    grads = rng.standard_normal((6, 3))
+    theirs = torch.tensor(rng.standard_normal(3), requires_grad=True)
+    torch_opt = getattr(torch.optim, name)([theirs], **kwargs)
+    for g in grads[:3]:
+        theirs.grad = torch.tensor(g)
+        torch_opt.step()
+    mine = minitorch.tensor(theirs.detach().numpy(), requires_grad=True)
+    opt = getattr(minitorch.optim, name)([mine], **kwargs)
+    opt.load_state_dict(torch_opt.state_dict())  # torch tensors in the state, a 0-d float32 tensor as step
+    for g in grads[3:]:
+        theirs.grad, mine.grad = torch.tensor(g), minitorch.tensor(g)
+        torch_opt.step()
+        opt.step()
+    np.testing.assert_allclose(mine.detach().numpy(), theirs.detach().numpy(), rtol=1e-12)
+    assert opt.state[mine]["step"] == 6
