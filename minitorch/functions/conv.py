@@ -353,8 +353,10 @@ class MaxPool2d(Function):
         xp = ctx.xp
         (kh, kw), (sh, sw) = kernel, stride
         ctx.padding = padding
+        real = None  # with padding: True on the padded grid's real pixels, False on the border
         if padding != (0, 0):  # padded with -inf: a border pixel never wins over a real one
             (ph, pw) = padding
+            real = xp.pad(xp.ones(x.shape[2:], dtype=bool), ((ph, ph), (pw, pw)))
             x = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=-xp.inf)
         n, c, h, w = x.shape
         ho, wo = (h - kh) // sh + 1, (w - kw) // sw + 1
@@ -367,13 +369,24 @@ class MaxPool2d(Function):
         def offset(k: int) -> Array:
             return slabs[k] if tiles else win[..., k // kw, k % kw]
 
+        def on_real(k: int) -> Array:  # (Ho, Wo): is offset k of each window a real pixel?
+            assert real is not None  # asked only with padding
+            a, b = divmod(k, kw)
+            return real[a : a + sh * ho : sh, b : b + sw * wo : sw]
+
         best = offset(0).copy()
+        best_is_real = None if real is None else on_real(0)
         index_type = xp.int8 if kh * kw < 128 else xp.int32
         winner = xp.zeros(best.shape, dtype=index_type)
         for k in range(1, kh * kw):
             candidate = offset(k)
             take = candidate > best
             take |= candidate != candidate  # NaN wins, as in PyTorch's kernel
+            if best_is_real is not None:
+                # A real pixel beats the border even when both are -inf: as in PyTorch, a window
+                # of -inf values sends its gradient to its first real pixel, not to the border.
+                take |= on_real(k) & ~best_is_real
+                best_is_real = best_is_real | take  # only a real pixel is ever taken
             # k grows, so where ``take`` the new k is the largest index yet: max() records it.
             xp.maximum(winner, take * index_type(k), out=winner)
             xp.maximum(best, candidate, out=best)  # NaN propagates in maximum too

@@ -422,3 +422,18 @@ def test_float16_input_with_float32_parameters(op):
     for theirs, ours in zip(*results):
         assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
         np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("kernel, stride, padding", [(2, 1, 1), (3, 2, 1), (3, 1, 1), ((3, 2), (1, 2), (1, 0))])
+def test_max_pool_padding_with_minus_inf_windows(kernel, stride, padding):
+    # A window whose real pixels are all -inf sends its gradient to its first real pixel in
+    # PyTorch; MiniTorch let the -inf border win, so that gradient was dropped.
+    x = np.array([[[[-np.inf, -np.inf, 1.0], [np.nan, -np.inf, -np.inf], [-np.inf, 2.0, -np.inf]]]])
+    results = []
+    for lib in (torch, mt):
+        t = lib.tensor(x, requires_grad=True)
+        out = lib.nn.functional.max_pool2d(t, kernel, stride, padding)
+        out.sum().backward()
+        results.append((out.detach().numpy(), t.grad.numpy()))
+    for theirs, ours in zip(*results):
+        np.testing.assert_array_equal(ours, theirs)
