@@ -328,12 +328,16 @@ def test_state_dict_repr_and_argument_checks():
     opt.step()
     saved = opt.state_dict()
     assert list(saved["state"][0]) == ["step", "exp_avg", "exp_avg_sq"]
-    assert sorted(saved["param_groups"][0]) == ["betas", "eps", "foreach", "lr", "params", "weight_decay"]
+    assert sorted(saved["param_groups"][0]) == [  # PyTorch 2.13's keys
+        "amsgrad", "betas", "capturable", "decoupled_weight_decay", "differentiable", "eps", "foreach", "fused",
+        "lr", "maximize", "params", "weight_decay",
+    ]
     assert minitorch.optim.AdamW([p], foreach=np.bool_(False)).param_groups[0]["foreach"] is False
     with pytest.raises(TypeError, match="foreach must be None, True or False"):
         minitorch.optim.Adam([p], foreach="yes")
     with pytest.raises(TypeError):
-        minitorch.optim.Adam([p], 1e-3, (0.9, 0.999), 1e-8, 0.0, True)  # keyword-only, as in PyTorch
+        # amsgrad is the last positional argument; foreach is keyword-only, as in PyTorch
+        minitorch.optim.Adam([p], 1e-3, (0.9, 0.999), 1e-8, 0.0, False, True)
 
 
 @pytest.mark.parametrize("name,kwargs", CONFIGS, ids=IDS)
