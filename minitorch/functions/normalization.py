@@ -187,7 +187,7 @@ def layer_norm(
     """Normalise each sample over its last dims ``normalized_shape``, as ``torch.nn.functional.layer_norm``."""
     if x.data.dtype.kind != "f":
         raise MiniTorchError(f"layer_norm: expected a floating-point input, got {x.dtype} (shape {tuple(x.shape)})")
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    shape = tuple(normalized_shape) if isinstance(normalized_shape, (list, tuple)) else (normalized_shape,)
     k = len(shape)
     if k == 0 or tuple(x.shape[x.ndim - k :]) != shape or x.ndim < k:
         raise MiniTorchError(

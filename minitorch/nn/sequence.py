@@ -61,7 +61,7 @@ class LayerNorm(Module):
         bias: bool = True,
     ) -> None:
         super().__init__()
-        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        shape = tuple(normalized_shape) if isinstance(normalized_shape, (list, tuple)) else (normalized_shape,)
         self.normalized_shape = tuple(_size("LayerNorm", "normalized_shape", s) for s in shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
         if elementwise_affine:

@@ -437,3 +437,12 @@ def test_max_pool_padding_with_minus_inf_windows(kernel, stride, padding):
         results.append((out.detach().numpy(), t.grad.numpy()))
     for theirs, ours in zip(*results):
         np.testing.assert_array_equal(ours, theirs)
+
+
+def test_layer_norm_takes_a_numpy_integer_as_normalized_shape():
+    # PyTorch takes any integral number (a size read from a NumPy shape); MiniTorch tried to iterate it.
+    x = np.random.default_rng(7).standard_normal((2, 4))
+    theirs = torch.nn.LayerNorm(np.int64(4)).double()(torch.tensor(x))
+    ours = mt.nn.LayerNorm(np.int64(4)).double()(mt.tensor(x))
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12)
+    assert mt.nn.LayerNorm(np.int64(4)).normalized_shape == (4,)
