@@ -357,7 +357,13 @@ def _smoothed(
         counted = keep.astype(logp.data.dtype)
         if w is not None:
             counted = counted * w[xp.where(keep, t, 0)]
-        out = smooth.sum() / Tensor(counted.sum())  # all ignored: 0/0 = nan, as PyTorch
+        # Divide by the summed weight; when every target is ignored that is 0: the loss is
+        # nan (0/0) as in PyTorch, but its gradient 0, not 0 * inf = nan. Array-side where()s,
+        # so a GPU does not have to report the total back to the host.
+        total = counted.sum()
+        inverse = xp.where(total > 0, 1 / total, 0).astype(counted.dtype)
+        nan_if_empty = xp.where(total > 0, 0, xp.nan).astype(counted.dtype)
+        out = smooth.sum() * Tensor(inverse) + Tensor(nan_if_empty)
     return nll * (1.0 - eps) + out * (eps / c)
 
 

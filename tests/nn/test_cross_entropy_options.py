@@ -220,3 +220,21 @@ def test_modules_store_settings_and_weight_buffer_as_pytorch(rng):
         torch.nn.NLLLoss(torch.tensor(w), ignore_index=2, reduction="none")(torch.tensor(x), torch.tensor(t)).numpy(),
         rtol=1e-6,
     )
+
+
+@pytest.mark.parametrize("use_weight", [False, True])
+@pytest.mark.parametrize("logits,target", [([[0.5, 1.0, -0.3]], [1]), ([0.5, 1.0, -0.3], 1)])
+def test_label_smoothing_with_every_target_ignored_gives_nan_loss_and_zero_gradient(logits, target, use_weight):
+    # PyTorch: the 'mean' loss is 0/0 = nan, the gradient 0 (nothing counts); it was 0 * inf = nan.
+    weight = [1.0, 2.0, 3.0] if use_weight else None
+    x = minitorch.tensor(logits, dtype=minitorch.float64, requires_grad=True)
+    w = None if weight is None else minitorch.tensor(weight, dtype=minitorch.float64)
+    loss = F.cross_entropy(x, minitorch.tensor(target), weight=w, ignore_index=1, label_smoothing=0.2)
+    loss.backward()
+    xt = torch.tensor(logits, dtype=torch.float64, requires_grad=True)
+    wt = None if weight is None else torch.tensor(weight, dtype=torch.float64)
+    expected = torch.nn.functional.cross_entropy(xt, torch.tensor(target), weight=wt, ignore_index=1, label_smoothing=0.2)
+    expected.backward()
+    assert np.isnan(loss.item()) and np.isnan(expected.item())
+    np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())
+    assert not np.isnan(x.grad.numpy()).any()
