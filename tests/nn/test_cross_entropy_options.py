@@ -233,7 +233,9 @@ def test_label_smoothing_with_every_target_ignored_gives_nan_loss_and_zero_gradi
     loss.backward()
     xt = torch.tensor(logits, dtype=torch.float64, requires_grad=True)
     wt = None if weight is None else torch.tensor(weight, dtype=torch.float64)
-    expected = torch.nn.functional.cross_entropy(xt, torch.tensor(target), weight=wt, ignore_index=1, label_smoothing=0.2)
+    expected = torch.nn.functional.cross_entropy(
+        xt, torch.tensor(target), weight=wt, ignore_index=1, label_smoothing=0.2
+    )
     expected.backward()
     assert np.isnan(loss.item()) and np.isnan(expected.item())
     np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())
