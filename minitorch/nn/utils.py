@@ -9,15 +9,32 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
 
 from minitorch import backends, factories
 from minitorch.errors import MiniTorchError
+from minitorch.hints import Array
 from minitorch.tensor import Tensor
 
 
 def _with_grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
     params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
     return [p for p in params if p.grad is not None]  # parameters without a gradient are skipped
+
+
+def _vector_norm(xp: Any, a: Array, norm_type: float) -> Array:
+    """The ``norm_type`` norm of all of ``a`` as one vector, as ``torch.linalg.vector_norm``."""
+    magnitude = xp.abs(a)
+    if norm_type == math.inf:
+        return magnitude.max() if a.size else xp.zeros((), a.dtype)
+    if norm_type == -math.inf:
+        return magnitude.min() if a.size else xp.asarray(math.inf, a.dtype)
+    if norm_type == 0:  # the number of non-zero elements
+        return xp.asarray((a != 0).sum(), a.dtype)
+    with np.errstate(divide="ignore"):  # 0 ** -p is inf, as in PyTorch
+        return (magnitude**norm_type).sum() ** (1.0 / norm_type)
 
 
 def clip_grad_norm_(
@@ -29,21 +46,19 @@ def clip_grad_norm_(
     """Scale all gradients by max_norm / total_norm when that is < 1; returns the total norm before clipping.
 
     The total norm is the norm of all gradients seen as one vector (``norm_type`` 2 by
-    default, ``inf`` for the largest absolute value), a 0-dim tensor as in PyTorch.
+    default, ``inf`` for the largest absolute value), a 0-dim tensor as in PyTorch. As in
+    PyTorch it is computed as the norm of the per-parameter norms (the same number for any
+    p-norm; ``norm_type=0`` counts the parameters with a non-zero gradient).
     """
+    norm_type = float(norm_type)  # PyTorch takes "inf" too
     params = _with_grads(parameters)
     if not params:
         return factories.tensor(0.0)
     grads = [p.grad.data for p in params if p.grad is not None]
     xp = backends.module_of(grads[0])
     dtype = xp.result_type(*grads)  # float32 and float64 gradients: the norm is float64, as in PyTorch
-    if norm_type == math.inf:
-        norms = [xp.abs(g).max() if g.size else xp.zeros((), g.dtype) for g in grads]
-        total = xp.max(xp.stack([xp.asarray(n, dtype=dtype) for n in norms]))
-    else:
-        per = [(xp.abs(g) ** norm_type).sum() for g in grads]
-        total = xp.sum(xp.stack([xp.asarray(n, dtype=dtype) for n in per])) ** (1.0 / norm_type)
-    total = xp.asarray(total, dtype=dtype)
+    norms = xp.stack([xp.asarray(_vector_norm(xp, g, norm_type), dtype=dtype) for g in grads])
+    total = xp.asarray(_vector_norm(xp, norms, norm_type), dtype=dtype)
     if error_if_nonfinite and not bool(xp.isfinite(total)):
         raise MiniTorchError(
             f"clip_grad_norm_: the total norm of order {norm_type} of the gradients is non-finite; "

@@ -446,3 +446,19 @@ def test_layer_norm_takes_a_numpy_integer_as_normalized_shape():
     ours = mt.nn.LayerNorm(np.int64(4)).double()(mt.tensor(x))
     np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12)
     assert mt.nn.LayerNorm(np.int64(4)).normalized_shape == (4,)
+
+
+@pytest.mark.parametrize("norm_type", ["inf", 0, 0.5, -1, float("-inf"), 3.0])
+def test_clip_grad_norm_other_norm_types(norm_type):
+    # "inf" as a string and norm_type 0 raised; -inf gave another number than PyTorch's
+    # (which takes the norm of the per-parameter norms).
+    grads = [np.array([3.0, -4.0, 0.0], np.float32), np.array([[0.5, 0.0]], np.float32)]
+    results = []
+    for lib in (torch, mt):
+        params = [lib.nn.Parameter(lib.tensor(np.zeros_like(g))) for g in grads]
+        for p, g in zip(params, grads):
+            p.grad = lib.tensor(g.copy())
+        total = lib.nn.utils.clip_grad_norm_(params, 0.7, norm_type)
+        results.append([total.numpy()] + [p.grad.numpy() for p in params])
+    for theirs, ours in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)
