@@ -34,12 +34,11 @@ def _uniform_like(x: Array) -> Array:
 def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """During training, zero elements with probability ``p`` and scale the rest by 1/(1-p).
 
-    ``inplace`` is there for PyTorch's argument order; MiniTorch's dropout never works in place.
+    ``inplace`` is accepted for PyTorch's signature, but MiniTorch always returns a new
+    tensor (the same values; ``x`` itself is left unchanged): use the result, ``x = dropout(x)``.
     """
     if not 0 <= p <= 1:
         raise MiniTorchValueError(f"dropout: probability p must be between 0 and 1, got {p}")
-    if inplace:
-        raise MiniTorchValueError("dropout: inplace=True is not supported in MiniTorch; use y = dropout(x, p)")
     if not training or p == 0:
         return x
     if p == 1:

@@ -196,8 +196,15 @@ class ReLU(Module):
 
     _tensor_input = True
 
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace  # accepted for PyTorch's signature; the result is always a new tensor
+
     def forward(self, x: Tensor) -> Tensor:
         return F.relu(x)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
 
 
 class Sigmoid(Module):
@@ -264,8 +271,7 @@ class Dropout(Module):
 
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
-        if inplace:  # accepted for PyTorch's signature, at its default only
-            raise ValueError("Dropout: inplace=True is not supported in MiniTorch")
+        self.inplace = inplace  # accepted for PyTorch's signature; the result is always a new tensor
         if not isinstance(p, numbers.Real):
             raise TypeError(f"Dropout: probability p must be a number, got {type(p).__name__} {p!r}")
         if not 0 <= p <= 1:  # refuses NaN too
@@ -276,7 +282,7 @@ class Dropout(Module):
         return F.dropout(x, self.p, self.training)
 
     def extra_repr(self) -> str:
-        return f"p={self.p}"
+        return f"p={self.p}" + (", inplace=True" if self.inplace else "")
 
 
 class _BatchNorm(Module):

@@ -369,7 +369,6 @@ def test_pytorch_argument_order_of_conv_pool_dropout_and_attention():
         (lambda: mt.nn.Conv2d(2, 4, 3, dilation=2), "dilation=2"),
         (lambda: mt.nn.Conv2d(2, 4, 3, padding_mode="reflect"), "padding_mode='reflect'"),
         (lambda: mt.nn.functional.max_pool2d(mt.tensor(x), 2, ceil_mode=True), "ceil_mode=True"),
-        (lambda: mt.nn.functional.dropout(mt.tensor(x), 0.5, inplace=True), "inplace=True"),
         (lambda: mt.nn.MultiheadAttention(4, 2, kdim=3), "kdim=3"),
     ]:
         with pytest.raises((mt.errors.MiniTorchError, ValueError), match=match):
@@ -462,3 +461,15 @@ def test_clip_grad_norm_other_norm_types(norm_type):
         results.append([total.numpy()] + [p.grad.numpy() for p in params])
     for theirs, ours in zip(*results):
         np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+
+
+def test_relu_and_dropout_accept_inplace():
+    # nn.ReLU(inplace=True) is everywhere in PyTorch code; MiniTorch's ReLU took no argument.
+    # The values are PyTorch's; MiniTorch returns a new tensor and leaves the input as it was.
+    x = np.array([-1.0, 0.5, 2.0])
+    for lib in (torch, mt):
+        assert repr(lib.nn.ReLU(inplace=True)) == "ReLU(inplace=True)" and repr(lib.nn.ReLU()) == "ReLU()"
+        assert lib.nn.ReLU(True)(lib.tensor(x)).tolist() == [0.0, 0.5, 2.0]
+        assert lib.nn.Dropout(0.5, inplace=True).eval()(lib.tensor(x)).tolist() == x.tolist()
+        assert lib.nn.functional.dropout(lib.tensor(x), 0.0, True, True).tolist() == x.tolist()
+    assert "inplace=True" in repr(mt.nn.Dropout(0.5, inplace=True))
