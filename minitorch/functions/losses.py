@@ -10,7 +10,7 @@ from __future__ import annotations
 from minitorch.errors import MiniTorchError
 from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.class_losses import NLLLoss, _check_reduction, cross_entropy, nll_loss
-from minitorch.functions.pointwise_losses import weighted_reduce
+from minitorch.functions.pointwise_losses import broadcast_pair, weighted_reduce
 from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
@@ -23,19 +23,12 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", *, weight: 
     With a weight, ``'mean'`` is the weighted mean ``sum(w * d**2) / sum(w)``.
     """
     _check_reduction("mse_loss", reduction)
+    input, target = broadcast_pair("mse_loss", input, target)  # another shape: a warning, as PyTorch
     if SWITCHES.autocast is not None:  # float32 inside autocast
         input, target = to_float32(input, target)
-    for name, t in (("input", input), ("target", target)):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"mse_loss(): argument '{name}' must be a Tensor, not {type(t).__name__}")
     if input.data.dtype.kind != "f" and target.data.dtype.kind != "f":
         raise MiniTorchError(
             f"mse_loss: needs floating-point tensors, got {input.dtype} and {target.dtype}; convert with .float()"
-        )
-    if tuple(input.shape) != tuple(target.shape):
-        raise MiniTorchError(
-            f"mse_loss: input shape {tuple(input.shape)} and target shape {tuple(target.shape)} differ; "
-            "reshape one so they match (broadcasting here is almost always a bug)"
         )
     diff = input - target
     sq = diff * diff

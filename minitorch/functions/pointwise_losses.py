@@ -14,13 +14,15 @@ elements (``_spread``) and multiplies by the derivative of the per-element loss.
 - ``smooth_l1_loss`` (``beta``) and ``huber_loss`` (``delta``): quadratic near zero,
   linear beyond; ``smooth_l1 = huber / beta``.
 
-Unlike PyTorch, input and target must have the same shape for every loss here (PyTorch
-broadcasts them for L1/smooth L1/Huber with a warning): as for ``mse_loss``, a mismatch is
-almost always an (N, 1) against (N,) bug.
+Input and target should have the same shape. As PyTorch, L1, smooth L1, Huber (and
+``mse_loss``) broadcast a target of another shape with a warning (``broadcast_pair``): the
+mismatch is almost always an (N, 1) output against (N,) targets, which broadcasts to
+(N, N) and trains on nonsense, so the warning says how to fix it. The BCE losses refuse it.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from minitorch import backends
@@ -29,6 +31,7 @@ from minitorch.errors import MiniTorchError, MiniTorchValueError
 from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.broadcast import broadcast_shape
 from minitorch.functions.promotion import promote
+from minitorch.functions.shape import expand
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
@@ -80,6 +83,31 @@ def _check_pair(op: str, input: Any, target: Any) -> None:
         raise MiniTorchValueError(
             f"{op}: target size {tuple(target.shape)} must be the same as input size {tuple(input.shape)}{hint}"
         )
+
+
+def broadcast_pair(op: str, input: Any, target: Any, stacklevel: int = 3) -> tuple[Tensor, Tensor]:
+    """Both Tensors, expanded to one shape: a target of another shape broadcasts with a warning.
+
+    PyTorch's regression losses do the same (its warning, word for word, then the fix). Shapes
+    that cannot broadcast are an error naming both. ``stacklevel``: the warning points at
+    the caller that many frames up (the user's call of the loss).
+    """
+    for name, t in (("input", input), ("target", target)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' must be a Tensor, not {type(t).__name__}")
+    in_shape, target_shape = tuple(input.shape), tuple(target.shape)
+    if in_shape == target_shape:
+        return input, target
+    squeeze = input.ndim == target.ndim + 1 and in_shape[-1:] == (1,)
+    fix = " (an (N, 1) output against (N,) targets: use output.squeeze(1))" if squeeze else ""
+    warnings.warn(
+        f"{op}: Using a target size ({target_shape}) that is different to the input size ({in_shape}). This "
+        f"will likely lead to incorrect results due to broadcasting. Please ensure they have the same size{fix}.",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+    shape = broadcast_shape(in_shape, target_shape, op=op)
+    return expand(input, shape), expand(target, shape)
 
 
 def _check_floating(op: str, *tensors: Tensor) -> None:
@@ -176,7 +204,7 @@ def binary_cross_entropy(
     """
     op = "binary_cross_entropy"
     _check_reduction(op, reduction)
-    _check_pair(op, input, target)
+    _check_pair(op, input, target)  # BCE refuses another shape, as PyTorch
     if SWITCHES.autocast is not None:  # losses run in float32 inside autocast (PyTorch's list)
         input, target = to_float32(input, target)
     _check_floating(op, input, target)
@@ -264,7 +292,7 @@ def binary_cross_entropy_with_logits(
     """
     op = "binary_cross_entropy_with_logits"
     _check_reduction(op, reduction)
-    _check_pair(op, input, target)
+    _check_pair(op, input, target)  # BCE refuses another shape, as PyTorch
     if SWITCHES.autocast is not None:  # losses run in float32 inside autocast (PyTorch's list)
         input, target = to_float32(input, target)
     _check_floating(op, input, target)
@@ -282,7 +310,7 @@ def binary_cross_entropy_with_logits(
 def _regression_pair(op: str, input: Tensor, target: Tensor, reduction: str) -> tuple[Tensor, Tensor]:
     """The shared checks of l1/smooth_l1/huber; the pair promoted to one dtype."""
     _check_reduction(op, reduction)
-    _check_pair(op, input, target)
+    input, target = broadcast_pair(op, input, target, stacklevel=4)
     if SWITCHES.autocast is not None:  # losses run in float32 inside autocast (PyTorch's list)
         input, target = to_float32(input, target)
     if input.data.dtype.kind != "f" and target.data.dtype.kind != "f":

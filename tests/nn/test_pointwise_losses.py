@@ -266,10 +266,32 @@ def test_bad_calls_raise_as_torch(case):
     _raises_like_torch(torch, call, mt_type, words)
 
 
-def test_regression_losses_refuse_mismatched_shapes_where_torch_broadcasts():
-    """Deliberately stricter than PyTorch (which warns and broadcasts), as mse_loss."""
-    for fn in (F.l1_loss, F.smooth_l1_loss, F.huber_loss):
-        with pytest.raises(ValueError, match=r"squeeze\(1\)"):
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shapes", [((4, 1), (4,)), ((2, 3), (3,)), ((3,), (1,)), ((), (2,)), ((2, 2), (1, 1, 2))])
+def test_regression_losses_broadcast_another_target_shape_with_a_warning_as_torch(name, reduction, shapes):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1])
+    x, y = minitorch.tensor(a, requires_grad=True), minitorch.tensor(b, requires_grad=True)
+    xt, yt = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    with pytest.warns(UserWarning, match="different to the input size") as caught:
+        loss = getattr(F, name)(x, y, reduction=reduction)
+    assert caught[0].filename == __file__  # the warning points at the caller's line
+    with pytest.warns(UserWarning):
+        expected = getattr(torch.nn.functional, name)(xt, yt, reduction=reduction)
+    loss.sum().backward()
+    expected.sum().backward()
+    np.testing.assert_allclose(loss.detach().numpy(), expected.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(y.grad.numpy(), yt.grad.numpy(), rtol=1e-12)
+
+
+def test_regression_losses_name_the_fix_and_refuse_shapes_that_do_not_broadcast():
+    for fn in (F.mse_loss, F.l1_loss, F.smooth_l1_loss, F.huber_loss):
+        with pytest.warns(UserWarning, match=r"squeeze\(1\)"):
             fn(minitorch.rand(4, 1), minitorch.rand(4))
+        with pytest.warns(UserWarning), pytest.raises(RuntimeError, match=r"\(4, 2\) and \(4,\) cannot be broadcast"):
+            fn(minitorch.rand(4, 2), minitorch.rand(4))
     with pytest.raises(TypeError, match="must be a Tensor"):
         F.l1_loss(np.ones(3), minitorch.ones(3))
