@@ -51,7 +51,10 @@ class ScaledDotProductAttention(Function):
                 scores = xp.where(mask, scores, scores.dtype.type(-xp.inf))
             else:
                 scores = scores + mask
-        top = scores.max(axis=-1, keepdims=True)
+        if scores.shape[-1] == 0:  # no keys (S = 0): the output is zeros, as in PyTorch
+            top = xp.zeros(scores.shape[:-1] + (1,), dtype=scores.dtype)
+        else:
+            top = scores.max(axis=-1, keepdims=True)
         top = xp.where(xp.isneginf(top), 0, top)  # an all-masked row: exp(-inf) = 0 below
         scores -= top  # (scores is a fresh array: updated in place, no temporaries)
         p = xp.exp(scores, out=scores)

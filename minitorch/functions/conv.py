@@ -449,8 +449,10 @@ def max_pool2d(
         raise MiniTorchValueError(
             f"max_pool2d: padding {padding} should be at most half of the kernel size {kernel} (as in PyTorch)"
         )
-    if x.ndim != 4:
-        raise MiniTorchError(f"max_pool2d: expected input (N, C, H, W) or (C, H, W), got shape {tuple(x.shape)}")
+    if x.ndim != 4 or 0 in x.shape[1:]:
+        raise MiniTorchError(
+            f"max_pool2d: expected input (N, C, H, W) or (C, H, W) with non-zero C, H and W, got shape {tuple(x.shape)}"
+        )
     if x.data.dtype.kind != "f" and padding != (0, 0):
         raise MiniTorchError(f"max_pool2d: padding needs a floating-point input (the border is -inf), got {x.dtype}")
     h, w = x.shape[2] + 2 * padding[0], x.shape[3] + 2 * padding[1]

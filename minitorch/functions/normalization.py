@@ -62,7 +62,9 @@ class BatchNorm(Function):
         grad_w = (grad * xhat).sum(axis=axes, keepdims=True, dtype=weight.dtype) if need_w else None
         grad_b = grad.sum(axis=axes, keepdims=True, dtype=ctx.bias_dtype) if need_b else None
         grad_x = None
-        if need_x:
+        if need_x and grad.size == 0:  # an empty batch
+            grad_x = grad.copy()
+        elif need_x:
             gh = grad if weight is None else grad * weight
             if ctx.batch_stats:
                 m = grad.size // invstd.size
@@ -108,9 +110,11 @@ def batch_norm(
         _check_dtype("batch_norm", x, name, t)
     axes = (0,) + tuple(range(2, x.ndim))
     stat_shape = (1, c) + (1,) * (x.ndim - 2)
-    if training:
+    if training and x.data.size == 0:  # an empty batch: nothing to normalise, the statistics stay (as PyTorch)
+        mean, var = xp.zeros(stat_shape, x.data.dtype), xp.ones(stat_shape, x.data.dtype)
+    elif training:
         m = x.data.size // c
-        if m <= 1:
+        if m == 1:
             raise MiniTorchError(
                 f"batch_norm: expected more than 1 value per channel when training, got input of shape {tuple(x.shape)}"
             )

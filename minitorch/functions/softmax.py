@@ -36,10 +36,13 @@ class Softmax(Function):
     @staticmethod
     def forward(ctx: BackwardNode, x: Array, dim: int) -> Array:
         xp = ctx.xp
+        ctx.dim = dim
+        if x.size == 0:  # nothing to normalise (max() of an empty axis would raise)
+            ctx.save_for_backward(x)
+            return x.copy()
         # Subtracting the maximum changes nothing mathematically and keeps exp() <= 1.
         e = xp.exp(x - x.max(axis=dim, keepdims=True))
         out = e / e.sum(axis=dim, keepdims=True)
-        ctx.dim = dim
         ctx.save_for_backward(out)
         return out
 
@@ -59,9 +62,12 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx: BackwardNode, x: Array, dim: int) -> Array:
         xp = ctx.xp
+        ctx.dim = dim
+        if x.size == 0:  # nothing to normalise (max() of an empty axis would raise)
+            ctx.save_for_backward(x)
+            return x.copy()
         shifted = x - x.max(axis=dim, keepdims=True)
         out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
-        ctx.dim = dim
         ctx.save_for_backward(out)
         return out
 

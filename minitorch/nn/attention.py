@@ -155,7 +155,7 @@ class MultiheadAttention(Module):
         q, k, v = self._project(query, key, value)
         h, d = self.num_heads, self.head_dim
         # (N, L, E) -> (N, heads, L, head_dim): each head attends on its own slice of features.
-        q, k, v = (t.reshape(N, -1, h, d).transpose(1, 2) for t in (q, k, v))
+        q, k, v = (t.reshape(N, t.shape[1], h, d).transpose(1, 2) for t in (q, k, v))  # (no -1: N may be 0)
         mask = self._mask(attn_mask, key_padding_mask, N, L, S, q.dtype)
         weights = None
         if need_weights or (self.dropout > 0 and self.training):

@@ -473,3 +473,39 @@ def test_relu_and_dropout_accept_inplace():
         assert lib.nn.Dropout(0.5, inplace=True).eval()(lib.tensor(x)).tolist() == x.tolist()
         assert lib.nn.functional.dropout(lib.tensor(x), 0.0, True, True).tolist() == x.tolist()
     assert "inplace=True" in repr(mt.nn.Dropout(0.5, inplace=True))
+
+
+@pytest.mark.parametrize(
+    "shape, call",
+    [
+        ((3, 0), lambda L, x: L.nn.functional.softmax(x, 1)),
+        ((3, 0), lambda L, x: L.nn.functional.log_softmax(x, -1)),
+        ((0, 3), lambda L, x: L.nn.functional.scaled_dot_product_attention(L.ones(2, 3), x, L.ones(0, 4))),
+        ((0, 2, 4), lambda L, x: L.nn.MultiheadAttention(4, 2)(x, x, x)[0]),
+        ((3, 0, 4), lambda L, x: L.nn.MultiheadAttention(4, 2)(x, x, x)[0]),
+        ((0, 3), lambda L, x: L.nn.BatchNorm1d(3)(x)),
+    ],
+    ids=["softmax", "log_softmax", "sdpa_no_keys", "mha_L0", "mha_N0", "batch_norm_N0"],
+)
+def test_empty_inputs_run_as_in_pytorch(shape, call):
+    # Each raised in MiniTorch (max() over an empty axis, reshape(-1) of an empty batch,
+    # "more than 1 value per channel" for an empty batch); PyTorch returns empty or zero results.
+    results = []
+    for lib in (torch, mt):
+        x = lib.zeros(*shape, requires_grad=True)
+        out = call(lib, x)
+        out.sum().backward()
+        results.append((tuple(out.shape), out.detach().numpy().tolist(), tuple(x.grad.shape)))
+    assert results[1] == results[0]
+
+
+def test_batch_norm_on_an_empty_batch_keeps_its_statistics():
+    for lib in (torch, mt):
+        bn = lib.nn.BatchNorm2d(2)
+        bn(lib.zeros(3, 2, 0, 4))
+        assert bn.running_mean.tolist() == [0.0, 0.0] and bn.running_var.tolist() == [1.0, 1.0]
+        assert int(bn.num_batches_tracked) == 1
+    with pytest.raises(mt.errors.MiniTorchError, match="more than 1 value per channel"):
+        mt.nn.BatchNorm1d(2)(mt.zeros(1, 2))
+    with pytest.raises(mt.errors.MiniTorchError, match=r"max_pool2d: .*non-zero C, H and W.*\(1, 0, 4, 4\)"):
+        mt.nn.functional.max_pool2d(mt.zeros(1, 0, 4, 4), 2)
