@@ -28,6 +28,7 @@ from minitorch.dtypes import bool_, float16, float32, float64, int64  # noqa: E4
 from minitorch.random import manual_seed  # noqa: E402
 from minitorch.backends.device import device  # noqa: E402
 from minitorch.size import Size  # noqa: E402
+from minitorch import return_types  # noqa: E402  (what max(dim), min(dim), sort and topk return)
 from minitorch.printing import set_printoptions  # noqa: E402
 from minitorch.defaults import get_default_device, get_default_dtype, set_default_device, set_default_dtype  # noqa: E402
 from minitorch import accelerator  # noqa: E402

@@ -29,7 +29,7 @@ as_operand: Any = None
 cast: Any = None
 
 if TYPE_CHECKING:  # for the annotations only
-    from minitorch.functions.reductions import Dims, MaxResult  # Dims: an int, a tuple of ints or None
+    from minitorch.functions.reductions import Dims, MaxResult, MinResult  # Dims: an int, a tuple of ints or None
     from minitorch.tensor import Tensor
 else:
     Tensor = None  # bound by _link_ops() too
@@ -289,7 +289,7 @@ class TensorMethods:
         """The largest element, or (values, indices) along ``dim``."""
         return _ops.max(self, dim, keepdim)
 
-    def min(self, dim: Any = None, keepdim: builtins.bool = False) -> Tensor | MaxResult:
+    def min(self, dim: Any = None, keepdim: builtins.bool = False) -> Tensor | MinResult:
         """The smallest element, or (values, indices) along ``dim``."""
         return _ops.min(self, dim, keepdim)
 

@@ -81,8 +81,9 @@ print("where > 10:", torch.where(tensor > 10, tensor, torch.zeros_like(tensor)))
 
 # ---------------------------------------------------------------- sorting, searching, counting
 scores = torch.tensor([[0.5, 2.0, -1.0, 3.5], [1.5, 1.0, 4.0, 0.0]])
-values, indices = scores.sort(dim=1, descending=True)
-print("sorted rows:", values, indices)
+print("sorted rows:", scores.sort(dim=1, descending=True))
+values, indices = scores.max(dim=1)
+print("max of each row:", values, "at", indices)
 print("argsort:", torch.argsort(scores, dim=1))
 top = scores.topk(2, dim=1)
 print("top 2 per row:", top.values, top.indices)

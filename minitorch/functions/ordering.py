@@ -10,7 +10,6 @@ backward, which breaks at zeros: their backward treats zeros separately, as PyTo
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,11 +19,8 @@ from minitorch.dtypes import get_dtype
 from minitorch.errors import MiniTorchError, check_dim, check_int
 from minitorch.functions.reductions import Dims, _grad_keepdim, normalize_dims
 from minitorch.hints import Array, DTypeLike, Gradients
+from minitorch.return_types import SortResult, TopKResult
 from minitorch.tensor import Tensor
-
-# What sort and topk return, as torch.return_types.sort / .topk: a tuple with names.
-SortResult = namedtuple("SortResult", ["values", "indices"])
-TopKResult = namedtuple("TopKResult", ["values", "indices"])
 
 
 def along_axis(xp: Any, index: Array, axis: int) -> tuple[Array, ...]:

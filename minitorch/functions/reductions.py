@@ -7,7 +7,7 @@ first put the reduced dimensions back as size 1 (``keepdim``), then broadcast.
 from __future__ import annotations
 
 import builtins
-from collections import namedtuple
+from typing import TypeVar
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
@@ -15,11 +15,11 @@ from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim
 from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.promotion import cast
 from minitorch.hints import Array, DTypeLike, Gradients
+from minitorch.return_types import MaxResult, MinResult, ValuesIndices
 from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
-MaxResult = namedtuple("MaxResult", ["values", "indices"])
-
+Pair = TypeVar("Pair", bound=ValuesIndices)  # MaxResult or MinResult
 
 # A dimension, several, or None for all of them.
 Dims = int | tuple[int, ...] | None
@@ -261,10 +261,10 @@ def max(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> Te
         return maximum(a, dim)
     if dim is None:
         return amax(a)
-    return _along_dim("max", a, dim, keepdim, largest=True)
+    return _along_dim("max", a, dim, keepdim, MaxResult)
 
 
-def min(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> Tensor | MaxResult:
+def min(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> Tensor | MinResult:
     """``min(a)``: the smallest element; ``min(a, dim)``: (values, indices) along ``dim``."""
     if isinstance(dim, Tensor):
         from minitorch.functions.arithmetic import minimum
@@ -272,20 +272,22 @@ def min(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> Te
         return minimum(a, dim)
     if dim is None:
         return amin(a)
-    return _along_dim("min", a, dim, keepdim, largest=False)
+    return _along_dim("min", a, dim, keepdim, MinResult)
 
 
-def _along_dim(op: str, a: Tensor, dim: int, keepdim: bool, largest: bool) -> MaxResult:
+def _along_dim(op: str, a: Tensor, dim: int, keepdim: bool, result: type[Pair]) -> Pair:
+    """(values, indices) of the max (``result`` MaxResult) or min (MinResult) along ``dim``."""
+    largest = result is MaxResult
     axis = check_dim(op, dim, a.ndim)
     _check_not_empty(op, a, axis)
     if a.ndim == 0:
-        return MaxResult(a, Tensor._make(a.data.astype("int64") * 0, None, False))
+        return result(a, Tensor._make(a.data.astype("int64") * 0, None, False))
     values = MaxAlongDim.apply(a, axis, keepdim, largest)
     indices = values.grad_fn.index if values.grad_fn is not None else None
     if indices is None:
         index = (a.data.argmax if largest else a.data.argmin)(axis=axis, keepdims=keepdim)
         indices = index
-    return MaxResult(values, Tensor._make(indices.astype("int64", copy=False), None, False))
+    return result(values, Tensor._make(indices.astype("int64", copy=False), None, False))
 
 
 def _check_not_empty(op: str, a: Tensor, dim: Dims) -> None:

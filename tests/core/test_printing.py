@@ -87,3 +87,21 @@ def test_shapes_are_sizes():
     assert x.shape == (3, 28, 28) and x.size() == x.shape and x.size(0) == 3
     assert isinstance(x.shape[1:], minitorch.Size) and x.shape[1:] == (28, 28)
     assert x.shape.numel() == 3 * 28 * 28 and hash(x.shape) == hash((3, 28, 28))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda t: t.max(dim=1),
+        lambda t: t.min(0, keepdim=True),
+        lambda t: t.sort(dim=1, descending=True),
+        lambda t: t.topk(2),
+    ],
+    ids=["max", "min", "sort", "topk"],
+)
+def test_values_indices_pairs_print_as_torch_return_types(call):
+    data = [[0.5, 2.0, -1.0], [1.5, 1.0, 4.0]]
+    ours, theirs = call(minitorch.tensor(data)), call(torch.tensor(data))
+    assert repr(ours).replace("minitorch.", "torch.") == repr(theirs)
+    values, indices = ours  # still a tuple that unpacks
+    assert values is ours.values and indices is ours.indices
