@@ -89,6 +89,23 @@ class Sequential(Module):
         self.add_module(str(len(self._modules)), _check_module(module, "Sequential"))
         return self
 
+    def extend(self, modules: Iterable[Module]) -> Sequential:
+        """Append each of ``modules``; returns self."""
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module) -> Sequential:
+        """Insert ``module`` before position ``index``; returns self."""
+        _insert(self, index, module)
+        return self
+
+    def pop(self, index: int | slice) -> Any:
+        """Remove and return the module (or Sequential of modules) at ``index``."""
+        taken = self[index]
+        del self[index]
+        return taken
+
 
 def fuses_linear_relu(first: Any, second: Any, x: Any) -> bool:
     """True when ``second(first(x))`` may run as ``linear(x, W)`` plus one fused ``BiasReLU``.
@@ -166,15 +183,40 @@ class ModuleList(Module):
             self.append(module)
         return self
 
+    def insert(self, index: int, module: Module) -> None:
+        """Insert ``module`` before position ``index``."""
+        _insert(self, index, module)
+
+    def pop(self, index: int | slice) -> Any:
+        """Remove and return the module (or ModuleList of modules) at ``index``."""
+        taken = self[index]
+        del self[index]
+        return taken
+
     def forward(self, *args: Any) -> Any:
         raise MiniTorchError("ModuleList has no forward(): iterate over it in your own module's forward")
+
+
+def _set_modules(container: Module, modules: list[Any]) -> None:
+    """Make ``modules`` the container's children, named 0, 1, ... in order (as PyTorch keeps them)."""
+    object.__setattr__(container, "_modules", OrderedDict((str(i), m) for i, m in enumerate(modules)))
 
 
 def _delete(container: Module, index: int | slice) -> None:
     """``del container[index]`` (one module or a slice); the rest are renumbered 0, 1, ... as in PyTorch."""
     modules = list(container._modules.values())
     del modules[index]
-    object.__setattr__(container, "_modules", OrderedDict((str(i), m) for i, m in enumerate(modules)))
+    _set_modules(container, modules)
+
+
+def _insert(container: Module, index: int, module: Module) -> None:
+    """Put ``module`` before position ``index`` (negative counts from the end), as PyTorch's ``insert``."""
+    modules = list(container._modules.values())
+    n = len(modules)
+    if not -n <= index <= n:
+        raise IndexError(f"{type(container).__name__}.insert: index {index} is out of range for {n} modules")
+    modules.insert(index if index >= 0 else index + n, _check_module(module, type(container).__name__))
+    _set_modules(container, modules)
 
 
 def _check_module(module: Any, container: str) -> Module:

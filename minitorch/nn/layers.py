@@ -334,6 +334,22 @@ class _BatchNorm(Module):
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
 
+    def reset_running_stats(self) -> None:
+        """Running mean 0, running variance 1 and the batch counter 0, as at construction."""
+        if self.track_running_stats:
+            assert self.running_mean is not None and self.running_var is not None
+            self.running_mean.data[...] = 0
+            self.running_var.data[...] = 1
+            self.num_batches_tracked.data[...] = 0
+
+    def reset_parameters(self) -> None:
+        """The running statistics reset, and weight 1 and bias 0, as at construction."""
+        self.reset_running_stats()
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
+
     def forward(self, x: Tensor) -> Tensor:
         if x.ndim not in self.expected_dims:
             raise MiniTorchError(

@@ -68,6 +68,14 @@ class _RNNBase(Module):
         for p in self.parameters():
             init.uniform_(p, -bound, bound)
 
+    def flatten_parameters(self) -> None:
+        """Does nothing: PyTorch packs the weights for cuDNN here; kept so that PyTorch code runs."""
+
+    @property
+    def all_weights(self) -> list[list[Tensor]]:
+        """The parameters of each layer: [[weight_ih, weight_hh, bias_ih, bias_hh], ...], as PyTorch."""
+        return [[p for p in self._layer_params(k) if p is not None] for k in range(self.num_layers)]
+
     def _layer_params(self, k: int) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None]:
         get = self._parameters.get
         w_ih, w_hh = get(f"weight_ih_l{k}"), get(f"weight_hh_l{k}")
@@ -193,6 +201,10 @@ class _CellBase(Module):
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """PyTorch's default: every weight and bias from U(-1/sqrt(H), 1/sqrt(H))."""
         bound = 1 / math.sqrt(self.hidden_size)
         for p in self.parameters():
             init.uniform_(p, -bound, bound)

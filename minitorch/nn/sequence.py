@@ -40,6 +40,16 @@ class Embedding(Module):
         if self.padding_idx is not None:
             self.weight.data[self.padding_idx] = 0
 
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, padding_idx: int | None = None) -> Embedding:
+        """An Embedding whose weight is (a copy of) ``embeddings`` (n, d), frozen unless ``freeze=False``."""
+        if not isinstance(embeddings, Tensor) or embeddings.ndim != 2:
+            shown = tuple(embeddings.shape) if isinstance(embeddings, Tensor) else type(embeddings).__name__
+            raise MiniTorchError(f"Embedding.from_pretrained: embeddings must be a 2-D tensor (n, d), got {shown}")
+        layer = cls(embeddings.shape[0], embeddings.shape[1], padding_idx=padding_idx)
+        layer.weight = Parameter(embeddings.detach().clone(), requires_grad=not freeze)
+        return layer
+
     def forward(self, input: Tensor) -> Tensor:
         return F.embedding(input, self.weight, self.padding_idx)
 
@@ -73,6 +83,13 @@ class LayerNorm(Module):
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
+
+    def reset_parameters(self) -> None:
+        """Weight 1 and bias 0, as at construction."""
+        if self.weight is not None:
+            init.ones_(self.weight)
+        if self.bias is not None:
+            init.zeros_(self.bias)
 
     def forward(self, x: Tensor) -> Tensor:
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)

@@ -509,3 +509,46 @@ def test_batch_norm_on_an_empty_batch_keeps_its_statistics():
         mt.nn.BatchNorm1d(2)(mt.zeros(1, 2))
     with pytest.raises(mt.errors.MiniTorchError, match=r"max_pool2d: .*non-zero C, H and W.*\(1, 0, 4, 4\)"):
         mt.nn.functional.max_pool2d(mt.zeros(1, 0, 4, 4), 2)
+
+
+def test_container_and_layer_methods_pytorch_code_calls():
+    # Methods PyTorch code calls that MiniTorch lacked (AttributeError).
+    for lib in (torch, mt):
+        seq = lib.nn.Sequential(lib.nn.Linear(1, 2), lib.nn.ReLU())
+        seq.insert(1, lib.nn.Tanh()).extend([lib.nn.Linear(2, 3)])
+        assert type(seq.pop(0)).__name__ == "Linear"
+        assert [type(m).__name__ for m in seq] == ["Tanh", "ReLU", "Linear"] and list(seq.state_dict()) == [
+            "2.weight",
+            "2.bias",
+        ]
+        layers = lib.nn.ModuleList([lib.nn.ReLU()])
+        layers.insert(0, lib.nn.Linear(1, 1))
+        assert type(layers.pop(0)).__name__ == "Linear" and len(layers) == 1
+        with pytest.raises(IndexError):
+            seq.insert(7, lib.nn.ReLU())
+        lstm = lib.nn.LSTM(3, 4, num_layers=2)
+        lstm.flatten_parameters()
+        assert [[tuple(p.shape) for p in layer] for layer in lstm.all_weights] == [
+            [(16, 3), (16, 4), (16,), (16,)],
+            [(16, 4), (16, 4), (16,), (16,)],
+        ]
+    bn = mt.nn.BatchNorm1d(2)
+    bn(mt.tensor([[1.0, 2.0], [3.0, 5.0]]))
+    bn.weight.data[...] = 3.0
+    bn.reset_parameters()
+    assert bn.running_mean.tolist() == [0.0, 0.0] and bn.running_var.tolist() == [1.0, 1.0]
+    assert int(bn.num_batches_tracked) == 0 and bn.weight.tolist() == [1.0, 1.0]
+    cell = mt.nn.GRUCell(2, 4)
+    cell.reset_parameters()
+    assert float(cell.weight_ih.abs().max()) <= 0.5  # U(-1/sqrt(4), 1/sqrt(4))
+
+
+def test_embedding_from_pretrained():
+    weights = np.arange(6.0).reshape(3, 2)
+    idx = np.array([2, 0, 2])
+    for freeze in (True, False):
+        results = []
+        for lib in (torch, mt):
+            emb = lib.nn.Embedding.from_pretrained(lib.tensor(weights), freeze=freeze, padding_idx=1)
+            results.append((emb(lib.tensor(idx)).tolist(), emb.weight.requires_grad, emb.padding_idx, repr(emb)))
+        assert results[1] == results[0]
