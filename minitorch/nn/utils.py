@@ -42,13 +42,15 @@ def clip_grad_norm_(
     max_norm: float,
     norm_type: float = 2.0,
     error_if_nonfinite: bool = False,
+    foreach: bool | None = None,
 ) -> Tensor:
     """Scale all gradients by max_norm / total_norm when that is < 1; returns the total norm before clipping.
 
     The total norm is the norm of all gradients seen as one vector (``norm_type`` 2 by
     default, ``inf`` for the largest absolute value), a 0-dim tensor as in PyTorch. As in
     PyTorch it is computed as the norm of the per-parameter norms (the same number for any
-    p-norm; ``norm_type=0`` counts the parameters with a non-zero gradient).
+    p-norm; ``norm_type=0`` counts the parameters with a non-zero gradient). ``foreach``
+    (PyTorch's choice of kernel) changes nothing here.
     """
     norm_type = float(norm_type)  # PyTorch takes "inf" too
     params = _with_grads(parameters)
@@ -73,8 +75,8 @@ def clip_grad_norm_(
     return Tensor._make(total, None, False)
 
 
-def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float) -> None:
-    """Clamp every gradient element into [-clip_value, clip_value], in place."""
+def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float, foreach: bool | None = None) -> None:
+    """Clamp every gradient element into [-clip_value, clip_value], in place (``foreach`` changes nothing)."""
     for p in _with_grads(parameters):
         g = p.grad.data if p.grad is not None else None
         if g is not None:
