@@ -279,7 +279,7 @@ def padding_for(op: str, padding: str, stride: tuple[int, int], kernel: tuple[in
 
 
 def conv2d(
-    x: Tensor,
+    input: Tensor,
     weight: Tensor,
     bias: Tensor | None = None,
     stride: int | tuple[int, int] = 1,
@@ -287,23 +287,23 @@ def conv2d(
     dilation: int | tuple[int, int] = 1,
     groups: int = 1,
 ) -> Tensor:
-    """2-D convolution of ``x`` (N, C, H, W) with ``weight`` (O, C, kh, kw), as PyTorch's.
+    """2-D convolution of ``input`` (N, C, H, W) with ``weight`` (O, C, kh, kw), as PyTorch's.
 
     ``padding`` is an int, a pair, or PyTorch's strings ``'valid'`` and ``'same'``.
     ``dilation`` and ``groups`` are there for PyTorch's argument order; only 1 is supported.
 
-    An unbatched ``x`` (C, H, W) gives a (O, Ho, Wo) result, as in PyTorch (and ``nn.Conv2d``).
+    An unbatched ``input`` (C, H, W) gives a (O, Ho, Wo) result, as in PyTorch (and ``nn.Conv2d``).
     """
     check_unsupported("conv2d", dilation, groups)
-    if isinstance(x, Tensor) and x.ndim == 3:  # one unbatched image: PyTorch accepts it too
-        return conv2d(x.unsqueeze(0), weight, bias, stride, padding).squeeze(0)
-    x, weight, bias = to_low_precision(x, weight, bias)  # float16 inside autocast
+    if isinstance(input, Tensor) and input.ndim == 3:  # one unbatched image: PyTorch accepts it too
+        return conv2d(input.unsqueeze(0), weight, bias, stride, padding).squeeze(0)
+    input, weight, bias = to_low_precision(input, weight, bias)  # float16 inside autocast
     stride = pair(stride, "conv2d: stride")
     _check_positive("conv2d", "stride", stride)
-    if x.ndim != 4 or weight.ndim != 4:
+    if input.ndim != 4 or weight.ndim != 4:
         raise MiniTorchError(
             f"conv2d: expected input (N, C, H, W) or (C, H, W) and weight (O, C, kh, kw), got shapes "
-            f"{tuple(x.shape)} and {tuple(weight.shape)}"
+            f"{tuple(input.shape)} and {tuple(weight.shape)}"
         )
     _check_positive("conv2d", "kernel size", (weight.shape[2], weight.shape[3]))
     if weight.shape[0] == 0:
@@ -312,12 +312,12 @@ def conv2d(
         padding = padding_for("conv2d", padding, stride, (weight.shape[2], weight.shape[3]))
     padding = pair(padding, "conv2d: padding")
     _check_positive("conv2d", "padding", padding, allow_zero=True)
-    if x.shape[1] != weight.shape[1]:
+    if input.shape[1] != weight.shape[1]:
         raise MiniTorchError(
-            f"conv2d: input has {x.shape[1]} channels (shape {tuple(x.shape)}) but the weight "
+            f"conv2d: input has {input.shape[1]} channels (shape {tuple(input.shape)}) but the weight "
             f"{tuple(weight.shape)} expects {weight.shape[1]}"
         )
-    h, w = x.shape[2] + 2 * padding[0], x.shape[3] + 2 * padding[1]
+    h, w = input.shape[2] + 2 * padding[0], input.shape[3] + 2 * padding[1]
     if h < weight.shape[2] or w < weight.shape[3]:
         raise MiniTorchError(f"conv2d: kernel {tuple(weight.shape[2:])} is larger than the padded input ({h}, {w})")
     if bias is not None and tuple(bias.shape) != (weight.shape[0],):
@@ -325,12 +325,12 @@ def conv2d(
             f"conv2d: expected bias of shape ({weight.shape[0]},), one per output channel of the "
             f"weight {tuple(weight.shape)}, got {tuple(bias.shape)}"
         )
-    if x.data.dtype != weight.data.dtype or (bias is not None and bias.data.dtype != x.data.dtype):
+    if input.data.dtype != weight.data.dtype or (bias is not None and bias.data.dtype != input.data.dtype):
         shown = "" if bias is None else f" and bias dtype {bias.dtype}"
-        raise MiniTorchError(f"conv2d: input dtype {x.dtype}, weight dtype {weight.dtype}{shown} must be the same")
-    if _use_shifted(stride, tuple(x.shape), (weight.shape[2], weight.shape[3]), padding):
-        return ShiftedConv2d.apply(x, weight, bias, padding)
-    return Conv2d.apply(x, weight, bias, stride, padding)
+        raise MiniTorchError(f"conv2d: input dtype {input.dtype}, weight dtype {weight.dtype}{shown} must be the same")
+    if _use_shifted(stride, tuple(input.shape), (weight.shape[2], weight.shape[3]), padding):
+        return ShiftedConv2d.apply(input, weight, bias, padding)
+    return Conv2d.apply(input, weight, bias, stride, padding)
 
 
 class MaxPool2d(Function):
@@ -419,7 +419,7 @@ class MaxPool2d(Function):
 
 
 def max_pool2d(
-    x: Tensor,
+    input: Tensor,
     kernel_size: Any,
     stride: Any = None,
     padding: Any = 0,
@@ -427,7 +427,7 @@ def max_pool2d(
     ceil_mode: bool = False,
     return_indices: bool = False,
 ) -> Tensor:
-    """Maximum over each window of ``x`` (N, C, H, W), or of one unbatched ``x`` (C, H, W) as in
+    """Maximum over each window of ``input`` (N, C, H, W), or of one unbatched ``input`` (C, H, W) as in
     PyTorch; ``stride`` defaults to the kernel size (also when given as None or an empty tuple).
     ``padding`` adds a border of -inf (at most half the kernel, as PyTorch requires).
     PyTorch's ``dilation``, ``ceil_mode`` and ``return_indices`` work at their defaults only."""
@@ -437,8 +437,8 @@ def max_pool2d(
             f"max_pool2d: ceil_mode={ceil_mode!r}, return_indices={return_indices!r}: "
             "MiniTorch supports only ceil_mode=False and return_indices=False"
         )
-    if isinstance(x, Tensor) and x.ndim == 3:  # one unbatched image: PyTorch accepts it too
-        return max_pool2d(x.unsqueeze(0), kernel_size, stride, padding).squeeze(0)
+    if isinstance(input, Tensor) and input.ndim == 3:  # one unbatched image: PyTorch accepts it too
+        return max_pool2d(input.unsqueeze(0), kernel_size, stride, padding).squeeze(0)
     kernel = pair(kernel_size, "max_pool2d: kernel_size")
     _check_positive("max_pool2d", "kernel_size", kernel)
     stride = kernel if stride is None or stride in ((), []) else pair(stride, "max_pool2d: stride")
@@ -449,15 +449,18 @@ def max_pool2d(
         raise MiniTorchValueError(
             f"max_pool2d: padding {padding} should be at most half of the kernel size {kernel} (as in PyTorch)"
         )
-    if x.ndim != 4 or 0 in x.shape[1:]:
+    if input.ndim != 4 or 0 in input.shape[1:]:
         raise MiniTorchError(
-            f"max_pool2d: expected input (N, C, H, W) or (C, H, W) with non-zero C, H and W, got shape {tuple(x.shape)}"
+            "max_pool2d: expected input (N, C, H, W) or (C, H, W) with non-zero C, H and W, got shape "
+            f"{tuple(input.shape)}"
         )
-    if x.data.dtype.kind != "f" and padding != (0, 0):
-        raise MiniTorchError(f"max_pool2d: padding needs a floating-point input (the border is -inf), got {x.dtype}")
-    h, w = x.shape[2] + 2 * padding[0], x.shape[3] + 2 * padding[1]
+    if input.data.dtype.kind != "f" and padding != (0, 0):
+        raise MiniTorchError(
+            f"max_pool2d: padding needs a floating-point input (the border is -inf), got {input.dtype}"
+        )
+    h, w = input.shape[2] + 2 * padding[0], input.shape[3] + 2 * padding[1]
     if h < kernel[0] or w < kernel[1]:
         raise MiniTorchError(f"max_pool2d: kernel {kernel} is larger than the (padded) input {(h, w)}")
     if padding == (0, 0):
-        return MaxPool2d.apply(x, kernel, stride)  # as the lessons' graphs show it
-    return MaxPool2d.apply(x, kernel, stride, padding)
+        return MaxPool2d.apply(input, kernel, stride)  # as the lessons' graphs show it
+    return MaxPool2d.apply(input, kernel, stride, padding)

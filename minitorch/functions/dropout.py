@@ -31,20 +31,20 @@ def _uniform_like(x: Array) -> Array:
     return backends.of(x).uniform(x.shape, x.dtype)
 
 
-def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """During training, zero elements with probability ``p`` and scale the rest by 1/(1-p).
 
     ``inplace`` is accepted for PyTorch's signature, but MiniTorch always returns a new
-    tensor (the same values; ``x`` itself is left unchanged): use the result, ``x = dropout(x)``.
+    tensor (the same values; ``input`` itself is left unchanged): use the result, ``x = dropout(x)``.
     """
     if not 0 <= p <= 1:
         raise MiniTorchValueError(f"dropout: probability p must be between 0 and 1, got {p}")
     if not training or p == 0:
-        return x
+        return input
     if p == 1:
-        return x * 0  # zeros of x's dtype (NaN stays NaN, as in PyTorch)
-    if x.data.dtype.kind != "f":  # as PyTorch: the kept values scaled by 1/(1-p) are not integers
-        raise MiniTorchValueError(f"dropout: expected a floating-point input, got {x.dtype} (p={p})")
-    keep = _uniform_like(x.data) >= p
-    mask = keep.astype(x.data.dtype) * x.data.dtype.type(1 / (1 - p))
-    return Dropout.apply(x, mask)
+        return input * 0  # zeros of the input's dtype (NaN stays NaN, as in PyTorch)
+    if input.data.dtype.kind != "f":  # as PyTorch: the kept values scaled by 1/(1-p) are not integers
+        raise MiniTorchValueError(f"dropout: expected a floating-point input, got {input.dtype} (p={p})")
+    keep = _uniform_like(input.data) >= p
+    mask = keep.astype(input.data.dtype) * input.data.dtype.type(1 / (1 - p))
+    return Dropout.apply(input, mask)

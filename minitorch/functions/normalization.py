@@ -78,7 +78,7 @@ class BatchNorm(Function):
 
 
 def batch_norm(
-    x: Tensor,
+    input: Tensor,
     running_mean: Tensor | None,
     running_var: Tensor | None,
     weight: Tensor | None = None,
@@ -87,39 +87,42 @@ def batch_norm(
     momentum: float = 0.1,
     eps: float = 1e-5,
 ) -> Tensor:
-    """Normalise each channel (dim 1) of ``x`` (N, C) or (N, C, H, W), as ``torch.nn.functional.batch_norm``.
+    """Normalise each channel (dim 1) of ``input`` (N, C) or (N, C, H, W), as ``torch.nn.functional.batch_norm``.
 
     In training the batch statistics are used and the running ones (if given) are updated
     in place: running = (1 - momentum) * running + momentum * batch, with the unbiased
     batch variance. In evaluation the running statistics are used.
     """
-    if x.ndim < 2:
-        raise MiniTorchError(f"batch_norm: expected at least (N, C), got shape {tuple(x.shape)}")
-    if x.data.dtype.kind != "f":
-        raise MiniTorchError(f"batch_norm: expected a floating-point input, got {x.dtype} (shape {tuple(x.shape)})")
-    xp = backends.module_of(x.data)
-    c = x.shape[1]
+    if input.ndim < 2:
+        raise MiniTorchError(f"batch_norm: expected at least (N, C), got shape {tuple(input.shape)}")
+    if input.data.dtype.kind != "f":
+        raise MiniTorchError(
+            f"batch_norm: expected a floating-point input, got {input.dtype} (shape {tuple(input.shape)})"
+        )
+    xp = backends.module_of(input.data)
+    c = input.shape[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
         if t is None:
             continue
         if t.data.size != c:
             raise MiniTorchError(
                 f"batch_norm: {name} should contain {c} elements (one per channel of input "
-                f"{tuple(x.shape)}), not {t.data.size} (shape {tuple(t.shape)})"
+                f"{tuple(input.shape)}), not {t.data.size} (shape {tuple(t.shape)})"
             )
-        _check_dtype("batch_norm", x, name, t)
-    axes = (0,) + tuple(range(2, x.ndim))
-    stat_shape = (1, c) + (1,) * (x.ndim - 2)
-    if training and x.data.size == 0:  # an empty batch: nothing to normalise, the statistics stay (as PyTorch)
-        mean, var = xp.zeros(stat_shape, x.data.dtype), xp.ones(stat_shape, x.data.dtype)
+        _check_dtype("batch_norm", input, name, t)
+    axes = (0,) + tuple(range(2, input.ndim))
+    stat_shape = (1, c) + (1,) * (input.ndim - 2)
+    if training and input.data.size == 0:  # an empty batch: nothing to normalise, the statistics stay (as PyTorch)
+        mean, var = xp.zeros(stat_shape, input.data.dtype), xp.ones(stat_shape, input.data.dtype)
     elif training:
-        m = x.data.size // c
+        m = input.data.size // c
         if m == 1:
             raise MiniTorchError(
-                f"batch_norm: expected more than 1 value per channel when training, got input of shape {tuple(x.shape)}"
+                "batch_norm: expected more than 1 value per channel when training, got input of shape "
+                f"{tuple(input.shape)}"
             )
-        mean = x.data.mean(axis=axes, keepdims=True)
-        var = ((x.data - mean) ** 2).mean(axis=axes, keepdims=True)
+        mean = input.data.mean(axis=axes, keepdims=True)
+        var = ((input.data - mean) ** 2).mean(axis=axes, keepdims=True)
         if running_mean is not None:
             running_mean.data *= 1 - momentum
             running_mean.data += momentum * mean.reshape(c)
@@ -131,11 +134,11 @@ def batch_norm(
             raise MiniTorchError("batch_norm: evaluation mode needs running_mean and running_var")
         mean = running_mean.data.reshape(stat_shape)
         var = running_var.data.reshape(stat_shape)
-    invstd = (1 / xp.sqrt(var + eps)).astype(x.data.dtype, copy=False)
-    mean = mean.astype(x.data.dtype, copy=False)
+    invstd = (1 / xp.sqrt(var + eps)).astype(input.data.dtype, copy=False)
+    mean = mean.astype(input.data.dtype, copy=False)
     w = weight.reshape(stat_shape) if weight is not None else None
     b = bias.reshape(stat_shape) if bias is not None else None
-    return BatchNorm.apply(x, w, b, mean, invstd, axes, training)
+    return BatchNorm.apply(input, w, b, mean, invstd, axes, training)
 
 
 class LayerNorm(Function):
@@ -182,25 +185,27 @@ class LayerNorm(Function):
 
 
 def layer_norm(
-    x: Tensor,
+    input: Tensor,
     normalized_shape: int | list[int] | tuple[int, ...],
     weight: Tensor | None = None,
     bias: Tensor | None = None,
     eps: float = 1e-5,
 ) -> Tensor:
     """Normalise each sample over its last dims ``normalized_shape``, as ``torch.nn.functional.layer_norm``."""
-    if x.data.dtype.kind != "f":
-        raise MiniTorchError(f"layer_norm: expected a floating-point input, got {x.dtype} (shape {tuple(x.shape)})")
+    if input.data.dtype.kind != "f":
+        raise MiniTorchError(
+            f"layer_norm: expected a floating-point input, got {input.dtype} (shape {tuple(input.shape)})"
+        )
     shape = tuple(normalized_shape) if isinstance(normalized_shape, (list, tuple)) else (normalized_shape,)
     k = len(shape)
-    if k == 0 or tuple(x.shape[x.ndim - k :]) != shape or x.ndim < k:
+    if k == 0 or tuple(input.shape[input.ndim - k :]) != shape or input.ndim < k:
         raise MiniTorchError(
             f"layer_norm: normalized_shape {list(shape)} must be the last dims of the input, got input of "
-            f"shape {tuple(x.shape)}"
+            f"shape {tuple(input.shape)}"
         )
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != shape:
             raise MiniTorchError(f"layer_norm: {name} must have shape {shape}, got {tuple(t.shape)}")
         if t is not None:
-            _check_dtype("layer_norm", x, name, t)
-    return LayerNorm.apply(x, weight, bias, k, eps)
+            _check_dtype("layer_norm", input, name, t)
+    return LayerNorm.apply(input, weight, bias, k, eps)

@@ -94,17 +94,17 @@ def _float(x: Tensor, op: str, dtype: DTypeLike | None) -> Tensor:
     return x
 
 
-def softmax(x: Tensor, dim: int | None = None, dtype: DTypeLike | None = None) -> Tensor:
-    """Probabilities along ``dim``: exp(x) normalised to sum to 1 (in ``dtype`` if given)."""
-    x = _float(x, "softmax", dtype)
+def softmax(input: Tensor, dim: int | None = None, dtype: DTypeLike | None = None) -> Tensor:
+    """Probabilities along ``dim``: exp(input) normalised to sum to 1 (in ``dtype`` if given)."""
+    input = _float(input, "softmax", dtype)
     if SWITCHES.autocast is not None and dtype is None:  # float32 inside autocast
-        (x,) = to_float32(x)
-    return Softmax.apply(x, _norm_dim("softmax", dim, x.ndim))
+        (input,) = to_float32(input)
+    return Softmax.apply(input, _norm_dim("softmax", dim, input.ndim))
 
 
-def log_softmax(x: Tensor, dim: int | None = None, dtype: DTypeLike | None = None) -> Tensor:
-    """log(softmax(x, dim)), computed without overflow (logits of +-1000 are fine; in ``dtype`` if given)."""
-    x = _float(x, "log_softmax", dtype)
+def log_softmax(input: Tensor, dim: int | None = None, dtype: DTypeLike | None = None) -> Tensor:
+    """log(softmax(input, dim)), computed without overflow (logits of +-1000 are fine; in ``dtype`` if given)."""
+    input = _float(input, "log_softmax", dtype)
     if SWITCHES.autocast is not None and dtype is None:  # float32 inside autocast
-        (x,) = to_float32(x)
-    return LogSoftmax.apply(x, _norm_dim("log_softmax", dim, x.ndim))
+        (input,) = to_float32(input)
+    return LogSoftmax.apply(input, _norm_dim("log_softmax", dim, input.ndim))

@@ -552,3 +552,21 @@ def test_embedding_from_pretrained():
             emb = lib.nn.Embedding.from_pretrained(lib.tensor(weights), freeze=freeze, padding_idx=1)
             results.append((emb(lib.tensor(idx)).tolist(), emb.weight.requires_grad, emb.padding_idx, repr(emb)))
         assert results[1] == results[0]
+
+
+def test_functional_ops_take_pytorch_keyword_names():
+    # The first argument is ``input`` in PyTorch; MiniTorch called it ``x``.
+    rng = np.random.default_rng(8)
+    img, w = rng.standard_normal((1, 1, 4, 4)), rng.standard_normal((2, 1, 3, 3))
+    vec = rng.standard_normal((2, 3))
+    calls = [
+        lambda L: L.nn.functional.conv2d(input=L.tensor(img), weight=L.tensor(w), padding=1),
+        lambda L: L.nn.functional.max_pool2d(input=L.tensor(img), kernel_size=2),
+        lambda L: L.nn.functional.softmax(input=L.tensor(vec), dim=1),
+        lambda L: L.nn.functional.log_softmax(input=L.tensor(vec), dim=0),
+        lambda L: L.nn.functional.layer_norm(input=L.tensor(vec), normalized_shape=(3,)),
+        lambda L: L.nn.functional.batch_norm(input=L.tensor(vec), running_mean=None, running_var=None, training=True),
+        lambda L: L.nn.functional.dropout(input=L.tensor(vec), p=0.5, training=False),
+    ]
+    for call in calls:
+        np.testing.assert_allclose(call(mt).numpy(), call(torch).numpy(), rtol=1e-10, atol=1e-12)
