@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from minitorch import backends
+from minitorch import backends, factories
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchValueError, check_int
 from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.matmul import product
+from minitorch.functions.shape import cat
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.tensor import Tensor
 
@@ -258,11 +259,11 @@ def check_unsupported(op: str, dilation: Any, groups: Any = 1) -> None:
 
 
 def padding_for(op: str, padding: str, stride: tuple[int, int], kernel: tuple[int, int]) -> tuple[int, int]:
-    """The padding that PyTorch's ``padding='valid'`` or ``'same'`` means for this kernel.
+    """The padding on each side that PyTorch's ``padding='valid'`` or ``'same'`` means for this kernel.
 
-    'valid' is no padding. 'same' keeps the output the input's size: (k - 1) / 2 on each
-    side, for stride 1 only (as in PyTorch). An even kernel would need one more row on one
-    side than on the other, which this conv (symmetric padding) does not do: refused.
+    'valid' is no padding. 'same' keeps the output the input's size: k - 1 rows in all, for
+    stride 1 only (as in PyTorch), (k - 1) // 2 on each side; an even kernel needs one more
+    at the bottom (right), which ``same_extra`` gives.
     """
     if padding == "valid":
         return (0, 0)
@@ -270,12 +271,17 @@ def padding_for(op: str, padding: str, stride: tuple[int, int], kernel: tuple[in
         raise MiniTorchValueError(f"{op}: invalid padding string {padding!r}, should be one of 'valid', 'same'")
     if stride != (1, 1):
         raise MiniTorchValueError(f"{op}: padding='same' is not supported for strided convolutions (stride={stride})")
-    if kernel[0] % 2 == 0 or kernel[1] % 2 == 0:
-        raise MiniTorchValueError(
-            f"{op}: padding='same' with the even kernel size {kernel} needs more padding on one side than "
-            "on the other, which MiniTorch does not do; use an odd kernel size or an explicit padding"
-        )
     return ((kernel[0] - 1) // 2, (kernel[1] - 1) // 2)
+
+
+def _pad_bottom_right(x: Tensor, rows: int, cols: int) -> Tensor:
+    """``x`` (N, C, H, W) with ``rows`` zero rows below and ``cols`` zero columns to the right."""
+    n, c, h, w = x.shape
+    if rows:
+        x = cat([x, factories.zeros(n, c, rows, w, dtype=x.dtype, device=x.device)], dim=2)
+    if cols:
+        x = cat([x, factories.zeros(n, c, h + rows, cols, dtype=x.dtype, device=x.device)], dim=3)
+    return x
 
 
 def conv2d(
@@ -309,7 +315,11 @@ def conv2d(
     if weight.shape[0] == 0:
         raise MiniTorchError(f"conv2d: the weight {tuple(weight.shape)} has no output channels (dim 0 must be >= 1)")
     if isinstance(padding, str):
-        padding = padding_for("conv2d", padding, stride, (weight.shape[2], weight.shape[3]))
+        kernel = (weight.shape[2], weight.shape[3])
+        same = padding == "same"
+        padding = padding_for("conv2d", padding, stride, kernel)
+        if same:  # an even kernel: PyTorch puts the one extra zero row (column) at the bottom (right)
+            input = _pad_bottom_right(input, (kernel[0] - 1) % 2, (kernel[1] - 1) % 2)
     padding = pair(padding, "conv2d: padding")
     _check_positive("conv2d", "padding", padding, allow_zero=True)
     if input.shape[1] != weight.shape[1]:

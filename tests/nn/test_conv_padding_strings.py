@@ -44,7 +44,6 @@ def test_same_keeps_the_size_and_the_module_prints_it():
         ),
         (lambda: minitorch.nn.Conv2d(1, 1, 3, stride=2, padding="same"), "strided"),
         (lambda: F.conv2d(minitorch.randn(1, 1, 5, 5), minitorch.randn(1, 1, 3, 3), padding="full"), "'valid', 'same'"),
-        (lambda: minitorch.nn.Conv2d(1, 1, 2, padding="same"), "even kernel"),
     ],
 )
 def test_refused_with_a_clear_error(make, words):
@@ -71,3 +70,23 @@ def test_max_pool_padding_matches_torch(rng, kernel, stride, padding):
 def test_max_pool_padding_over_half_the_kernel_is_refused():
     with pytest.raises(MiniTorchValueError, match="at most half"):
         F.max_pool2d(minitorch.randn(1, 1, 4, 4), 2, 2, 2)
+
+
+@pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel")  # PyTorch's own note
+@pytest.mark.parametrize("kernel", [(2, 2), (4, 4), (2, 3), (3, 4)])
+def test_same_padding_with_an_even_kernel_pads_bottom_right_as_torch(rng, kernel):
+    # PyTorch pads (k - 1) // 2 on each side and the one extra row (column) at the bottom (right).
+    torch = pytest.importorskip("torch")
+    x, w, b = rng.standard_normal((2, 3, 6, 5)), rng.standard_normal((4, 3, *kernel)), rng.standard_normal(4)
+    xm, wm = minitorch.tensor(x, requires_grad=True), minitorch.tensor(w, requires_grad=True)
+    xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    out = F.conv2d(xm, wm, minitorch.tensor(b), padding="same")
+    expected = torch.nn.functional.conv2d(xt, wt, torch.tensor(b), padding="same")
+    (out * out).sum().backward()
+    (expected * expected).sum().backward()
+    assert tuple(out.shape) == (2, 4, 6, 5)
+    np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), rtol=1e-10)
+    np.testing.assert_allclose(xm.grad.numpy(), xt.grad.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(wm.grad.numpy(), wt.grad.numpy(), rtol=1e-10)
+    unbatched = minitorch.nn.Conv2d(3, 4, kernel, padding="same")(minitorch.randn(3, 6, 5))
+    assert tuple(unbatched.shape) == (4, 6, 5)
