@@ -282,7 +282,7 @@ class Dropout(Module):
         return F.dropout(x, self.p, self.training)
 
     def extra_repr(self) -> str:
-        return f"p={self.p}" + (", inplace=True" if self.inplace else "")
+        return f"p={self.p}, inplace={self.inplace}"  # as PyTorch prints it
 
 
 class _BatchNorm(Module):

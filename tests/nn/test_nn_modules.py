@@ -86,7 +86,7 @@ def test_repr_is_nested_and_readable():
         "  (0): Linear(in_features=64, out_features=128, bias=True)\n"
         "  (1): ReLU()\n"
         "  (2): Sequential(\n"
-        "    (0): Dropout(p=0.2)\n"
+        "    (0): Dropout(p=0.2, inplace=False)\n"
         "    (1): Linear(in_features=128, out_features=10, bias=True)\n"
         "  )\n"
         ")"
