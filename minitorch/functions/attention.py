@@ -25,6 +25,7 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import float32
 from minitorch.errors import MiniTorchError
+from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.broadcast import unbroadcast
 from minitorch.functions.dropout import dropout
 from minitorch.functions.masking import masked_fill
@@ -104,6 +105,8 @@ def scaled_dot_product_attention(
     for name, t in (("query", query), ("key", key), ("value", value)):
         if not isinstance(t, Tensor) or t.ndim < 2 or t.data.dtype.kind != "f":
             raise MiniTorchError(f"scaled_dot_product_attention: {name} must be a float tensor of at least 2 dims")
+    # Inside autocast the whole attention runs in float16, as on PyTorch's CUDA list.
+    query, key, value = to_low_precision(query, key, value)
     if query.dtype != key.dtype or query.dtype != value.dtype:
         raise MiniTorchError(
             f"scaled_dot_product_attention: query, key and value must have one dtype, got "

@@ -62,3 +62,28 @@ def test_against_torch_where_installed():
     assert str(got).split(".")[-1] == str(want).split(".")[-1] == "float64"
     h = np.linspace(-2, 2, 5).astype(np.float16)
     assert str(torch.special.erf(torch.tensor(h)).dtype).endswith("float16")
+
+
+@pytest.mark.parametrize("mask", [None, "bool", "float", "causal"])
+def test_attention_runs_in_float16_under_autocast_as_torch(mask):
+    # On PyTorch's CUDA autocast list (and its CPU one) scaled_dot_product_attention is float16.
+    q = np.random.default_rng(0).random((2, 3, 4)).astype(np.float32)
+    kwargs = {"is_causal": True} if mask == "causal" else {}
+    if mask == "bool":
+        kwargs["attn_mask"] = minitorch.tensor(np.tril(np.ones((3, 3), dtype=bool)))
+    elif mask == "float":
+        kwargs["attn_mask"] = minitorch.zeros(3, 3)
+    x = minitorch.tensor(q, requires_grad=True)
+    with minitorch.autocast("cpu", dtype=minitorch.float16):
+        out = F.scaled_dot_product_attention(x, x, x, **kwargs)
+        mha = minitorch.nn.MultiheadAttention(4, 2, batch_first=True)(x, x, x)[0]
+    assert out.dtype == minitorch.float16 and mha.dtype == minitorch.float16
+    out.float().sum().backward()
+    assert x.grad.dtype == minitorch.float32  # the gradient comes back in the leaf's dtype
+    torch = pytest.importorskip("torch")
+    xt = torch.tensor(q)
+    torch_kwargs = {k: torch.tensor(v.numpy()) if isinstance(v, minitorch.Tensor) else v for k, v in kwargs.items()}
+    with torch.autocast("cpu", dtype=torch.float16):
+        expected = torch.nn.functional.scaled_dot_product_attention(xt, xt, xt, **torch_kwargs)
+    assert expected.dtype == torch.float16
+    np.testing.assert_allclose(out.detach().numpy(), expected.numpy(), atol=2e-3)
