@@ -325,13 +325,13 @@ class TensorMethods:
         """Index of the smallest element."""
         return _ops.argmin(self, dim, keepdim)
 
-    def softmax(self, dim: int) -> Tensor:
-        """exp(self) normalised to sum to 1 along ``dim``."""
-        return _ops.softmax(self, dim)
+    def softmax(self, dim: int, dtype: Any = None) -> Tensor:
+        """exp(self) normalised to sum to 1 along ``dim`` (in ``dtype`` if given)."""
+        return _ops.softmax(self, dim, dtype)
 
-    def log_softmax(self, dim: int) -> Tensor:
-        """log(softmax(self, dim)), computed stably."""
-        return _ops.log_softmax(self, dim)
+    def log_softmax(self, dim: int, dtype: Any = None) -> Tensor:
+        """log(softmax(self, dim)), computed stably (in ``dtype`` if given)."""
+        return _ops.log_softmax(self, dim, dtype)
 
     def reshape(self, *shape: Any) -> Tensor:
         """Same elements, new shape (a view when possible)."""

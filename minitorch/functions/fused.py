@@ -64,12 +64,12 @@ class Linear(Function):
         return grad_x, grad_w, grad_b
 
 
-def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``x @ weight.T + bias``: a fully connected layer with weight of shape (out, in)."""
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``: a fully connected layer with weight of shape (out, in)."""
     if SWITCHES.autocast is not None:  # float16 inside autocast
-        x, weight, bias = to_low_precision(x, weight, bias)
+        input, weight, bias = to_low_precision(input, weight, bias)
     # The checks read the arrays' shape tuples: cheaper than Tensor.shape on this hot path.
-    x_shape, w_shape = x.data.shape, weight.data.shape
+    x_shape, w_shape = input.data.shape, weight.data.shape
     if x_shape[-1:] != w_shape[-1:] or len(w_shape) != 2:
         raise MiniTorchError(
             f"linear: input of shape {x_shape} needs a weight of shape (out, {x_shape[-1] if x_shape else '?'}), "
@@ -77,12 +77,12 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         )
     if bias is not None and bias.data.shape != w_shape[:1]:
         raise MiniTorchError(f"linear: bias must have shape ({w_shape[0]},), got {bias.data.shape}")
-    if x.data.dtype != weight.data.dtype:
+    if input.data.dtype != weight.data.dtype:
         raise MiniTorchError(
-            f"linear: input dtype {x.dtype} and weight dtype {weight.dtype} differ; convert with "
+            f"linear: input dtype {input.dtype} and weight dtype {weight.dtype} differ; convert with "
             "x.float() (or model.double())"
         )
-    return Linear.apply(x, weight, bias)
+    return Linear.apply(input, weight, bias)
 
 
 class SoftmaxCrossEntropy(Function):

@@ -150,8 +150,12 @@ def erf(x: Tensor) -> Tensor:
     return Erf.apply(_floating(x, "erf"))
 
 
-def gelu(x: Tensor, approximate: str = "none") -> Tensor:
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """The Gaussian error linear unit x * Phi(x); ``approximate="tanh"`` as PyTorch's."""
     if approximate not in ("none", "tanh"):
         raise MiniTorchError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    return Gelu.apply(_floating(x, "gelu"), approximate)
+    if isinstance(input, Tensor) and input.data.dtype.kind != "f":  # PyTorch has no integer GELU either
+        raise NotImplementedError(
+            f"gelu: not implemented for {input.dtype} tensors (shape {tuple(input.shape)}); convert with .float()"
+        )
+    return Gelu.apply(_floating(input, "gelu"), approximate)

@@ -257,20 +257,20 @@ def cos(a: Tensor) -> Tensor:
     return Cos.apply(_floating(a, "cos"))
 
 
-def tanh(a: Tensor) -> Tensor:
+def tanh(input: Tensor) -> Tensor:
     """Hyperbolic tangent of each element."""
-    return Tanh.apply(_floating(a, "tanh"))
+    return Tanh.apply(_floating(input, "tanh"))
 
 
-def sigmoid(a: Tensor) -> Tensor:
-    """The logistic function 1 / (1 + exp(-a)) of each element."""
-    return Sigmoid.apply(_floating(a, "sigmoid"))
+def sigmoid(input: Tensor) -> Tensor:
+    """The logistic function 1 / (1 + exp(-input)) of each element."""
+    return Sigmoid.apply(_floating(input, "sigmoid"))
 
 
-def relu(a: Tensor) -> Tensor:
-    """max(a, 0) for each element; a bool tensor is refused, as in PyTorch."""
-    _not_bool(a, "relu")
-    return ReLU.apply(a)
+def relu(input: Tensor) -> Tensor:
+    """max(input, 0) for each element; a bool tensor is refused, as in PyTorch."""
+    _not_bool(input, "relu")
+    return ReLU.apply(input)
 
 
 def abs(a: Tensor) -> Tensor:

@@ -9,6 +9,7 @@ side) live in ``minitorch/functions/``: ``softmax.py``, ``losses.py``, ``pointwi
 only gathers them under the names a network uses.
 """
 
+from minitorch.functions import unary
 from minitorch.functions.attention import scaled_dot_product_attention
 from minitorch.functions.conv import conv2d, max_pool2d
 from minitorch.functions.dropout import dropout
@@ -25,7 +26,18 @@ from minitorch.functions.pointwise_losses import (
 )
 from minitorch.functions.softmax import log_softmax, softmax
 from minitorch.functions.special import gelu
-from minitorch.functions.unary import relu, sigmoid, tanh
+from minitorch.functions.unary import sigmoid, tanh
+from minitorch.tensor import Tensor
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(input, 0) per element, as ``torch.nn.functional.relu``.
+
+    ``inplace=True`` is accepted for PyTorch's signature; the result is always a new tensor
+    with the same values (the input is left as it is).
+    """
+    return unary.relu(input)
+
 
 __all__ = [
     "batch_norm",

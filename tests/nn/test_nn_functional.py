@@ -266,3 +266,21 @@ def test_batch_norm_matches_torch(rng, training):
              [x, w, b])
     np.testing.assert_allclose(m_mean.data, t_mean.numpy(), rtol=1e-12)
     np.testing.assert_allclose(m_var.data, t_var.numpy(), rtol=1e-12)
+
+
+def test_functional_arguments_have_pytorchs_names():
+    # PyTorch code passes them by keyword: F.relu(input=x), F.linear(input=x, weight=w).
+    x, w = minitorch.tensor([[-1.0, 2.0]]), minitorch.ones(3, 2)
+    assert F.relu(input=x).tolist() == [[0.0, 2.0]]
+    assert F.relu(x, inplace=True).tolist() == [[0.0, 2.0]] and x.tolist() == [[-1.0, 2.0]]  # a new tensor
+    assert minitorch.relu(input=x).tolist() == [[0.0, 2.0]]
+    assert F.sigmoid(input=x).shape == F.tanh(input=x).shape == F.gelu(input=x).shape == (1, 2)
+    assert F.linear(input=x, weight=w, bias=None).shape == (1, 3)
+
+
+def test_tensor_softmax_takes_a_dtype_and_gelu_refuses_integers():
+    x = minitorch.tensor([[1.0, 2.0]])
+    assert x.softmax(-1, dtype=minitorch.float64).dtype == minitorch.float64
+    assert x.log_softmax(1, minitorch.float64).dtype == minitorch.float64
+    with pytest.raises(NotImplementedError, match=r"gelu: .*int64.*\.float\(\)"):  # as PyTorch
+        F.gelu(minitorch.ones(3, dtype=minitorch.int64))
