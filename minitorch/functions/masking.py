@@ -7,6 +7,7 @@ incoming gradient where the element was kept, zero where it was replaced.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from minitorch.autograd.function import BackwardNode, Function
@@ -66,8 +67,14 @@ def masked_fill(x: Tensor, mask: Tensor, value: Any) -> Tensor:
         raise MiniTorchError(
             f"masked_fill: the mask of shape {tuple(mask.shape)} must broadcast to the tensor's shape {tuple(x.shape)}"
         )
-    if x.data.dtype.kind in "biu" and isinstance(value, float) and not value.is_integer():
-        raise MiniTorchError(f"masked_fill: cannot fill a {x.dtype} tensor with {value!r}")
+    if x.data.dtype.kind in "iu" and isinstance(value, float):
+        # As PyTorch: an integer tensor takes the number cut toward zero (2.5 -> 2); nan, inf
+        # and numbers beyond int64 have no integer to become.
+        if not (math.isfinite(value) and -(2.0**63) <= value < 2.0**63):
+            raise MiniTorchError(
+                f"masked_fill: value {value!r} cannot be converted to {x.dtype} without overflow"
+            )
+        value = int(value)
     return MaskedFill.apply(x, mask, value)
 
 

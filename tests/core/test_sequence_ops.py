@@ -129,6 +129,18 @@ def test_masked_fill_errors():
         x.masked_fill(minitorch.ones(2, 3, 4).bool(), 0.0)
 
 
+@pytest.mark.parametrize("value", [2.5, -2.5, 2.0, 7])
+@pytest.mark.parametrize("dtype", ["int64", "bool", "float32"])
+def test_masked_fill_converts_the_value_to_the_tensors_dtype_as_torch(value, dtype):
+    data, mask = [1, 0, 3], [True, False, True]
+    ours = minitorch.tensor(np.array(data, dtype=dtype)).masked_fill(minitorch.tensor(mask), value)
+    theirs = torch.tensor(np.array(data, dtype=dtype)).masked_fill(torch.tensor(mask), value)
+    assert ours.tolist() == theirs.tolist() and str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
+    for bad in (float("nan"), float("inf"), 1e30):  # no int64 to become: an error in both
+        with pytest.raises(RuntimeError, match="overflow"):
+            minitorch.tensor([1, 2]).masked_fill(minitorch.tensor([True, False]), bad)
+
+
 @pytest.mark.parametrize("diagonal", [-1, 0, 2])
 @pytest.mark.parametrize("name", ["tril", "triu"])
 def test_tril_triu(rng, name, diagonal):
