@@ -32,6 +32,7 @@ CASES = [
     ("polynomial_nn_optim.py", ["rmsprop"], 1e-2, 2e-3),
     ("digits_classifier.py", [], 1e-4, 2e-6),
     ("tensor_tour.py", [], 1e-6, 1e-7),
+    ("build_model.py", [], 1e-5, 1e-6),
 ]
 
 
