@@ -5,7 +5,9 @@
 function, ``.get()`` copies to the host, ``scatter_add`` adds at repeated indices, and
 the memory-pool and runtime calls answer. Like real CuPy, mixing a device array with a
 plain NumPy array in arithmetic is a ``TypeError``, so an op that builds a host array
-and combines it with device data fails here as it would on a GPU.
+and combines it with device data fails here as it would on a GPU. Also as in CuPy: an
+out-of-range integer array index wraps around instead of raising, and indexing one element
+gives a 0-d device array, not a host scalar.
 
 What it cannot catch: NumPy calls that accept device arrays here but not in CuPy (for
 instance ``np.asarray(device_array)``, which real CuPy refuses). The real-GPU tests
@@ -50,7 +52,7 @@ class FakeDeviceArray(np.ndarray):
 
     def scatter_add(self, index, values):
         """``self[index] += values`` with repeated indices adding up (CuPy's atomics)."""
-        np.add.at(self.view(np.ndarray), _host(index), _host(values))
+        np.add.at(self.view(np.ndarray), _wrapped(_host(index), self.shape), _host(values))
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         for value in inputs + tuple(kwargs.get("out", ()) or ()):
@@ -70,11 +72,18 @@ class FakeDeviceArray(np.ndarray):
     def __getitem__(self, index):
         if _has_array_index(index):
             LAUNCHES["gather"] += 1
-        return super().__getitem__(_host(index))
+        # One element is a 0-d device array in CuPy, not a host scalar as NumPy gives.
+        return _device(super().__getitem__(_wrapped(_host(index), self.shape)))
 
     def __setitem__(self, index, value):
         LAUNCHES["scatter" if _has_array_index(index) else "fill"] += 1
-        super().__setitem__(_host(index), _host(value))
+        super().__setitem__(_wrapped(_host(index), self.shape), _host(value))
+
+    def argmax(self, *args, **kwargs):
+        return _device(super().argmax(*args, **kwargs))  # a 0-d device array, as in CuPy
+
+    def argmin(self, *args, **kwargs):
+        return _device(super().argmin(*args, **kwargs))
 
     def copy(self, order="C"):
         LAUNCHES["copy"] += 1
@@ -95,6 +104,32 @@ def _host(value):
     if isinstance(value, list):
         return [_host(v) for v in value]
     return value
+
+
+def _wrapped(index, shape):
+    """``index`` with its integer arrays taken modulo their axis's size.
+
+    Real CuPy does not check integer array indices: an out-of-range one wraps around
+    (``x[[1, 3]]`` of 3 elements reads ``x[1], x[0]``), where NumPy raises IndexError. So an
+    op must check its indices itself (``functions/bounds.py``); here, as on a GPU, the
+    gather or scatter silently reads or writes the wrong element.
+    """
+    parts = index if isinstance(index, tuple) else (index,)
+    if not any(isinstance(p, (np.ndarray, list)) for p in parts):
+        return index
+    parts = [np.asarray(p) if isinstance(p, list) else p for p in parts]
+    used = sum(p.ndim if isinstance(p, np.ndarray) and p.dtype == bool else 1
+               for p in parts if p is not None and p is not Ellipsis)
+    wrapped, axis = [], 0
+    for p in parts:
+        if p is Ellipsis:
+            axis += len(shape) - used
+        elif isinstance(p, np.ndarray) and p.dtype.kind in "iu" and axis < len(shape) and shape[axis] > 0:
+            p = np.mod(p, shape[axis])
+        if p is not None and p is not Ellipsis:
+            axis += p.ndim if isinstance(p, np.ndarray) and p.dtype == bool else 1
+        wrapped.append(p)
+    return tuple(wrapped) if isinstance(index, tuple) else wrapped[0]
 
 
 def _device(value):
@@ -326,6 +361,13 @@ class FakeCupy(types.ModuleType):
 
     def asarray(self, value, dtype=None):
         return _upload(value, dtype)  # a copy to device memory needs no compiled kernel
+
+    def take(self, a, indices, axis=None, out=None):
+        """``cupy.take``: out-of-range indices wrap around (NumPy's ``mode="wrap"``), unchecked."""
+        if not self._nvrtc:
+            raise RuntimeError("fake cupy: NVRTC is missing, cannot compile take")
+        LAUNCHES["take"] += 1
+        return _device(np.take(_host(a), _host(indices), axis=axis, mode="wrap"))
 
     def ElementwiseKernel(self, in_params, out_params, operation, name="kernel"):  # noqa: N802
         return FakeElementwiseKernel(in_params, out_params, operation, name, nvrtc=self._nvrtc)
