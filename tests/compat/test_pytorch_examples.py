@@ -33,6 +33,7 @@ CASES = [
     ("digits_classifier.py", [], 1e-4, 2e-6),
     ("tensor_tour.py", [], 1e-6, 1e-7),
     ("build_model.py", [], 1e-5, 1e-6),
+    ("autograd_basics.py", [], 1e-5, 1e-6),
 ]
 
 
