@@ -396,15 +396,32 @@ def fmod(a: Tensor, b: Operand) -> Tensor:
     if a.data.dtype.kind == "b" or (isinstance(b, Tensor) and b.data.dtype.kind == "b"):
         raise NotImplementedError(f"fmod(): not implemented for bool tensors ({a.dtype} and {_dtype_name(b)})")
     a, b = promote(a, b)
-    b_data: Any = b.data if isinstance(b, Tensor) else b
     if a.data.dtype.kind in "iu":
-        xp = backends.module_of(a.data)
-        if bool(xp.any(xp.asarray(b_data) == 0)):
-            raise MiniTorchError(
-                "fmod(): integer division by zero (PyTorch: ZeroDivisionError); the divisor has a 0 element; "
-                "use float tensors, e.g. a.float(), for NaN instead"
-            )
+        _check_no_zero_divisor(a, b)
     return Fmod.apply(a, b)
+
+
+def _check_no_zero_divisor(a: Tensor, b: Operand) -> None:
+    """Integer fmod by 0 has no answer: an error, raised without making Python wait for a GPU.
+
+    A number is checked here. A tensor on a GPU is checked there, as ``bounds.py`` checks
+    indices: reading the result back now would be a sync per call, so the error is raised at
+    the next sync point instead (with ``set_debug(True)``: at once). On the CPU: at once.
+    """
+    error = MiniTorchError(
+        "fmod(): integer division by zero (PyTorch: ZeroDivisionError); the divisor has a 0 element; "
+        "use float tensors, e.g. a.float(), for NaN instead"
+    )
+    if a.data.size == 0:  # no element is divided
+        return
+    if not isinstance(b, Tensor):
+        if b == 0:
+            raise error
+        return
+    has_zero = (b.data == 0).any()  # a 0-d array on b's device (False when b is empty)
+    if SWITCHES.debug and bool(has_zero):
+        raise error
+    backends.of(b.data).check_on_device(has_zero, error)
 
 
 def _dtype_name(value: Any) -> str:
