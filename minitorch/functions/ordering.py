@@ -20,6 +20,7 @@ from minitorch.errors import MiniTorchError, check_dim, check_int
 from minitorch.functions.reductions import Dims, _grad_keepdim, normalize_dims
 from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.return_types import SortResult, TopKResult
+from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
 
@@ -109,9 +110,9 @@ def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
     The result is always sorted (PyTorch leaves the order open when ``sorted=False``).
     """
     k = check_int("topk", "k", k)
+    x, axis = _as_1d("topk", a, dim)  # a bad dim is an IndexError first, as in PyTorch
     if a.data.dtype.kind == "b":
         raise MiniTorchError("topk: does not support bool tensors (as PyTorch); convert first, e.g. .long()")
-    x, axis = _as_1d("topk", a, dim)
     n = x.shape[axis]
     if a.ndim == 0 and k in (0, 1):  # PyTorch gives the element itself for k=0 too
         return TopKResult(*sort(a))
@@ -191,12 +192,24 @@ class CumProd(Function):
 
 def _running(op: str, fn: type[Function], a: Tensor, dim: int, dtype: DTypeLike | None) -> Tensor:
     """cumsum/cumprod: ``dtype`` first (bool and int inputs count in int64, as PyTorch)."""
+    check_dim(op, dim, a.ndim)  # a bad dim is reported before a bad dtype, as in PyTorch
     if dtype is not None:
-        a = a.to(get_dtype(dtype))
+        a = _to_dtype(op, a, dtype)
     elif a.data.dtype.kind in "biu":
         a = a.long()
     x, axis = _as_1d(op, a, dim)
     return _back_to_0d(a, fn.apply(x, axis))[0]
+
+
+def _to_dtype(op: str, a: Tensor, dtype: DTypeLike) -> Tensor:
+    """``a`` converted to the ``dtype=`` argument; PyTorch refuses an integer one when ``a`` needs a gradient."""
+    target = get_dtype(dtype)
+    if not target.is_floating_point and a.requires_grad and SWITCHES.grad_enabled:
+        raise MiniTorchError(
+            f"{op}: autograd does not support dtype {target} (the {a.dtype} input requires grad); "
+            "use a floating dtype, or detach the input first"
+        )
+    return a.to(target)
 
 
 def cumsum(a: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
@@ -236,8 +249,10 @@ class Prod(Function):
 
 def prod(a: Tensor, dim: int | None = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> Tensor:
     """Product of all elements, or along ``dim`` (one int, as in PyTorch); bool and int give int64."""
+    if dim is not None:  # a bad dim is reported before a bad dtype, as in PyTorch
+        check_dim("prod", dim, a.ndim)
     if dtype is not None:
-        a = a.to(get_dtype(dtype))
+        a = _to_dtype("prod", a, dtype)
     elif a.data.dtype.kind in "biu":
         a = a.long()
     if dim is not None:
@@ -319,6 +334,12 @@ def norm(
     if dtype is not None:
         a = a.to(get_dtype(dtype))
     axes = normalize_dims("norm", dim, a.ndim)
+    if not isinstance(p, str) and p < 0 and any(a.shape[i] == 0 for i in axes):
+        # The smallest |a| (p = -inf) or a sum of 1/|a|**|p| over nothing has no value (as PyTorch).
+        raise MiniTorchError(
+            f"norm: cannot compute the {p} norm over an empty dimension of shape {tuple(a.shape)} (dim {dim}): "
+            "a negative p has no identity"
+        )
     if p == "fro" or p == 2:
         return Norm2.apply(a, axes, keepdim)
     if p == 1:
@@ -387,5 +408,7 @@ def roll(a: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | Non
         )
     if a.ndim == 0:
         raise IndexError(f"roll: dimension specified as {dim_list[0]} but tensor has no dimensions")
+    if a.data.size == 0:  # nothing to move: PyTorch returns a copy without checking dims
+        return a.clone()
     axes = tuple(check_dim("roll", d, a.ndim) for d in dim_list)
     return Roll.apply(a, shift_list, axes)

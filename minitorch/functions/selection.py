@@ -99,6 +99,8 @@ def gather(a: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> 
     axis = check_dim("gather", dim, a.ndim)
     if a.ndim <= 1 and index.ndim <= 1 and 0 in (a.ndim, index.ndim):  # PyTorch takes 0-d as 1-d here
         return gather(a.reshape(-1), 0, index.reshape(-1)).reshape(index.shape)
+    if index.data.size == 0:  # nothing picked: PyTorch skips the shape checks and returns index's shape
+        return reshape(getitem(a.reshape(-1), slice(0, 0)), tuple(index.shape))
     _check_fits("gather", index, axis, [("input", a, True)])
     _check_range("gather", index.data, a.shape[axis], axis)
     return Gather.apply(a, index, axis)  # the Tensor: an in-place change before backward is caught
@@ -242,7 +244,16 @@ def unique(
     axis = None if dim is None else check_dim("unique", dim, a.ndim)
     if axis is not None and a.ndim == 0:
         raise IndexError(f"unique: dimension {dim} is out of range for a 0-d tensor")
-    values, inverse, counts = xp.unique(a.data, return_inverse=True, return_counts=True, axis=axis)
+    if axis is not None and 0 in a.shape and (a.shape.count(0) > 1 or a.shape[axis] != 0):
+        # PyTorch's rule: the slices along dim are compared, so an empty dim may only be dim itself.
+        raise MiniTorchError(
+            f"unique: shape {tuple(a.shape)} along dim {dim}: only dim itself may have size 0 "
+            "(the slices compared must not be empty)"
+        )
+    # Along a dim, CuPy compares slices by subtracting them, which it refuses for bools: use 0/1 bytes.
+    data = a.data.astype("uint8") if axis is not None and a.data.dtype.kind == "b" else a.data
+    values, inverse, counts = xp.unique(data, return_inverse=True, return_counts=True, axis=axis)
+    values = values.astype(a.data.dtype, copy=False)  # (bool again)
     out = [Tensor._make(values, None, False)]  # no gradient: which copy would it go to?
     if return_inverse:  # where each element's value (each slice along dim) is in ``values``
         shape = a.shape if axis is None else (a.shape[axis],)
@@ -255,10 +266,12 @@ def unique(
 # ---------------------------------------------------------------------- pieces: narrow, select, unbind
 def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
     """``length`` elements of ``a`` along ``dim`` from ``start`` (a view: the slice a[..., start:start+length])."""
-    axis = check_dim("narrow", dim, a.ndim)
-    start, length = check_int("narrow", "start", start), check_int("narrow", "length", length)
-    if a.ndim == 0:
+    if a.ndim == 0:  # before the dim check: PyTorch's RuntimeError, not an IndexError
         raise MiniTorchError("narrow() cannot be applied to a 0-dim tensor")
+    start, length = check_int("narrow", "start", start), check_int("narrow", "length", length)
+    if length < 0:  # checked before dim, as in PyTorch
+        raise MiniTorchError(f"narrow(): length must be non-negative, got {length}")
+    axis = check_dim("narrow", dim, a.ndim)
     n = a.shape[axis]
     if not -n <= start <= n:
         raise MiniTorchIndexError(f"narrow: start {start} is out of range for dimension {axis} of size {n}")
