@@ -33,6 +33,7 @@ from minitorch.switches import SWITCHES
 # Bound by _link_ops(); None until then.
 _ops: Any = None  # the minitorch.functions package
 Tensor: Any = None
+_check_bound_kinds: Any = None  # elementwise_more's check of clamp's bounds
 
 _CATEGORY_NAMES = {0: "Bool", 1: "Long", 2: "Float"}
 
@@ -74,6 +75,7 @@ class InPlaceMethods:
     # ------------------------------------------------------------------ elementwise ops
     def clamp_(self, min: Any = None, max: Any = None) -> Any:
         """In-place ``clamp``: limit every element to [min, max]."""
+        _check_bound_kinds("clamp_", min, max)
         return self._apply_op("clamp_", _ops.clamp, min, max)
 
     clip_ = clamp_
@@ -166,8 +168,15 @@ class InPlaceMethods:
             _refuse_leaf(me, name)
         result = op(me, *args)
         # The result keeps this tensor's dtype (exp_ of a float32 tensor with a float64 exponent
-        # stays float32); a float result for an integer tensor is refused by _write_recorded.
-        if result.data.dtype != me.data.dtype and not (result.data.dtype.kind == "f" and me.data.dtype.kind != "f"):
+        # stays float32), but never drops to a lower kind: a float result for an integer tensor,
+        # or an integer one for a bool tensor, is refused (PyTorch's "can't be cast" error).
+        mine, theirs = dtype_of_array(me.data).category, dtype_of_array(result.data).category
+        if theirs > mine:
+            raise MiniTorchError(
+                f"{name}: result type {_CATEGORY_NAMES[theirs]} can't be cast to the desired output type "
+                f"{_CATEGORY_NAMES[mine]} (a {me.dtype} tensor); convert first, e.g. x = x.float()"
+            )
+        if result.data.dtype != me.data.dtype:
             result = _ops.cast(result, me.dtype)
         return _write_recorded(me, name, result)
 
@@ -299,6 +308,7 @@ def _check_result_dtype(tensor: Any, name: str, op_name: str, value: Any) -> Non
 
 def _link_ops() -> None:
     """Import what the methods above call; run by ``tensor.py`` right after ``Tensor`` exists."""
-    global _ops, Tensor
+    global _ops, Tensor, _check_bound_kinds
     from minitorch import functions as _ops
+    from minitorch.functions.elementwise_more import check_bound_kinds as _check_bound_kinds
     from minitorch.tensor import Tensor

@@ -393,9 +393,9 @@ def fmod(a: Tensor, b: Operand) -> Tensor:
     Integer ``fmod(a, 0)`` is an error, as in PyTorch (floats give NaN).
     """
     _tensor("fmod", a)
-    if a.data.dtype.kind == "b" or (isinstance(b, Tensor) and b.data.dtype.kind == "b"):
-        raise NotImplementedError(f"fmod(): not implemented for bool tensors ({a.dtype} and {_dtype_name(b)})")
     a, b = promote(a, b)
+    if a.data.dtype.kind == "b":  # only when both are bool: a bool divisor of a number tensor is 0 or 1
+        raise NotImplementedError(f"fmod(): not implemented for bool tensors ({a.dtype} and {_dtype_name(b)})")
     if a.data.dtype.kind in "iu":
         _check_no_zero_divisor(a, b)
     return Fmod.apply(a, b)
@@ -453,7 +453,20 @@ def lerp(start: Tensor, end: Tensor, weight: Operand) -> Tensor:
 
 def clip(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """Alias of ``clamp``: limit each element to ``[min, max]``."""
+    check_bound_kinds("clip", min, max)
     return clamp(a, min, max)
+
+
+def check_bound_kinds(op: str, low: Any, high: Any) -> None:
+    """PyTorch's clamp takes two tensor bounds or two number bounds, not one of each: a
+    tensor mixed with a number fits only when it can be read as a number (0-d, no gradient)."""
+    tensors = [b for b in (low, high) if isinstance(b, Tensor)]
+    numbers = [b for b in (low, high) if b is not None and not isinstance(b, Tensor)]
+    if tensors and numbers and any(t.ndim > 0 or t.requires_grad for t in tensors):
+        raise TypeError(
+            f"{op}(): min and max must both be tensors or both be numbers, got "
+            f"{_dtype_name(low)} and {_dtype_name(high)} (a 0-d tensor that needs no gradient counts as a number)"
+        )
 
 
 def clamp_min(a: Tensor, min: Any) -> Tensor:
@@ -469,10 +482,10 @@ def clamp_max(a: Tensor, max: Any) -> Tensor:
 
 
 def _not_bool_bound(op: str, a: Tensor, bound: Any) -> None:
-    """A bool tensor clamped by a bool: PyTorch has no bool kernel (a number bound gives int64)."""
+    """A bool tensor clamped by a Python bool: PyTorch has no bool kernel for a number bound
+    (an int bound gives int64; a bool tensor bound works)."""
     _tensor(op, a)
-    bound_is_bool = isinstance(bound, bool) or (isinstance(bound, Tensor) and bound.data.dtype.kind == "b")
-    if a.data.dtype.kind == "b" and bound_is_bool:
+    if a.data.dtype.kind == "b" and isinstance(bound, bool):
         raise NotImplementedError(f"{op}(): not implemented for a bool tensor with a bool bound; convert first")
 
 
