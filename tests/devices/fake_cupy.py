@@ -369,6 +369,20 @@ class FakeCupy(types.ModuleType):
         LAUNCHES["take"] += 1
         return _device(np.take(_host(a), _host(indices), axis=axis, mode="wrap"))
 
+    def argsort(self, a, axis=-1, kind=None):
+        """``cupy.argsort``: always stable; ``kind`` may only be None or "stable" (NumPy has more)."""
+        if kind not in (None, "stable"):
+            raise ValueError("kind can only be None or 'stable'")
+        return self.__getattr__("argsort")(a, axis=axis, kind="stable")
+
+    def unique(self, ar, *args, axis=None, **kwargs):
+        """``cupy.unique``: along an ``axis`` it compares slices by subtracting them, which CuPy
+        refuses for bool arrays (TypeError: boolean subtract), where NumPy's unique works."""
+        if axis is not None and np.dtype(ar.dtype) == bool:
+            raise TypeError("cupy boolean subtract, the `-` operator, is deprecated, use the bitwise_xor, "
+                            "the `^` operator, or the logical_xor function instead.")
+        return self.__getattr__("unique")(ar, *args, axis=axis, **kwargs)
+
     def ElementwiseKernel(self, in_params, out_params, operation, name="kernel"):  # noqa: N802
         return FakeElementwiseKernel(in_params, out_params, operation, name, nvrtc=self._nvrtc)
 

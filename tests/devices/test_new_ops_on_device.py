@@ -180,6 +180,10 @@ VALUE_OPS = {
         minitorch.cat([_ints(a), _ints(a)[:1]]).long(), dim=0, return_inverse=True, return_counts=True
     ),
     "unique_bool": lambda a: minitorch.unique(a > 0, return_inverse=True, return_counts=True),
+    "unique_bool_dim": lambda a: minitorch.unique(
+        minitorch.cat([a > 0, a[:1] > 0]), dim=0, return_inverse=True, return_counts=True
+    ),
+    "unique_float_dim": lambda a: minitorch.unique(minitorch.cat([a, a[:, 1:]], 1), dim=1, return_inverse=True),
     "count_nonzero": lambda a: (minitorch.count_nonzero(_ints(a)), minitorch.count_nonzero(_ints(a), dim=1)),
     "gather_int": lambda a: (_ints(a).long().gather(0, on(a.device, [[2, 1, 0, 0]])),),
     "masked_select_int": lambda a: (_ints(a).long().masked_select(a > 0),),
