@@ -184,6 +184,10 @@ VALUE_OPS = {
         minitorch.cat([a > 0, a[:1] > 0]), dim=0, return_inverse=True, return_counts=True
     ),
     "unique_float_dim": lambda a: minitorch.unique(minitorch.cat([a, a[:, 1:]], 1), dim=1, return_inverse=True),
+    "unbind_broadcast_tensors_hstack": lambda a: (
+        *a.unbind(1), *minitorch.broadcast_tensors(a, a[:1, :1]), minitorch.hstack([a[0], a[1, :2]]),
+        minitorch.vstack([a[0], a[1]]),
+    ),
     "count_nonzero": lambda a: (minitorch.count_nonzero(_ints(a)), minitorch.count_nonzero(_ints(a), dim=1)),
     "gather_int": lambda a: (_ints(a).long().gather(0, on(a.device, [[2, 1, 0, 0]])),),
     "masked_select_int": lambda a: (_ints(a).long().masked_select(a > 0),),
@@ -343,6 +347,15 @@ def test_an_out_of_range_device_index_raises(device, name, rng):
     sync(device)  # reported once, then forgotten
 
 
+@pytest.mark.parametrize("name", ["gather_too_big", "index_select_negative", "scatter_too_big"])
+def test_debug_mode_checks_a_gpu_index_at_once(fake_gpu, name):
+    """set_debug(True): the index is read back and checked at the call, naming the bad value."""
+    minitorch.autograd.set_debug(True)  # the tests' teardown resets the switches
+    a = minitorch.ones(3, 4).to("cuda")
+    with pytest.raises(MiniTorchIndexError, match=r"index -?\d+ is out of bounds"):
+        BAD_INDEX[name](a, "cuda")
+
+
 def test_integer_fmod_by_zero_raises_on_device(device):
     a = on(device, [3, -7, 8])
     with pytest.raises(MiniTorchError, match="division by zero"):
@@ -351,6 +364,10 @@ def test_integer_fmod_by_zero_raises_on_device(device):
         minitorch.fmod(a, on(device, [1, 0, 2]))
         sync(device)
     sync(device)
+    minitorch.autograd.set_debug(True)
+    with pytest.raises(MiniTorchError, match="division by zero"):
+        minitorch.fmod(a, on(device, [[1, 2, 3], [1, 0, 2]]))  # at once
+    assert minitorch.fmod(a[:0], on(device, [0])).shape == (0,)  # nothing divided
 
 
 def test_errors_match_cpu(device):
