@@ -33,47 +33,53 @@ def _bool_result(out: Array) -> Tensor:
 
 
 # ---------------------------------------------------------------------- tests of each element
-def isnan(a: Tensor) -> Tensor:
+def isnan(input: Tensor) -> Tensor:
     """True where an element is NaN (never for integer tensors)."""
-    _tensor("isnan", a)
-    xp = backends.module_of(a.data)
-    return _bool_result(xp.isnan(a.data) if a.data.dtype.kind == "f" else xp.zeros(a.data.shape, dtype=bool))
+    _tensor("isnan", input)
+    xp = backends.module_of(input.data)
+    return _bool_result(
+        xp.isnan(input.data) if input.data.dtype.kind == "f" else xp.zeros(input.data.shape, dtype=bool)
+    )
 
 
-def isinf(a: Tensor) -> Tensor:
+def isinf(input: Tensor) -> Tensor:
     """True where an element is +inf or -inf (never for integer tensors)."""
-    _tensor("isinf", a)
-    xp = backends.module_of(a.data)
-    return _bool_result(xp.isinf(a.data) if a.data.dtype.kind == "f" else xp.zeros(a.data.shape, dtype=bool))
+    _tensor("isinf", input)
+    xp = backends.module_of(input.data)
+    return _bool_result(
+        xp.isinf(input.data) if input.data.dtype.kind == "f" else xp.zeros(input.data.shape, dtype=bool)
+    )
 
 
-def isfinite(a: Tensor) -> Tensor:
+def isfinite(input: Tensor) -> Tensor:
     """True where an element is neither NaN nor infinite (always for integer tensors)."""
-    _tensor("isfinite", a)
-    xp = backends.module_of(a.data)
-    return _bool_result(xp.isfinite(a.data) if a.data.dtype.kind == "f" else xp.ones(a.data.shape, dtype=bool))
+    _tensor("isfinite", input)
+    xp = backends.module_of(input.data)
+    return _bool_result(
+        xp.isfinite(input.data) if input.data.dtype.kind == "f" else xp.ones(input.data.shape, dtype=bool)
+    )
 
 
 # ---------------------------------------------------------------------- logic
-def logical_not(a: Tensor) -> Tensor:
+def logical_not(input: Tensor) -> Tensor:
     """True where an element is zero (False), for any dtype."""
-    _tensor("logical_not", a)
-    return _bool_result(backends.module_of(a.data).logical_not(a.data))
+    _tensor("logical_not", input)
+    return _bool_result(backends.module_of(input.data).logical_not(input.data))
 
 
-def logical_and(a: Tensor, b: Tensor) -> Tensor:
+def logical_and(input: Tensor, other: Tensor) -> Tensor:
     """True where both elements are nonzero, with broadcasting, for any dtypes."""
-    return _logical("logical_and", a, b)
+    return _logical("logical_and", input, other)
 
 
-def logical_or(a: Tensor, b: Tensor) -> Tensor:
+def logical_or(input: Tensor, other: Tensor) -> Tensor:
     """True where either element is nonzero, with broadcasting, for any dtypes."""
-    return _logical("logical_or", a, b)
+    return _logical("logical_or", input, other)
 
 
-def logical_xor(a: Tensor, b: Tensor) -> Tensor:
+def logical_xor(input: Tensor, other: Tensor) -> Tensor:
     """True where exactly one of the two elements is nonzero, with broadcasting."""
-    return _logical("logical_xor", a, b)
+    return _logical("logical_xor", input, other)
 
 
 def _logical(op: str, a: Tensor, b: Tensor) -> Tensor:
@@ -93,85 +99,85 @@ def _same_device(op: str, a: Tensor, b: Tensor) -> None:
 # ---------------------------------------------------------------------- comparisons as functions
 # The operators live on the Tensor (tensor_operators.py); these are PyTorch's function forms,
 # which want a Tensor first (``torch.lt(2, x)`` is a TypeError) and a Tensor or number second.
-def eq(a: Tensor, b: Any) -> Tensor:
+def eq(input: Tensor, other: Any) -> Tensor:
     """``a == b`` elementwise (a bool tensor)."""
-    _tensor("eq", a)
-    return a.eq(b)
+    _tensor("eq", input)
+    return input.eq(other)
 
 
-def ne(a: Tensor, b: Any) -> Tensor:
+def ne(input: Tensor, other: Any) -> Tensor:
     """``a != b`` elementwise."""
-    _tensor("ne", a)
-    return a.ne(b)
+    _tensor("ne", input)
+    return input.ne(other)
 
 
-def lt(a: Tensor, b: Any) -> Tensor:
+def lt(input: Tensor, other: Any) -> Tensor:
     """``a < b`` elementwise."""
-    _tensor("lt", a)
-    return a.lt(b)
+    _tensor("lt", input)
+    return input.lt(other)
 
 
-def le(a: Tensor, b: Any) -> Tensor:
+def le(input: Tensor, other: Any) -> Tensor:
     """``a <= b`` elementwise."""
-    _tensor("le", a)
-    return a.le(b)
+    _tensor("le", input)
+    return input.le(other)
 
 
-def gt(a: Tensor, b: Any) -> Tensor:
+def gt(input: Tensor, other: Any) -> Tensor:
     """``a > b`` elementwise."""
-    _tensor("gt", a)
-    return a.gt(b)
+    _tensor("gt", input)
+    return input.gt(other)
 
 
-def ge(a: Tensor, b: Any) -> Tensor:
+def ge(input: Tensor, other: Any) -> Tensor:
     """``a >= b`` elementwise."""
-    _tensor("ge", a)
-    return a.ge(b)
+    _tensor("ge", input)
+    return input.ge(other)
 
 
 # ---------------------------------------------------------------------- closeness and equality
-def isclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
     """True where ``|a - b| <= atol + rtol * |b|`` (equal infinities count as close).
 
     Both tensors must have the same dtype, as in PyTorch (compare ``a.double()`` with a
     float64 one); NaN is close to NaN only with ``equal_nan=True``.
     """
-    _tensor("isclose", a)
-    _tensor("isclose", b, "other", 2)
-    if a.dtype != b.dtype:
-        names = (_SCALAR_NAMES.get(t.dtype.name, t.dtype.name) for t in (a, b))
+    _tensor("isclose", input)
+    _tensor("isclose", other, "other", 2)
+    if input.dtype != other.dtype:
+        names = (_SCALAR_NAMES.get(t.dtype.name, t.dtype.name) for t in (input, other))
         raise MiniTorchError("isclose(): {} did not match {}; convert one first, e.g. b.to(a.dtype)".format(*names))
     if rtol < 0 or atol < 0:
         raise MiniTorchError(f"isclose(): rtol and atol must be >= 0, got rtol={rtol}, atol={atol}")
-    _same_device("isclose", a, b)
-    broadcast_shape(tuple(a.shape), tuple(b.shape), op="isclose")
-    xp = backends.module_of(a.data)
-    a_data, b_data = a.data, b.data
+    _same_device("isclose", input, other)
+    broadcast_shape(tuple(input.shape), tuple(other.shape), op="isclose")
+    xp = backends.module_of(input.data)
+    a_data, b_data = input.data, other.data
     if a_data.dtype.kind != "f":  # integers (and bools): PyTorch compares them exactly when rtol = atol = 0
         a_data, b_data = a_data.astype("float64"), b_data.astype("float64")
     return _bool_result(xp.isclose(a_data, b_data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-def allclose(a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
-    """True when every element of ``a`` is close to ``b``'s (see ``isclose``): a Python bool."""
-    return bool(isclose(a, b, rtol, atol, equal_nan).data.all())
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    """True when every element of ``input`` is close to ``other``'s (see ``isclose``): a Python bool."""
+    return bool(isclose(input, other, rtol, atol, equal_nan).data.all())
 
 
-def equal(a: Tensor, b: Tensor) -> bool:
+def equal(input: Tensor, other: Tensor) -> bool:
     """True when both tensors have the same shape and the same values (NaN never equals NaN)."""
-    _tensor("equal", a)
-    _tensor("equal", b, "other", 2)
-    _same_device("equal", a, b)
-    if tuple(a.shape) != tuple(b.shape):
+    _tensor("equal", input)
+    _tensor("equal", other, "other", 2)
+    _same_device("equal", input, other)
+    if tuple(input.shape) != tuple(other.shape):
         return False
-    return bool((a.data == b.data).all())
+    return bool((input.data == other.data).all())
 
 
 # ---------------------------------------------------------------------- predicates
-def numel(a: Tensor) -> int:
-    """The number of elements of ``a``."""
-    _tensor("numel", a)
-    return a.numel()
+def numel(input: Tensor) -> int:
+    """The number of elements of ``input``."""
+    _tensor("numel", input)
+    return input.numel()
 
 
 def is_tensor(obj: Any) -> bool:
@@ -179,7 +185,7 @@ def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
 
 
-def is_floating_point(a: Tensor) -> bool:
+def is_floating_point(input: Tensor) -> bool:
     """True for a tensor of a floating dtype (float16, float32, float64)."""
-    _tensor("is_floating_point", a)
-    return a.is_floating_point()
+    _tensor("is_floating_point", input)
+    return input.is_floating_point()

@@ -295,31 +295,31 @@ def _float_math(op: str, a: Tensor) -> Tensor:
     return a
 
 
-def round(a: Tensor, *, decimals: int = 0) -> Tensor:
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     """Round each element to ``decimals`` places, halves to even (0.5 -> 0, 1.5 -> 2)."""
-    _tensor("round", a)
-    _not_bool("round", a)
+    _tensor("round", input)
+    _not_bool("round", input)
     decimals = check_int("round", "decimals", decimals)
-    if a.data.dtype.kind != "f":
+    if input.data.dtype.kind != "f":
         if decimals != 0:  # as PyTorch: integer tensors only round to whole numbers
-            raise NotImplementedError(f"round(): decimals={decimals} not implemented for a {a.dtype} tensor")
-        return a.clone()
-    return Round.apply(a, decimals)
+            raise NotImplementedError(f"round(): decimals={decimals} not implemented for a {input.dtype} tensor")
+        return input.clone()
+    return Round.apply(input, decimals)
 
 
-def floor(a: Tensor) -> Tensor:
+def floor(input: Tensor) -> Tensor:
     """The largest integer <= each element (integer tensors are returned as a copy)."""
-    return _rounding("floor", Floor, a)
+    return _rounding("floor", Floor, input)
 
 
-def ceil(a: Tensor) -> Tensor:
+def ceil(input: Tensor) -> Tensor:
     """The smallest integer >= each element (integer tensors are returned as a copy)."""
-    return _rounding("ceil", Ceil, a)
+    return _rounding("ceil", Ceil, input)
 
 
-def trunc(a: Tensor) -> Tensor:
+def trunc(input: Tensor) -> Tensor:
     """Each element rounded toward zero (integer tensors are returned as a copy)."""
-    return _rounding("trunc", Trunc, a)
+    return _rounding("trunc", Trunc, input)
 
 
 def _rounding(op: str, function: type[Function], a: Tensor) -> Tensor:
@@ -328,77 +328,77 @@ def _rounding(op: str, function: type[Function], a: Tensor) -> Tensor:
     return function.apply(a) if a.data.dtype.kind == "f" else a.clone()
 
 
-def sign(a: Tensor) -> Tensor:
+def sign(input: Tensor) -> Tensor:
     """-1, 0 or 1 for each element by its sign (a bool tensor stays bool); zero gradient."""
-    _tensor("sign", a)
-    return Sign.apply(a)
+    _tensor("sign", input)
+    return Sign.apply(input)
 
 
-def reciprocal(a: Tensor) -> Tensor:
+def reciprocal(input: Tensor) -> Tensor:
     """1 / each element (integer inputs give floats)."""
-    return Reciprocal.apply(_float_math("reciprocal", a))
+    return Reciprocal.apply(_float_math("reciprocal", input))
 
 
-def rsqrt(a: Tensor) -> Tensor:
+def rsqrt(input: Tensor) -> Tensor:
     """1 / sqrt(each element)."""
-    return Rsqrt.apply(_float_math("rsqrt", a))
+    return Rsqrt.apply(_float_math("rsqrt", input))
 
 
-def log2(a: Tensor) -> Tensor:
+def log2(input: Tensor) -> Tensor:
     """Base-2 logarithm of each element."""
-    return Log2.apply(_float_math("log2", a))
+    return Log2.apply(_float_math("log2", input))
 
 
-def log10(a: Tensor) -> Tensor:
+def log10(input: Tensor) -> Tensor:
     """Base-10 logarithm of each element."""
-    return Log10.apply(_float_math("log10", a))
+    return Log10.apply(_float_math("log10", input))
 
 
-def expm1(a: Tensor) -> Tensor:
+def expm1(input: Tensor) -> Tensor:
     """exp(a) - 1 of each element, without losing tiny a to rounding."""
-    return Expm1.apply(_float_math("expm1", a))
+    return Expm1.apply(_float_math("expm1", input))
 
 
-def exp2(a: Tensor) -> Tensor:
+def exp2(input: Tensor) -> Tensor:
     """2 to the power of each element."""
-    _tensor("exp2", a)
-    a = a if a.data.dtype.kind == "f" else cast(a, default_float())  # (not on the autocast list)
-    return Exp2.apply(a)
+    _tensor("exp2", input)
+    input = input if input.data.dtype.kind == "f" else cast(input, default_float())  # (not on the autocast list)
+    return Exp2.apply(input)
 
 
-def tan(a: Tensor) -> Tensor:
+def tan(input: Tensor) -> Tensor:
     """Tangent of each element (in radians)."""
-    return Tan.apply(_float_math("tan", a))
+    return Tan.apply(_float_math("tan", input))
 
 
-def square(a: Tensor) -> Tensor:
+def square(input: Tensor) -> Tensor:
     """a * a for each element; integer (and bool) tensors give int64, as ``a ** 2`` does."""
-    _tensor("square", a)
-    return pow(a, 2)
+    _tensor("square", input)
+    return pow(input, 2)
 
 
-def atan2(a: Tensor, b: Tensor) -> Tensor:
+def atan2(input: Tensor, other: Tensor) -> Tensor:
     """The angle in radians of the point (x=b, y=a), in (-pi, pi], with broadcasting."""
-    _tensor("atan2", a)
-    _tensor("atan2", b, "other", 2)
-    a, b = promote(a, b)
-    if a.data.dtype.kind != "f":
-        a, b = cast(a, default_float()), cast(b, default_float())
-    return Atan2.apply(a, b)
+    _tensor("atan2", input)
+    _tensor("atan2", other, "other", 2)
+    input, other = promote(input, other)
+    if input.data.dtype.kind != "f":
+        input, other = cast(input, default_float()), cast(other, default_float())
+    return Atan2.apply(input, other)
 
 
-def fmod(a: Tensor, b: Operand) -> Tensor:
-    """The remainder of a / b with the sign of ``a`` (``remainder`` follows b's sign instead).
+def fmod(input: Tensor, other: Operand) -> Tensor:
+    """The remainder of a / b with the sign of ``input`` (``remainder`` follows b's sign instead).
 
     Integer ``fmod(a, 0)`` is an error, as in PyTorch (floats give NaN).
     """
-    _tensor("fmod", a)
-    a, b = promote(a, b)
-    if a.data.dtype.kind == "b":  # only when both are bool: a bool divisor of a number tensor is 0 or 1
-        raise NotImplementedError(f"fmod(): not implemented for bool tensors ({a.dtype} and {_dtype_name(b)})")
-    if a.data.dtype.kind in "iu":
-        _check_no_zero_divisor(a, b)
-    return Fmod.apply(a, b)
+    _tensor("fmod", input)
+    input, other = promote(input, other)
+    if input.data.dtype.kind == "b":  # only when both are bool: a bool divisor of a number tensor is 0 or 1
+        raise NotImplementedError(f"fmod(): not implemented for bool tensors ({input.dtype} and {_dtype_name(other)})")
+    if input.data.dtype.kind in "iu":
+        _check_no_zero_divisor(input, other)
+    return Fmod.apply(input, other)
 
 
 def _check_no_zero_divisor(a: Tensor, b: Operand) -> None:
@@ -428,33 +428,33 @@ def _dtype_name(value: Any) -> str:
     return str(value.dtype) if isinstance(value, Tensor) else type(value).__name__
 
 
-def lerp(start: Tensor, end: Tensor, weight: Operand) -> Tensor:
+def lerp(input: Tensor, end: Tensor, weight: Operand) -> Tensor:
     """start + weight * (end - start), with broadcasting; ``weight`` is a number or a tensor.
 
-    As in PyTorch, ``start`` and ``end`` (and a tensor ``weight`` with dimensions) must share
+    As in PyTorch, ``input`` and ``end`` (and a tensor ``weight`` with dimensions) must share
     one floating dtype: lerp does no type promotion.
     """
-    _tensor("lerp", start)
+    _tensor("lerp", input)
     _tensor("lerp", end, "end", 2)
-    if start.data.dtype.kind != "f":
-        raise NotImplementedError(f"lerp(): not implemented for a {start.dtype} tensor; use floats, e.g. x.float()")
+    if input.data.dtype.kind != "f":
+        raise NotImplementedError(f"lerp(): not implemented for a {input.dtype} tensor; use floats, e.g. x.float()")
     for name, other in (("end", end), ("weight", weight)):
         # A 0-d weight tensor is exempt, as in PyTorch (it counts as a number).
-        if isinstance(other, Tensor) and (name == "end" or other.ndim > 0) and other.dtype != start.dtype:
-            raise MiniTorchError(f"lerp(): expected dtype {start.dtype} for `{name}` but got dtype {other.dtype}")
+        if isinstance(other, Tensor) and (name == "end" or other.ndim > 0) and other.dtype != input.dtype:
+            raise MiniTorchError(f"lerp(): expected dtype {input.dtype} for `{name}` but got dtype {other.dtype}")
     if isinstance(weight, Tensor):
-        weight = cast(weight, start.dtype)
+        weight = cast(weight, input.dtype)
     elif not isinstance(weight, SCALAR_TYPES):  # (a bool counts as 0 or 1, as in PyTorch)
         raise TypeError(f"lerp(): weight must be a number or a Tensor, not {type(weight).__name__}")
     else:
         weight = float(weight)
-    return Lerp.apply(start, end, weight)
+    return Lerp.apply(input, end, weight)
 
 
-def clip(a: Tensor, min: Any = None, max: Any = None) -> Tensor:
+def clip(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """Alias of ``clamp``: limit each element to ``[min, max]``."""
     check_bound_kinds("clip", min, max)
-    return clamp(a, min, max)
+    return clamp(input, min, max)
 
 
 def check_bound_kinds(op: str, low: Any, high: Any) -> None:
@@ -469,16 +469,16 @@ def check_bound_kinds(op: str, low: Any, high: Any) -> None:
         )
 
 
-def clamp_min(a: Tensor, min: Any) -> Tensor:
+def clamp_min(input: Tensor, min: Any) -> Tensor:
     """``clamp(a, min=min)``: every element at least ``min``."""
-    _not_bool_bound("clamp_min", a, min)
-    return clamp(a, min=min)
+    _not_bool_bound("clamp_min", input, min)
+    return clamp(input, min=min)
 
 
-def clamp_max(a: Tensor, max: Any) -> Tensor:
+def clamp_max(input: Tensor, max: Any) -> Tensor:
     """``clamp(a, max=max)``: every element at most ``max``."""
-    _not_bool_bound("clamp_max", a, max)
-    return clamp(a, max=max)
+    _not_bool_bound("clamp_max", input, max)
+    return clamp(input, max=max)
 
 
 def _not_bool_bound(op: str, a: Tensor, bound: Any) -> None:
@@ -489,9 +489,9 @@ def _not_bool_bound(op: str, a: Tensor, bound: Any) -> None:
         raise NotImplementedError(f"{op}(): not implemented for a bool tensor with a bool bound; convert first")
 
 
-def true_divide(a: Operand, b: Operand) -> Tensor:
+def true_divide(input: Operand, other: Operand) -> Tensor:
     """Alias of ``div``: a / b, always a floating result."""
-    return div(a, b)
+    return div(input, other)
 
 
 def random_values_like(like: Tensor, distribution: str, a: float, b: float) -> Tensor:

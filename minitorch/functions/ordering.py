@@ -86,39 +86,39 @@ def _constant(array: Array) -> Tensor:
     return Tensor._make(array, None, False)
 
 
-def sort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> SortResult:
-    """(values, indices) of ``a`` sorted along ``dim``; the gradient follows each value home.
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> SortResult:
+    """(values, indices) of ``input`` sorted along ``dim``; the gradient follows each value home.
 
     The sort is always stable (``stable`` is accepted for PyTorch's signature).
     """
-    x, axis = _as_1d("sort", a, dim)
+    x, axis = _as_1d("sort", input, dim)
     index = sort_order(backends.module_of(x.data), x.data, axis, descending)
     values = Gather.apply(x, index, axis)
-    return SortResult(*_back_to_0d(a, values, _constant(index)))
+    return SortResult(*_back_to_0d(input, values, _constant(index)))
 
 
-def argsort(a: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
-    """The indices that sort ``a`` along ``dim`` (``sort(a, dim).indices``)."""
-    x, axis = _as_1d("argsort", a, dim)
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    """The indices that sort ``input`` along ``dim`` (``sort(a, dim).indices``)."""
+    x, axis = _as_1d("argsort", input, dim)
     index = sort_order(backends.module_of(x.data), x.data, axis, descending)
-    return _back_to_0d(a, _constant(index))[0]
+    return _back_to_0d(input, _constant(index))[0]
 
 
-def topk(a: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> TopKResult:
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> TopKResult:
     """The ``k`` largest (or smallest) elements along ``dim`` and their indices, best first.
 
     The result is always sorted (PyTorch leaves the order open when ``sorted=False``).
     """
     k = check_int("topk", "k", k)
-    x, axis = _as_1d("topk", a, dim)  # a bad dim is an IndexError first, as in PyTorch
-    if a.data.dtype.kind == "b":
+    x, axis = _as_1d("topk", input, dim)  # a bad dim is an IndexError first, as in PyTorch
+    if input.data.dtype.kind == "b":
         raise MiniTorchError("topk: does not support bool tensors (as PyTorch); convert first, e.g. .long()")
     n = x.shape[axis]
-    if a.ndim == 0 and k in (0, 1):  # PyTorch gives the element itself for k=0 too
-        return TopKResult(*sort(a))
+    if input.ndim == 0 and k in (0, 1):  # PyTorch gives the element itself for k=0 too
+        return TopKResult(*sort(input))
     if not 0 <= k <= n:
         raise MiniTorchError(
-            f"topk: selected index k out of range: k={k} but dimension {axis} of shape {tuple(a.shape)} "
+            f"topk: selected index k out of range: k={k} but dimension {axis} of shape {tuple(input.shape)} "
             f"has {n} elements"
         )
     order = sort_order(backends.module_of(x.data), x.data, axis, descending=largest)
@@ -212,14 +212,14 @@ def _to_dtype(op: str, a: Tensor, dtype: DTypeLike) -> Tensor:
     return a.to(target)
 
 
-def cumsum(a: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
+def cumsum(input: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
     """Running sum along ``dim``: out[i] = a[0] + ... + a[i]."""
-    return _running("cumsum", CumSum, a, dim, dtype)
+    return _running("cumsum", CumSum, input, dim, dtype)
 
 
-def cumprod(a: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
+def cumprod(input: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
     """Running product along ``dim``: out[i] = a[0] * ... * a[i] (gradient exact at zeros)."""
-    return _running("cumprod", CumProd, a, dim, dtype)
+    return _running("cumprod", CumProd, input, dim, dtype)
 
 
 class Prod(Function):
@@ -247,19 +247,19 @@ class Prod(Function):
         return (grad * local).astype(a.dtype, copy=False), None, None
 
 
-def prod(a: Tensor, dim: int | None = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> Tensor:
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> Tensor:
     """Product of all elements, or along ``dim`` (one int, as in PyTorch); bool and int give int64."""
     if dim is not None:  # a bad dim is reported before a bad dtype, as in PyTorch
-        check_dim("prod", dim, a.ndim)
+        check_dim("prod", dim, input.ndim)
     if dtype is not None:
-        a = _to_dtype("prod", a, dtype)
-    elif a.data.dtype.kind in "biu":
-        a = a.long()
+        input = _to_dtype("prod", input, dtype)
+    elif input.data.dtype.kind in "biu":
+        input = input.long()
     if dim is not None:
         dim = check_int("prod", "dim", dim)
     elif keepdim:
         raise TypeError("prod(): keepdim=True needs a dim (PyTorch has no prod(keepdim=True) of all elements)")
-    return Prod.apply(a, normalize_dims("prod", dim, a.ndim), keepdim)
+    return Prod.apply(input, normalize_dims("prod", dim, input.ndim), keepdim)
 
 
 # ---------------------------------------------------------------------- norm
@@ -316,15 +316,17 @@ class NormP(Function):
 
 
 def norm(
-    a: Tensor, p: float | str = "fro", dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None
+    input: Tensor, p: float | str = "fro", dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None
 ) -> Tensor:
     """The vector norm (sum of |a| ** p) ** (1/p) over ``dim`` (all elements when None).
 
     p = 2 or 'fro' (the default), any other number, inf (the largest |a|) or -inf (the
     smallest). Matrix norms ('nuc') are not here.
     """
-    if a.data.dtype.kind != "f":
-        raise MiniTorchError(f"norm: expected a floating point tensor as input, got {a.dtype}; convert with .float()")
+    if input.data.dtype.kind != "f":
+        raise MiniTorchError(
+            f"norm: expected a floating point tensor as input, got {input.dtype}; convert with .float()"
+        )
     if isinstance(p, Tensor) and p.ndim == 0:
         p = p.item()
     if isinstance(p, str) and p != "fro":
@@ -332,23 +334,23 @@ def norm(
     if not isinstance(p, (str, int, float)):
         raise TypeError(f"norm(): argument 'p' must be a number or 'fro', not {type(p).__name__}")
     if dtype is not None:
-        a = a.to(get_dtype(dtype))
-    axes = normalize_dims("norm", dim, a.ndim)
-    if not isinstance(p, str) and p < 0 and any(a.shape[i] == 0 for i in axes):
+        input = input.to(get_dtype(dtype))
+    axes = normalize_dims("norm", dim, input.ndim)
+    if not isinstance(p, str) and p < 0 and any(input.shape[i] == 0 for i in axes):
         # The smallest |a| (p = -inf) or a sum of 1/|a|**|p| over nothing has no value (as PyTorch).
         raise MiniTorchError(
-            f"norm: cannot compute the {p} norm over an empty dimension of shape {tuple(a.shape)} (dim {dim}): "
+            f"norm: cannot compute the {p} norm over an empty dimension of shape {tuple(input.shape)} (dim {dim}): "
             "a negative p has no identity"
         )
     if p == "fro" or p == 2:
-        return Norm2.apply(a, axes, keepdim)
+        return Norm2.apply(input, axes, keepdim)
     if p == 1:
-        return a.abs().sum(axes, keepdim)
+        return input.abs().sum(axes, keepdim)
     if p == math.inf:  # amax/amin refuse to reduce over nothing, as PyTorch does here
-        return a.abs().amax(axes, keepdim)
+        return input.abs().amax(axes, keepdim)
     if p == -math.inf:
-        return a.abs().amin(axes, keepdim)
-    return NormP.apply(a, float(p), axes, keepdim)
+        return input.abs().amin(axes, keepdim)
+    return NormP.apply(input, float(p), axes, keepdim)
 
 
 # ---------------------------------------------------------------------- flip and roll
@@ -365,16 +367,16 @@ class Flip(Function):
         return ctx.xp.flip(grad, ctx.axes), None
 
 
-def flip(a: Tensor, *dims_given: Any, dims: Sequence[int] | None = None) -> Tensor:
-    """``a`` reversed along each of ``dims`` (a copy): ``flip(x, 0, 1)``, ``flip(x, [0, 1])``, ``flip(x, dims=[0])``."""
+def flip(input: Tensor, *dims_given: Any, dims: Sequence[int] | None = None) -> Tensor:
+    """A copy reversed along each of ``dims``: ``flip(x, 0, 1)``, ``flip(x, [0, 1])``, ``flip(x, dims=[0])``."""
     if dims is not None:
         dims_given = (dims,)
     one = len(dims_given) == 1 and isinstance(dims_given[0], (tuple, list))
     listed = tuple(dims_given[0]) if one else dims_given
-    axes = tuple(check_dim("flip", d, a.ndim) for d in listed)
+    axes = tuple(check_dim("flip", d, input.ndim) for d in listed)
     if len(set(axes)) != len(axes):
         raise MiniTorchError(f"flip: dims {listed}: a dim appears multiple times in the list of dims")
-    return Flip.apply(a, axes if a.ndim else ())
+    return Flip.apply(input, axes if input.ndim else ())
 
 
 class Roll(Function):
@@ -392,23 +394,23 @@ class Roll(Function):
         return ctx.xp.roll(grad, back, ctx.axes), None, None
 
 
-def roll(a: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
-    """``a`` shifted cyclically by ``shifts`` along ``dims`` (over all elements when dims is None)."""
+def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
+    """``input`` shifted cyclically by ``shifts`` along ``dims`` (over all elements when dims is None)."""
     shift_list = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
     shift_list = tuple(check_int("roll", "shifts", s) for s in shift_list)
     if dims is None:
         if len(shift_list) != 1:
             raise MiniTorchError(f"roll: shifts {shift_list} need dims (one shift per dim); without dims give one int")
-        return Roll.apply(a, shift_list[0], None)
+        return Roll.apply(input, shift_list[0], None)
     dim_list = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
     if len(shift_list) != len(dim_list):
         raise MiniTorchError(
             f"roll: shifts and dimensions must align: shifts {shift_list} ({len(shift_list)}), dims "
             f"{dim_list} ({len(dim_list)})"
         )
-    if a.ndim == 0:
+    if input.ndim == 0:
         raise IndexError(f"roll: dimension specified as {dim_list[0]} but tensor has no dimensions")
-    if a.data.size == 0:  # nothing to move: PyTorch returns a copy without checking dims
-        return a.clone()
-    axes = tuple(check_dim("roll", d, a.ndim) for d in dim_list)
-    return Roll.apply(a, shift_list, axes)
+    if input.data.size == 0:  # nothing to move: PyTorch returns a copy without checking dims
+        return input.clone()
+    axes = tuple(check_dim("roll", d, input.ndim) for d in dim_list)
+    return Roll.apply(input, shift_list, axes)

@@ -93,17 +93,17 @@ def _check_fits(op: str, index: Tensor, axis: int, limits: Sequence[tuple[str, T
 
 
 # ---------------------------------------------------------------------- gather, index_select, scatter
-def gather(a: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """out[i][j] = a[i][index[i][j]] for dim 1 (likewise for every dim): values picked along ``dim``."""
     index = _check_index("gather", index)
-    axis = check_dim("gather", dim, a.ndim)
-    if a.ndim <= 1 and index.ndim <= 1 and 0 in (a.ndim, index.ndim):  # PyTorch takes 0-d as 1-d here
-        return gather(a.reshape(-1), 0, index.reshape(-1)).reshape(index.shape)
+    axis = check_dim("gather", dim, input.ndim)
+    if input.ndim <= 1 and index.ndim <= 1 and 0 in (input.ndim, index.ndim):  # PyTorch takes 0-d as 1-d here
+        return gather(input.reshape(-1), 0, index.reshape(-1)).reshape(index.shape)
     if index.data.size == 0:  # nothing picked: PyTorch skips the shape checks and returns index's shape
-        return reshape(getitem(a.reshape(-1), slice(0, 0)), tuple(index.shape))
-    _check_fits("gather", index, axis, [("input", a, True)])
-    _check_range("gather", index.data, a.shape[axis], axis)
-    return Gather.apply(a, index, axis)  # the Tensor: an in-place change before backward is caught
+        return reshape(getitem(input.reshape(-1), slice(0, 0)), tuple(index.shape))
+    _check_fits("gather", index, axis, [("input", input, True)])
+    _check_range("gather", index.data, input.shape[axis], axis)
+    return Gather.apply(input, index, axis)  # the Tensor: an in-place change before backward is caught
 
 
 class IndexSelect(Function):
@@ -123,18 +123,18 @@ class IndexSelect(Function):
         return full, None, None
 
 
-def index_select(a: Tensor, dim: int, index: Tensor) -> Tensor:
-    """The slices of ``a`` along ``dim`` at the positions of the 1-D ``index`` (repeats allowed)."""
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The slices of ``input`` along ``dim`` at the positions of the 1-D ``index`` (repeats allowed)."""
     index = _check_index("index_select", index)
     if index.ndim > 1:
         raise MiniTorchIndexError(f"index_select(): index is supposed to be a vector, got shape {tuple(index.shape)}")
-    axis = check_dim("index_select", dim, a.ndim)
-    if a.ndim == 0:
+    axis = check_dim("index_select", dim, input.ndim)
+    if input.ndim == 0:
         if index.data.size != 1:
             raise MiniTorchError(f"index_select(): index to a 0-d tensor can have only 1 value, got {index.data.size}")
-        return index_select(a.reshape(1), 0, index).reshape(())
-    _check_range("index_select", index.data, a.shape[axis], axis)
-    return IndexSelect.apply(a, reshape(index, -1), axis)
+        return index_select(input.reshape(1), 0, index).reshape(())
+    _check_range("index_select", index.data, input.shape[axis], axis)
+    return IndexSelect.apply(input, reshape(index, -1), axis)
 
 
 class Scatter(Function):
@@ -166,22 +166,24 @@ class Scatter(Function):
         return grad_a, None, grad_src, None
 
 
-def scatter(a: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
-    """A copy of ``a`` with the values of ``src`` (a tensor or a number) written at ``index`` along ``dim``."""
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
+    """A copy of ``input`` with the values of ``src`` (a tensor or a number) written at ``index`` along ``dim``."""
     index = _check_index("scatter", index)
     src = value if src is None else src
     if src is None:
         raise TypeError("scatter(): expected a src tensor or a value")
     if not isinstance(src, Tensor):
-        src = Tensor._make(backends.module_of(a.data).full(index.shape, src, dtype=a.data.dtype), None, False)
-    if src.data.dtype != a.data.dtype:
-        raise MiniTorchError(f"scatter(): expected self.dtype to be equal to src.dtype, got {a.dtype} and {src.dtype}")
-    axis = check_dim("scatter", dim, a.ndim)
-    if a.ndim <= 1 and index.ndim <= 1 and 0 in (a.ndim, index.ndim):  # PyTorch takes 0-d as 1-d here
-        return scatter(a.reshape(-1), 0, index.reshape(-1), src.reshape(-1)).reshape(a.shape)
-    _check_fits("scatter", index, axis, [("self", a, True), ("src", src, False)])
-    _check_range("scatter", index.data, a.shape[axis], axis)
-    return Scatter.apply(a, index, src, axis)
+        src = Tensor._make(backends.module_of(input.data).full(index.shape, src, dtype=input.data.dtype), None, False)
+    if src.data.dtype != input.data.dtype:
+        raise MiniTorchError(
+            f"scatter(): expected self.dtype to be equal to src.dtype, got {input.dtype} and {src.dtype}"
+        )
+    axis = check_dim("scatter", dim, input.ndim)
+    if input.ndim <= 1 and index.ndim <= 1 and 0 in (input.ndim, index.ndim):  # PyTorch takes 0-d as 1-d here
+        return scatter(input.reshape(-1), 0, index.reshape(-1), src.reshape(-1)).reshape(input.shape)
+    _check_fits("scatter", index, axis, [("self", input, True), ("src", src, False)])
+    _check_range("scatter", index.data, input.shape[axis], axis)
+    return Scatter.apply(input, index, src, axis)
 
 
 # ---------------------------------------------------------------------- masks and nonzero
@@ -204,59 +206,59 @@ class MaskedSelect(Function):
         return unbroadcast(full, ctx.in_shape), None, None
 
 
-def masked_select(a: Tensor, mask: Tensor) -> Tensor:
-    """The elements of ``a`` where the bool ``mask`` is True (both broadcast), as a 1-D tensor."""
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    """The elements of ``input`` where the bool ``mask`` is True (both broadcast), as a 1-D tensor."""
     if not isinstance(mask, Tensor) or mask.data.dtype.kind != "b":
         shown = mask.dtype if isinstance(mask, Tensor) else type(mask).__name__
         raise MiniTorchError(f"masked_select: expected a bool tensor for mask, got {shown}")
-    shape = broadcast_shape(tuple(a.shape), tuple(mask.shape), op="masked_select")
-    return MaskedSelect.apply(a, mask, shape)
+    shape = broadcast_shape(tuple(input.shape), tuple(mask.shape), op="masked_select")
+    return MaskedSelect.apply(input, mask, shape)
 
 
-def nonzero(a: Tensor, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]:
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]:
     """The indices of the non-zero elements: one row each (n, ndim), or one 1-D tensor per dim."""
-    xp = backends.module_of(a.data)
+    xp = backends.module_of(input.data)
     if as_tuple:
-        found = xp.nonzero(a.data.reshape(1) if a.ndim == 0 else a.data)
+        found = xp.nonzero(input.data.reshape(1) if input.ndim == 0 else input.data)
         return tuple(Tensor._make(i.astype("int64"), None, False) for i in found)
     # argwhere, not nonzero: a 0-d input gives (n, 0) rows, as PyTorch
-    return Tensor._make(xp.argwhere(a.data).astype("int64"), None, False)
+    return Tensor._make(xp.argwhere(input.data).astype("int64"), None, False)
 
 
-def count_nonzero(a: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
-    """How many elements are not zero, in all of ``a`` or over ``dim``."""
-    axes = normalize_dims("count_nonzero", dim, a.ndim)
-    count = (a.data != 0).sum(axis=axes)
-    return Tensor._make(backends.module_of(a.data).asarray(count, dtype="int64"), None, False)
+def count_nonzero(input: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
+    """How many elements are not zero, in all of ``input`` or over ``dim``."""
+    axes = normalize_dims("count_nonzero", dim, input.ndim)
+    count = (input.data != 0).sum(axis=axes)
+    return Tensor._make(backends.module_of(input.data).asarray(count, dtype="int64"), None, False)
 
 
 def unique(
-    a: Tensor,
+    input: Tensor,
     sorted: bool = True,
     return_inverse: bool = False,
     return_counts: bool = False,
     dim: int | None = None,
 ) -> Tensor | tuple[Tensor, ...]:
-    """The distinct values of ``a`` in increasing order (always sorted), or the distinct slices
+    """The distinct values of ``input`` in increasing order (always sorted), or the distinct slices
     along ``dim``; optionally, for each element (slice) the position of its value in the result
     (``return_inverse``) and how often each value occurs (``return_counts``)."""
-    xp = backends.module_of(a.data)
-    axis = None if dim is None else check_dim("unique", dim, a.ndim)
-    if axis is not None and a.ndim == 0:
+    xp = backends.module_of(input.data)
+    axis = None if dim is None else check_dim("unique", dim, input.ndim)
+    if axis is not None and input.ndim == 0:
         raise IndexError(f"unique: dimension {dim} is out of range for a 0-d tensor")
-    if axis is not None and 0 in a.shape and (a.shape.count(0) > 1 or a.shape[axis] != 0):
+    if axis is not None and 0 in input.shape and (input.shape.count(0) > 1 or input.shape[axis] != 0):
         # PyTorch's rule: the slices along dim are compared, so an empty dim may only be dim itself.
         raise MiniTorchError(
-            f"unique: shape {tuple(a.shape)} along dim {dim}: only dim itself may have size 0 "
+            f"unique: shape {tuple(input.shape)} along dim {dim}: only dim itself may have size 0 "
             "(the slices compared must not be empty)"
         )
     # Along a dim, CuPy compares slices by subtracting them, which it refuses for bools: use 0/1 bytes.
-    data = a.data.astype("uint8") if axis is not None and a.data.dtype.kind == "b" else a.data
+    data = input.data.astype("uint8") if axis is not None and input.data.dtype.kind == "b" else input.data
     values, inverse, counts = xp.unique(data, return_inverse=True, return_counts=True, axis=axis)
-    values = values.astype(a.data.dtype, copy=False)  # (bool again)
+    values = values.astype(input.data.dtype, copy=False)  # (bool again)
     out = [Tensor._make(values, None, False)]  # no gradient: which copy would it go to?
     if return_inverse:  # where each element's value (each slice along dim) is in ``values``
-        shape = a.shape if axis is None else (a.shape[axis],)
+        shape = input.shape if axis is None else (input.shape[axis],)
         out.append(Tensor._make(inverse.reshape(shape).astype("int64"), None, False))
     if return_counts:
         out.append(Tensor._make(counts.astype("int64"), None, False))
@@ -264,49 +266,49 @@ def unique(
 
 
 # ---------------------------------------------------------------------- pieces: narrow, select, unbind
-def narrow(a: Tensor, dim: int, start: int, length: int) -> Tensor:
-    """``length`` elements of ``a`` along ``dim`` from ``start`` (a view: the slice a[..., start:start+length])."""
-    if a.ndim == 0:  # before the dim check: PyTorch's RuntimeError, not an IndexError
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``length`` elements of ``input`` along ``dim`` from ``start`` (a view: the slice a[..., start:start+length])."""
+    if input.ndim == 0:  # before the dim check: PyTorch's RuntimeError, not an IndexError
         raise MiniTorchError("narrow() cannot be applied to a 0-dim tensor")
     start, length = check_int("narrow", "start", start), check_int("narrow", "length", length)
     if length < 0:  # checked before dim, as in PyTorch
         raise MiniTorchError(f"narrow(): length must be non-negative, got {length}")
-    axis = check_dim("narrow", dim, a.ndim)
-    n = a.shape[axis]
+    axis = check_dim("narrow", dim, input.ndim)
+    n = input.shape[axis]
     if not -n <= start <= n:
         raise MiniTorchIndexError(f"narrow: start {start} is out of range for dimension {axis} of size {n}")
     if start < 0:  # counted from the end, as a negative list index
         start += n
     if length < 0 or start + length > n:
         raise MiniTorchError(
-            f"narrow: start ({start}) + length ({length}) exceeds dimension size ({n}) (shape {tuple(a.shape)})"
+            f"narrow: start ({start}) + length ({length}) exceeds dimension size ({n}) (shape {tuple(input.shape)})"
         )
-    return getitem(a, (slice(None),) * axis + (slice(start, start + length),))
+    return getitem(input, (slice(None),) * axis + (slice(start, start + length),))
 
 
-def select(a: Tensor, dim: int, index: int) -> Tensor:
+def select(input: Tensor, dim: int, index: int) -> Tensor:
     """The slice at ``index`` along ``dim``, that dim removed (``a[:, index]`` for dim 1; a view)."""
-    if a.ndim == 0:
+    if input.ndim == 0:
         raise MiniTorchIndexError("select() cannot be applied to a 0-dim tensor")
-    axis = check_dim("select", dim, a.ndim)
+    axis = check_dim("select", dim, input.ndim)
     index = check_int("select", "index", index)
-    n = a.shape[axis]
+    n = input.shape[axis]
     if not -n <= index < n:
         raise MiniTorchIndexError(
-            f"select(): index {index} out of range for tensor of size {tuple(a.shape)} at dimension {axis}"
+            f"select(): index {index} out of range for tensor of size {tuple(input.shape)} at dimension {axis}"
         )
-    return getitem(a, (slice(None),) * axis + (index % n,))
+    return getitem(input, (slice(None),) * axis + (index % n,))
 
 
-def unbind(a: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """Every slice along ``dim``, that dim removed: ``tuple(a.select(dim, i) for i in range(n))``."""
-    if a.ndim == 0:
+    if input.ndim == 0:
         raise MiniTorchIndexError("unbind: dimension specified as 0 but tensor has no dimensions")
-    axis = check_dim("unbind", dim, a.ndim)
-    return tuple(select(a, axis, i) for i in range(a.shape[axis]))
+    axis = check_dim("unbind", dim, input.ndim)
+    return tuple(select(input, axis, i) for i in range(input.shape[axis]))
 
 
-def movedim(a: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
+def movedim(input: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
     """Move dimension(s) ``source`` to position(s) ``destination``; the others keep their order (a permute)."""
     src = (source,) if not isinstance(source, (tuple, list)) else tuple(source)
     dst = (destination,) if not isinstance(destination, (tuple, list)) else tuple(destination)
@@ -315,16 +317,16 @@ def movedim(a: Tensor, source: int | Sequence[int], destination: int | Sequence[
             f"movedim: invalid source or destination dims: source ({list(src)} dims) should contain the same "
             f"number of dims as destination ({list(dst)} dims)"
         )
-    src = tuple(check_dim("movedim", d, a.ndim, "source") for d in src)
-    dst = tuple(check_dim("movedim", d, a.ndim, "destination") for d in dst)
+    src = tuple(check_dim("movedim", d, input.ndim, "source") for d in src)
+    dst = tuple(check_dim("movedim", d, input.ndim, "destination") for d in dst)
     for name, dims in (("source", src), ("destination", dst)):
         if len(set(dims)) != len(dims):
             raise MiniTorchError(f"movedim: repeated dim in `{name}` ({list(dims)})")
-    if a.ndim == 0:
-        return a
-    rest = iter(d for d in range(a.ndim) if d not in src)  # the unmoved dims, in order
+    if input.ndim == 0:
+        return input
+    rest = iter(d for d in range(input.ndim) if d not in src)  # the unmoved dims, in order
     placed = dict(zip(dst, src))
-    return permute(a, tuple(placed[i] if i in placed else next(rest) for i in range(a.ndim)))
+    return permute(input, tuple(placed[i] if i in placed else next(rest) for i in range(input.ndim)))
 
 
 moveaxis = movedim  # NumPy's name, which PyTorch has too
@@ -362,10 +364,10 @@ def repeat(a: Tensor, *sizes: Any) -> Tensor:
     return Repeat.apply(a, sizes)
 
 
-def tile(a: Tensor, dims: Sequence[int]) -> Tensor:
-    """``repeat``, except that fewer ``dims`` than ``a`` has are padded with 1s at the front."""
+def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
+    """``repeat``, except that fewer ``dims`` than ``input`` has are padded with 1s at the front."""
     dims = check_sizes("tile", "dims", dims)
-    return repeat(a, (1,) * (a.ndim - len(dims)) + dims)
+    return repeat(input, (1,) * (input.ndim - len(dims)) + dims)
 
 
 class RepeatInterleave(Function):
@@ -386,30 +388,30 @@ class RepeatInterleave(Function):
         return full, None, None
 
 
-def repeat_interleave(a: Tensor, repeats: int | Tensor, dim: int | None = None) -> Tensor:
+def repeat_interleave(input: Tensor, repeats: int | Tensor, dim: int | None = None) -> Tensor:
     """Each element (or slice along ``dim``) repeated ``repeats`` times in a row; flattened when dim is None."""
     if dim is None:
-        a, dim = reshape(a, -1), 0
-    elif a.ndim == 0:
+        input, dim = reshape(input, -1), 0
+    elif input.ndim == 0:
         raise IndexError(f"repeat_interleave: dimension {dim} is out of range for a 0-d tensor (give no dim)")
-    axis = check_dim("repeat_interleave", dim, a.ndim)
+    axis = check_dim("repeat_interleave", dim, input.ndim)
     if isinstance(repeats, Tensor):
         if repeats.data.dtype.kind not in "iu" or repeats.ndim > 1:
             raise MiniTorchError(f"repeat_interleave: repeats must be an int or a 1-D int64 tensor, got {repeats!r}")
         # The output size depends on the counts, so they are read on the host (PyTorch syncs too).
         counts = repeats.reshape(-1).tolist()
-        if len(counts) not in (1, a.shape[axis]):
+        if len(counts) not in (1, input.shape[axis]):
             raise MiniTorchError(
                 f"repeat_interleave: repeats must have the same size as input along dim {axis}: "
-                f"{len(counts)} repeats for {a.shape[axis]} slices"
+                f"{len(counts)} repeats for {input.shape[axis]} slices"
             )
         if counts and min(counts) < 0:
             raise MiniTorchError("repeat_interleave: repeats must be non-negative")
-        return RepeatInterleave.apply(a, counts, axis)
+        return RepeatInterleave.apply(input, counts, axis)
     count = check_int("repeat_interleave", "repeats", repeats)
     if count < 0:
         raise MiniTorchError(f"repeat_interleave: repeats must be non-negative, got {count}")
-    return RepeatInterleave.apply(a, count, axis)
+    return RepeatInterleave.apply(input, count, axis)
 
 
 # ---------------------------------------------------------------------- diag, outer, dot
@@ -433,41 +435,43 @@ class Diag(Function):
         return full, None
 
 
-def diag(a: Tensor, diagonal: int = 0) -> Tensor:
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """A 1-D tensor as a diagonal matrix, or the diagonal of a 2-D one (``diagonal`` > 0: above it)."""
-    if a.ndim not in (1, 2):
-        raise MiniTorchError(f"diag(): supports 1D or 2D tensors, got {a.ndim}D (shape {tuple(a.shape)})")
-    return Diag.apply(a, check_int("diag", "diagonal", diagonal))
+    if input.ndim not in (1, 2):
+        raise MiniTorchError(f"diag(): supports 1D or 2D tensors, got {input.ndim}D (shape {tuple(input.shape)})")
+    return Diag.apply(input, check_int("diag", "diagonal", diagonal))
 
 
-def outer(a: Tensor, b: Tensor) -> Tensor:
-    """out[i][j] = a[i] * b[j] for 1-D ``a`` and ``b`` (the usual dtype promotion)."""
-    for name, t in (("self", a), ("vec2", b)):
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """out[i][j] = a[i] * b[j] for 1-D ``input`` and ``vec2`` (the usual dtype promotion)."""
+    for name, t in (("self", input), ("vec2", vec2)):
         if t.ndim != 1:
             raise MiniTorchError(f"outer: expected 1-D argument {name}, but got {t.ndim}-D (shape {tuple(t.shape)})")
-    return mul(reshape(a, -1, 1), reshape(b, 1, -1))
+    return mul(reshape(input, -1, 1), reshape(vec2, 1, -1))
 
 
-def dot(a: Tensor, b: Tensor) -> Tensor:
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The sum of a[i] * b[i] for two 1-D tensors of one size and one dtype (a 0-d result)."""
-    if a.ndim != 1 or b.ndim != 1:
-        raise MiniTorchError(f"dot: 1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
-    if a.data.dtype.kind == "b" or b.data.dtype.kind == "b":
+    if input.ndim != 1 or tensor.ndim != 1:
+        raise MiniTorchError(f"dot: 1D tensors expected, but got {input.ndim}D and {tensor.ndim}D tensors")
+    if input.data.dtype.kind == "b" or tensor.data.dtype.kind == "b":
         raise NotImplementedError("dot: not implemented for bool tensors (as PyTorch); convert first, e.g. .long()")
-    if a.data.dtype != b.data.dtype:
-        raise MiniTorchError(f"dot: expected both vectors to have same dtype, but found {a.dtype} and {b.dtype}")
-    if a.shape != b.shape:
+    if input.data.dtype != tensor.data.dtype:
         raise MiniTorchError(
-            f"dot: inconsistent tensor size, expected tensors of the same number of elements, got {a.shape[0]} "
-            f"and {b.shape[0]}"
+            f"dot: expected both vectors to have same dtype, but found {input.dtype} and {tensor.dtype}"
         )
-    return matmul(a, b)
+    if input.shape != tensor.shape:
+        raise MiniTorchError(
+            f"dot: inconsistent tensor size, expected tensors of the same number of elements, got {input.shape[0]} "
+            f"and {tensor.shape[0]}"
+        )
+    return matmul(input, tensor)
 
 
 # ---------------------------------------------------------------------- broadcasting and joining
-def broadcast_to(a: Tensor, size: Sequence[int]) -> Tensor:
-    """``a.expand(size)``: a view of ``a`` at the broadcast shape ``size``."""
-    return expand(a, size)
+def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
+    """``a.expand(size)``: a view of ``input`` at the broadcast shape ``size``."""
+    return expand(input, size)
 
 
 def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:

@@ -46,8 +46,8 @@ def _same(fn, *values, grad=()):
         (theirs * torch.from_numpy(weights).to(theirs.dtype)).sum().backward()
         (mine * minitorch.tensor(weights.astype(mine.detach().numpy().dtype))).sum().backward()
         for i in grad:
-            expected = t_in[i].grad.numpy() if t_in[i].grad is not None else np.zeros(t_in[i].shape)
-            np.testing.assert_allclose(m_in[i].grad.numpy(), expected, rtol=1e-6)
+            expected, got = (t.grad.numpy() if t.grad is not None else np.zeros(t.shape) for t in (t_in[i], m_in[i]))
+            np.testing.assert_allclose(got, expected, rtol=1e-6)
 
 
 F32 = np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5
@@ -131,3 +131,61 @@ def test_clamp_inplace_bounds_and_result_dtype():
 
 def test_pow_inplace_refuses_an_integer_result_for_a_bool_tensor():
     _same(lambda L, x, e: x.pow_(e), np.ones((2, 1), bool), np.arange(2).reshape(2, 1))
+
+
+X = np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5
+V = np.arange(4, dtype=np.float32)
+I = np.array([0, 2], dtype=np.int64)
+
+# PyTorch's argument names: code calls torch.sort(input=x, ...), torch.dot(x, tensor=y) ...
+KEYWORD_CALLS = {
+    "sort": lambda L, x, v, i: L.sort(input=x, dim=0, descending=True).values,
+    "argsort": lambda L, x, v, i: L.argsort(input=x, dim=0, descending=True),
+    "topk": lambda L, x, v, i: L.topk(input=x, k=2, dim=0, largest=False).values,
+    "cumsum": lambda L, x, v, i: L.cumsum(input=x, dim=1),
+    "prod": lambda L, x, v, i: L.prod(input=x, dim=1, keepdim=True),
+    "norm": lambda L, x, v, i: L.norm(input=x, p=3, dim=1),
+    "flip": lambda L, x, v, i: L.flip(input=x, dims=(0,)),
+    "roll": lambda L, x, v, i: L.roll(input=x, shifts=1, dims=0),
+    "gather": lambda L, x, v, i: L.gather(input=x, dim=1, index=L.stack([i, i, i])),
+    "index_select": lambda L, x, v, i: L.index_select(input=x, dim=0, index=i),
+    "scatter": lambda L, x, v, i: L.scatter(input=x, dim=0, index=i.reshape(2, 1), value=1.5),
+    "narrow": lambda L, x, v, i: L.narrow(input=x, dim=0, start=1, length=2),
+    "select": lambda L, x, v, i: L.select(input=x, dim=0, index=1),
+    "movedim": lambda L, x, v, i: L.movedim(input=x, source=0, destination=1),
+    "tile": lambda L, x, v, i: L.tile(input=x, dims=(2,)),
+    "diag": lambda L, x, v, i: L.diag(input=x, diagonal=1),
+    "outer": lambda L, x, v, i: L.outer(input=v, vec2=v),
+    "dot": lambda L, x, v, i: L.dot(input=v, tensor=v),
+    "broadcast_to": lambda L, x, v, i: L.broadcast_to(input=v, size=(2, 4)),
+    "round": lambda L, x, v, i: L.round(input=x, decimals=1),
+    "square": lambda L, x, v, i: L.square(input=x),
+    "atan2": lambda L, x, v, i: L.atan2(input=x, other=v),
+    "lerp": lambda L, x, v, i: L.lerp(input=x, end=v, weight=0.3),
+    "fmod": lambda L, x, v, i: L.fmod(input=x, other=2.0),
+    "clip": lambda L, x, v, i: L.clip(input=x, min=-1, max=1),
+    "clamp_min": lambda L, x, v, i: L.clamp_min(input=x, min=-1),
+    "true_divide": lambda L, x, v, i: L.true_divide(input=x, other=2),
+    "isnan": lambda L, x, v, i: L.isnan(input=x),
+    "logical_and": lambda L, x, v, i: L.logical_and(input=x, other=v),
+    "lt": lambda L, x, v, i: L.lt(input=x, other=0),
+    "isclose": lambda L, x, v, i: L.isclose(input=x, other=v, rtol=1e-3, atol=0.0, equal_nan=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KEYWORD_CALLS))
+def test_functions_take_pytorchs_argument_names(name):
+    _same(
+        KEYWORD_CALLS[name],
+        X,
+        V,
+        I,
+        grad=(0, 1) if name not in ("argsort", "isnan", "logical_and", "lt", "isclose") else (),
+    )
+
+
+@pytest.mark.parametrize("name", ["allclose", "equal"])
+def test_allclose_and_equal_take_pytorchs_argument_names(name):
+    for lib in (torch, minitorch):
+        x = _make(lib, X)
+        assert getattr(lib, name)(input=x, other=x) is True
