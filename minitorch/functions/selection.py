@@ -11,6 +11,7 @@ Many of the shape ops here are other ops in a new arrangement (``narrow`` is a s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -252,10 +253,10 @@ def unique(
             f"unique: shape {tuple(input.shape)} along dim {dim}: only dim itself may have size 0 "
             "(the slices compared must not be empty)"
         )
-    # Along a dim, CuPy compares slices by subtracting them, which it refuses for bools: use 0/1 bytes.
-    data = input.data.astype("uint8") if axis is not None and input.data.dtype.kind == "b" else input.data
-    values, inverse, counts = xp.unique(data, return_inverse=True, return_counts=True, axis=axis)
-    values = values.astype(input.data.dtype, copy=False)  # (bool again)
+    if axis is None or input.ndim == 1:  # single values: the library's unique (a 1-D slice is one value)
+        values, inverse, counts = xp.unique(input.data, return_inverse=True, return_counts=True)
+    else:
+        values, inverse, counts = _unique_slices(xp, input.data, axis)
     out = [Tensor._make(values, None, False)]  # no gradient: which copy would it go to?
     if return_inverse:  # where each element's value (each slice along dim) is in ``values``
         shape = input.shape if axis is None else (input.shape[axis],)
@@ -263,6 +264,31 @@ def unique(
     if return_counts:
         out.append(Tensor._make(counts.astype("int64"), None, False))
     return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_slices(xp: Any, data: Array, axis: int) -> tuple[Array, Array, Array]:
+    """``xp.unique(data, axis=axis, return_inverse=True, return_counts=True)``, on any device.
+
+    Not CuPy's own: it sorts the slices in a Python loop that reads a value back to the
+    host for every comparison (and refuses bools). Here each slice is flattened into a row,
+    and the rows are put in order by one stable argsort per column, the last column first
+    (so the first column decides, ties broken by the next: a radix sort). Equal rows are then
+    neighbours; the first row of each run is a distinct value.
+    """
+    rows = xp.moveaxis(data, axis, 0)
+    n = rows.shape[0]
+    flat = rows.reshape(n, math.prod(rows.shape[1:]))
+    order = xp.arange(n)
+    for j in reversed(range(flat.shape[1])):
+        order = order[xp.argsort(flat[order, j], kind="stable")]
+    ranked = flat[order]
+    first = xp.ones(n, dtype=bool)  # does a new run of equal rows start here?
+    first[1:] = (ranked[1:] != ranked[:-1]).any(axis=1)
+    inverse = xp.empty(n, dtype="int64")
+    inverse[order] = xp.cumsum(first) - 1  # each row's run number, back in the input's order
+    starts = xp.nonzero(first)[0]  # the one host sync: how many distinct slices there are
+    counts = xp.diff(starts, append=n)
+    return xp.moveaxis(rows[order[starts]], 0, axis), inverse, counts
 
 
 # ---------------------------------------------------------------------- pieces: narrow, select, unbind
@@ -388,8 +414,30 @@ class RepeatInterleave(Function):
         return full, None, None
 
 
-def repeat_interleave(input: Tensor, repeats: int | Tensor, dim: int | None = None) -> Tensor:
-    """Each element (or slice along ``dim``) repeated ``repeats`` times in a row; flattened when dim is None."""
+def repeat_interleave(
+    input: Tensor, repeats: int | Tensor | None = None, dim: int | None = None, *, output_size: int | None = None
+) -> Tensor:
+    """Each element (or slice along ``dim``) repeated ``repeats`` times in a row; flattened when dim is None.
+
+    ``repeat_interleave(counts)`` with one 1-D int tensor gives each position i repeated counts[i]
+    times (``[1, 2, 0]`` -> ``[0, 1, 1]``). ``output_size``, the length of the result along dim,
+    is only checked here (PyTorch uses it to skip a GPU sync).
+    """
+    if repeats is None:  # the one-argument form: input holds the counts
+        if input.ndim != 1:
+            raise MiniTorchError(f"repeat_interleave only accept 1D vector as repeat, got shape {tuple(input.shape)}")
+        if input.data.dtype.kind not in "iu":
+            raise NotImplementedError(f"repeat_interleave: counts must be integers, got {input.dtype}")
+        positions = Tensor._make(backends.module_of(input.data).arange(input.shape[0]), None, False)
+        return repeat_interleave(positions, input, 0, output_size=output_size)
+    out = _repeat_interleave(input, repeats, dim)
+    length = out.shape[0 if dim is None else check_dim("repeat_interleave", dim, out.ndim)]
+    if output_size is not None and output_size != length:
+        raise MiniTorchError(f"repeat_interleave: Invalid output_size, expected {length} but got {output_size}")
+    return out
+
+
+def _repeat_interleave(input: Tensor, repeats: int | Tensor, dim: int | None) -> Tensor:
     if dim is None:
         input, dim = reshape(input, -1), 0
     elif input.ndim == 0:

@@ -189,3 +189,11 @@ def test_allclose_and_equal_take_pytorchs_argument_names(name):
     for lib in (torch, minitorch):
         x = _make(lib, X)
         assert getattr(lib, name)(input=x, other=x) is True
+
+
+def test_repeat_interleave_output_size_and_the_counts_only_form():
+    _same(lambda L, x: L.repeat_interleave(x, 2, dim=0, output_size=6), X, grad=(0,))
+    _same(lambda L, x: L.repeat_interleave(x, 2, dim=-1, output_size=5), X)  # wrong size: RuntimeError
+    _same(lambda L, c: L.repeat_interleave(c), np.array([1, 2, 0, 3]))  # [0, 1, 1, 3, 3, 3]
+    _same(lambda L, c: L.repeat_interleave(c), np.array(2))  # 0-d counts refused
+    _same(lambda L, c: L.repeat_interleave(c), np.array([1.0, 2.0]))  # float counts: NotImplementedError
