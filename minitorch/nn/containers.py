@@ -120,12 +120,14 @@ def fuses_linear_relu(first: Any, second: Any, x: Any) -> bool:
     CPU), ``first`` is exactly ``nn.Linear`` (a subclass may override ``forward``) with
     a bias of its weight's dtype and an input of the right width (else ``Linear`` raises
     its own error), ``second`` is exactly ``nn.ReLU``, and neither has its ``forward``
-    replaced on the instance. ``Module`` has no forward hooks; replacing ``forward`` is
-    how a call is intercepted here, so that turns the fusion off.
+    replaced on the instance and neither has forward hooks (a hook must see the
+    module's own input and output, so a hooked pair runs unfused).
     """
     if type(first) is not Linear or type(second) is not ReLU or not isinstance(x, Tensor):
         return False
     if "forward" in first.__dict__ or "forward" in second.__dict__:
+        return False
+    if any(m._forward_pre_hooks or m._forward_hooks for m in (first, second)):
         return False
     bias = first.bias
     if bias is None or bias.data.dtype != first.weight.data.dtype:

@@ -29,6 +29,7 @@ from minitorch import backends
 from minitorch.dtypes import get_dtype
 from minitorch.errors import MiniTorchError
 from minitorch.hints import Array
+from minitorch.nn.hooks import RemovableHandle, add_hook, call_with_hooks
 from minitorch.nn.state_loading import IncompatibleKeys, load_into
 from minitorch.tensor import Tensor
 
@@ -74,6 +75,9 @@ class Module:
     training = True
     _tensor_input = False  # the built-in layers set True: their first input must be a Tensor
     _optional_state: tuple[str, ...] = ()  # own state_dict keys a loaded dict may leave out
+    # Forward hooks (nn/hooks.py): None until the first one is registered on the instance.
+    _forward_pre_hooks: dict[int, Any] | None = None
+    _forward_hooks: dict[int, Any] | None = None
     # Filled in by __init__ (through object.__setattr__, which skips the sorting below).
     _parameters: OrderedDict[str, Parameter | None]
     _buffers: OrderedDict[str, Tensor | None]
@@ -167,7 +171,21 @@ class Module:
         # array or a list into a clear error, where it would fail deep inside or even pass.
         if self._tensor_input and args and not isinstance(args[0], Tensor):
             raise RawInputError(_raw_input_message(self, args[0]))
+        if self._forward_pre_hooks or self._forward_hooks:  # only once a hook was registered
+            return call_with_hooks(self, args, kwargs)
         return self.forward(*args, **kwargs)
+
+    def register_forward_pre_hook(
+        self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
+        """Call ``hook(module, args)`` before every ``forward``; it may return new args (see nn/hooks.py)."""
+        return add_hook(self, "_forward_pre_hooks", hook, prepend, with_kwargs)
+
+    def register_forward_hook(
+        self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
+        """Call ``hook(module, args, output)`` after every ``forward``; it may return a new output."""
+        return add_hook(self, "_forward_hooks", hook, prepend, with_kwargs)
 
     # ------------------------------------------------------------------ traversal
     def named_modules(

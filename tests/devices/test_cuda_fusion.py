@@ -121,14 +121,20 @@ class _MyLinear(nn.Linear):
         return super().forward(x) * 2
 
 
-@pytest.mark.parametrize("change", ["forward replaced", "subclass", "no bias", "custom kernels off"])
+@pytest.mark.parametrize(
+    "change", ["forward replaced", "forward hook", "forward pre-hook", "subclass", "no bias", "custom kernels off"]
+)
 def test_what_turns_the_fusion_off(fake_gpu, rng, change):
     model = mlp(20, 32, 10)
     calls = []
-    if change == "forward replaced":  # Module has no hooks: this is how a call is intercepted
+    if change == "forward replaced":  # an instance's own forward intercepts the call
         relu = model[1]
         original = relu.forward
         relu.forward = lambda x: calls.append(x) or original(x)
+    elif change == "forward hook":  # a hook must see the ReLU's own output
+        model[1].register_forward_hook(lambda module, args, out: calls.append(out))
+    elif change == "forward pre-hook":
+        model[0].register_forward_pre_hook(lambda module, args: calls.append(args))
     elif change == "subclass":
         minitorch.manual_seed(0)
         model = nn.Sequential(_MyLinear(20, 32), nn.ReLU(), nn.Linear(32, 10))
@@ -145,7 +151,7 @@ def test_what_turns_the_fusion_off(fake_gpu, rng, change):
         out = model(x)
     assert "minitorch_bias_relu_forward" not in LAUNCHES
     np.testing.assert_allclose(out.detach().cpu().numpy(), want, rtol=1e-5, atol=1e-6)
-    if change == "forward replaced":
+    if change in ("forward replaced", "forward hook", "forward pre-hook"):
         assert len(calls) == 2  # once on the CPU, once on the GPU
 
 
