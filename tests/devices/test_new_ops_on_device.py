@@ -195,7 +195,11 @@ VALUE_OPS = {
     "count_nonzero": lambda a: (minitorch.count_nonzero(_ints(a)), minitorch.count_nonzero(_ints(a), dim=1)),
     "gather_int": lambda a: (_ints(a).long().gather(0, on(a.device, [[2, 1, 0, 0]])),),
     "masked_select_int": lambda a: (_ints(a).long().masked_select(a > 0),),
-    "repeat_interleave_int": lambda a: (_ints(a).long().repeat_interleave(on(a.device, [2, 0, 1]), dim=0),),
+    "repeat_interleave_int": lambda a: (
+        _ints(a).long().repeat_interleave(on(a.device, [2, 0, 1]), dim=0),
+        minitorch.repeat_interleave(on(a.device, [1, 2, 0, 3])),  # counts only: positions repeated
+        minitorch.repeat_interleave(a, 2, dim=1, output_size=8) > 0,
+    ),
     # elementwise_more on integers and bools
     "rounding_ints": lambda a: (
         _ints(a).long().round(), _ints(a).long().floor(), _ints(a).long().ceil(), _ints(a).long().trunc(),
