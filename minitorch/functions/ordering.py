@@ -282,6 +282,31 @@ class Norm2(Function):
         return (a * scale).astype(a.dtype, copy=False), None, None
 
 
+class NormInf(Function):
+    """The largest |a| (p = inf) or the smallest (p = -inf) over ``axes``.
+
+    d/da = sign(a) at the elements that reach it (ties share the gradient), 0 elsewhere; a NaN
+    result matches no element, so every gradient is 0 (as PyTorch, where amax would give NaN).
+    """
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, smallest: bool, axes: tuple[int, ...], keepdim: bool) -> Array:
+        magnitude = ctx.xp.abs(a)
+        out = magnitude.min(axis=axes, keepdims=True) if smallest else magnitude.max(axis=axes, keepdims=True)
+        ctx.save_for_backward(a, out)
+        ctx.axes, ctx.keepdim = axes, keepdim
+        return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in axes])
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        a, out = ctx.saved_tensors
+        xp = ctx.xp
+        grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
+        hit = xp.abs(a) == out
+        share = grad / xp.maximum(hit.sum(axis=ctx.axes, keepdims=True), 1)  # split among ties
+        return xp.where(hit, xp.sign(a) * share, 0).astype(a.dtype, copy=False), None, None, None
+
+
 class NormP(Function):
     """(sum of |a| ** p) ** (1/p) over ``axes``, for a finite p other than 1 and 2; p = 0 counts
     the non-zero elements (no gradient). Zeros get gradient 0, as in PyTorch."""
@@ -336,20 +361,18 @@ def norm(
     if dtype is not None:
         input = input.to(get_dtype(dtype))
     axes = normalize_dims("norm", dim, input.ndim)
-    if not isinstance(p, str) and p < 0 and any(input.shape[i] == 0 for i in axes):
-        # The smallest |a| (p = -inf) or a sum of 1/|a|**|p| over nothing has no value (as PyTorch).
+    if not isinstance(p, str) and (p < 0 or p == math.inf) and any(input.shape[i] == 0 for i in axes):
+        # The largest or smallest |a|, or a sum of 1/|a|**|p|, over nothing has no value (as PyTorch).
         raise MiniTorchError(
             f"norm: cannot compute the {p} norm over an empty dimension of shape {tuple(input.shape)} (dim {dim}): "
-            "a negative p has no identity"
+            "the max, min or a negative power of nothing has no value"
         )
     if p == "fro" or p == 2:
         return Norm2.apply(input, axes, keepdim)
     if p == 1:
         return input.abs().sum(axes, keepdim)
-    if p == math.inf:  # amax/amin refuse to reduce over nothing, as PyTorch does here
-        return input.abs().amax(axes, keepdim)
-    if p == -math.inf:
-        return input.abs().amin(axes, keepdim)
+    if p in (math.inf, -math.inf):
+        return NormInf.apply(input, p < 0, axes, keepdim)
     return NormP.apply(input, float(p), axes, keepdim)
 
 

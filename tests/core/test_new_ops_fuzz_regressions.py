@@ -197,3 +197,12 @@ def test_repeat_interleave_output_size_and_the_counts_only_form():
     _same(lambda L, c: L.repeat_interleave(c), np.array([1, 2, 0, 3]))  # [0, 1, 1, 3, 3, 3]
     _same(lambda L, c: L.repeat_interleave(c), np.array(2))  # 0-d counts refused
     _same(lambda L, c: L.repeat_interleave(c), np.array([1.0, 2.0]))  # float counts: NotImplementedError
+
+
+@pytest.mark.parametrize("p", [float("inf"), float("-inf")])
+def test_inf_norms_share_the_gradient_among_ties_and_give_zero_at_nan(p):
+    ties = np.array([[2.0, -2.0, 1.0], [0.0, -1.0, 1.0]])
+    _same(lambda L, x: L.norm(x, p, dim=1, keepdim=True), ties, grad=(0,))
+    _same(lambda L, x: L.norm(x, p, dim=0), ties, grad=(0,))
+    _same(lambda L, x: L.norm(x, p), np.array([np.nan, 1.0, -2.0]), grad=(0,))  # NaN norm, zero gradients
+    _same(lambda L, x: L.norm(x, p, dim=0), np.zeros((0, 3)))  # nothing to take the max of: raises
