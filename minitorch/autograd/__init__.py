@@ -4,6 +4,8 @@
   on arrays; ``apply`` records the graph.
 - ``graph``: the one walk over the recorded graph (engine order, nodes, leaves).
 - ``engine.py``: ``run_backward``, the walk that computes gradients.
+- ``grad`` / ``backward`` (``gradients.py``): PyTorch's functional forms; ``grad`` returns
+  the gradients of chosen tensors instead of adding into ``.grad``.
 - ``no_grad``, ``enable_grad``, ``set_grad_enabled``: turn recording off and on.
 - ``gradcheck``: analytic vs finite-difference gradients.
 - ``detect_anomaly``: name the op whose backward produced NaN/Inf.
@@ -29,6 +31,7 @@ from minitorch.autograd.engine import (
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from minitorch.autograd.gradcheck import GradcheckError, gradcheck
+from minitorch.autograd.gradients import backward, grad
 from minitorch.autograd.registry import REGISTRY, overridden_functions, override_backward, restore_backward
 
 
@@ -51,11 +54,13 @@ __all__ = [
     "Function",
     "GradcheckError",
     "add_backward_observer",
+    "backward",
     "backward_observers",
     "debug_mode",
     "detect_anomaly",
     "enable_grad",
     "inference_mode",
+    "grad",
     "gradcheck",
     "graph",
     "is_anomaly_enabled",

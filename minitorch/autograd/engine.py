@@ -78,11 +78,17 @@ def queue_callback(callback: Callable[[], Any]) -> None:
     _CALLBACKS.append(callback)
 
 
-def run_backward(root: Tensor, gradient: Array, retain_graph: bool = False) -> None:
-    """Backpropagate ``gradient`` (an array shaped like ``root``) through ``root``'s graph."""
+def run_backward(
+    root: Tensor, gradient: Array, retain_graph: bool = False, capture: dict[Any, Array | None] | None = None
+) -> None:
+    """Backpropagate ``gradient`` (an array shaped like ``root``) through ``root``'s graph.
+
+    ``capture`` (for ``autograd.grad``): a dict whose keys are leaf tensors and backward
+    nodes; their gradients are stored in it, and no leaf's ``.grad`` is touched.
+    """
     _RUNNING[0] += 1
     try:
-        _run(root, gradient, retain_graph)
+        _run(root, gradient, retain_graph, capture)
         if _RUNNING[0] == 1:
             while _CALLBACKS:
                 _CALLBACKS.pop(0)()
@@ -92,11 +98,14 @@ def run_backward(root: Tensor, gradient: Array, retain_graph: bool = False) -> N
             _CALLBACKS.clear()
 
 
-def _run(root: Tensor, gradient: Array, retain_graph: bool) -> None:
+def _run(root: Tensor, gradient: Array, retain_graph: bool, capture: dict[Any, Array | None] | None) -> None:
     root_node = root.grad_fn
     handed_out: set[int] = set()  # ids of arrays stored as some leaf's .grad in this pass
     if root_node is None:
-        _accumulate_leaf(root, gradient, handed_out)
+        if capture is None:
+            _accumulate_leaf(root, gradient, handed_out)
+        elif root in capture:
+            capture[root] = gradient
         return
     order, leaf_edges = backward_plan(root_node)
     grads: dict[BackwardNode, Array] = {root_node: gradient}  # arriving at each node, summed over its consumers
@@ -115,6 +124,8 @@ def _run(root: Tensor, gradient: Array, retain_graph: bool) -> None:
                 _check_saved_versions(node)
             if node._pre_hooks is not None:
                 grad_output = _run_tensor_hooks(node._pre_hooks, grad_output)
+            if capture is not None and node in capture:  # d root / d (this node's output)
+                capture[node] = grad_output
             grad_inputs = node.function.backward(node, grad_output)
             if type(grad_inputs) is not tuple:
                 grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
@@ -143,11 +154,16 @@ def _run(root: Tensor, gradient: Array, retain_graph: bool) -> None:
                 if left:
                     leaf_edges[nxt] = left
                     leaf_grads[nxt] = total
-                else:
+                elif capture is None:
                     _accumulate_leaf(nxt, total, handed_out)
+                elif nxt in capture:
+                    capture[nxt] = total
         # Leaves with an edge from a node that got no gradient were not finished above.
         for leaf, g in leaf_grads.items():
-            _accumulate_leaf(leaf, g, handed_out)
+            if capture is None:
+                _accumulate_leaf(leaf, g, handed_out)
+            elif leaf in capture:
+                capture[leaf] = g
     finally:
         SWITCHES.grad_enabled = previous_mode
 
