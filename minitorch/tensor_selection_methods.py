@@ -133,9 +133,9 @@ class SelectionMethods:
             return _ops.tile(self, **kwargs)
         return _ops.tile(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims)
 
-    def repeat_interleave(self, repeats: Any, dim: int | None = None) -> Tensor:
+    def repeat_interleave(self, repeats: Any, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
         """Each element (or slice along ``dim``) repeated in a row."""
-        return _ops.repeat_interleave(self, repeats, dim)
+        return _ops.repeat_interleave(self, repeats, dim, output_size=output_size)
 
     def diag(self, diagonal: int = 0) -> Tensor:
         """1-D: the diagonal matrix; 2-D: the diagonal."""
