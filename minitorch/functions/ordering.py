@@ -359,7 +359,13 @@ def norm(
     if not isinstance(p, (str, int, float)):
         raise TypeError(f"norm(): argument 'p' must be a number or 'fro', not {type(p).__name__}")
     if dtype is not None:
-        input = input.to(get_dtype(dtype))
+        target = get_dtype(dtype)
+        if not target.is_floating_point or target.itemsize < input.dtype.itemsize:  # PyTorch never narrows here
+            raise MiniTorchError(
+                f"norm: the dtype of the input ({input.dtype}) should be convertible without narrowing to "
+                f"the specified dtype ({target})"
+            )
+        input = input.to(target)
     axes = normalize_dims("norm", dim, input.ndim)
     if not isinstance(p, str) and (p < 0 or p == math.inf) and any(input.shape[i] == 0 for i in axes):
         # The largest or smallest |a|, or a sum of 1/|a|**|p|, over nothing has no value (as PyTorch).

@@ -206,3 +206,9 @@ def test_inf_norms_share_the_gradient_among_ties_and_give_zero_at_nan(p):
     _same(lambda L, x: L.norm(x, p, dim=0), ties, grad=(0,))
     _same(lambda L, x: L.norm(x, p), np.array([np.nan, 1.0, -2.0]), grad=(0,))  # NaN norm, zero gradients
     _same(lambda L, x: L.norm(x, p, dim=0), np.zeros((0, 3)))  # nothing to take the max of: raises
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int64"])
+def test_norm_dtype_never_narrows(dtype):
+    _same(lambda L, x: L.norm(x, dtype=getattr(L, dtype)), X, grad=(0,))
+    _same(lambda L, x: L.norm(x, 3, dim=0, dtype=getattr(L, dtype)), X.astype(np.float64), grad=(0,))
