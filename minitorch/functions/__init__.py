@@ -16,6 +16,7 @@ Importing this package imports every op module, so every built-in op is in
 ``autograd.REGISTRY`` as soon as ``minitorch`` is loaded.
 """
 
+from minitorch.functions.activations import ELU, Hardtanh, LeakyReLU, LogSigmoid, Mish, SiLU, Softplus, Threshold
 from minitorch.functions.arithmetic import (
     Add,
     Div,
@@ -120,6 +121,7 @@ from minitorch.functions.pointwise_losses import (
     l1_loss,
     smooth_l1_loss,
 )
+from minitorch.functions.pooling import AdaptiveAvgPool2d, AvgPool2d, adaptive_avg_pool2d, avg_pool2d
 from minitorch.functions.promotion import Cast, as_operand, cast, promote
 from minitorch.functions.recurrent import GRULayer, LSTMLayer, RNNLayer, gru_layer, lstm_layer, rnn_layer
 from minitorch.functions.reductions import (

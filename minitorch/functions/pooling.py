@@ -1,0 +1,162 @@
+"""Average pooling over images (N, C, H, W) or one unbatched image (C, H, W).
+
+- ``AvgPool2d``: the mean of each (kh, kw) window, zero padding counted in the divisor
+  (PyTorch's default ``count_include_pad=True``). Forward sums a strided view of every
+  window; backward spreads each output's gradient evenly over its window (col2im).
+- ``AdaptiveAvgPool2d``: the output size is given and the windows follow from it. Output row
+  i averages input rows [floor(i*H/oh), ceil((i+1)*H/oh)), so windows may overlap and differ
+  in size by one. Averaging rows is a matrix product with a (oh, H) matrix whose row i holds
+  1/size over window i (and the same for columns), so out = P_h @ x @ P_w^T for every image at
+  once, and the backward is the transposed products P_h^T @ g @ P_w.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minitorch.autograd.function import BackwardNode, Function
+from minitorch.errors import MiniTorchError, MiniTorchValueError, check_int
+from minitorch.functions.conv import _check_positive, col2im, pair, windows
+from minitorch.hints import Array, Gradients
+from minitorch.tensor import Tensor
+
+
+def _accumulator(xp: Any, dtype: Any) -> Any:
+    """The dtype to sum in: float32 for float16 (whose 11-bit sums drift), as PyTorch sums half."""
+    return xp.float32 if dtype == xp.float16 else dtype
+
+
+class AvgPool2d(Function):
+    """The mean of each (kh, kw) window (padding zeros included).   d/dx: grad / (kh*kw) to each
+    pixel of the window, summed where windows overlap."""
+
+    @staticmethod
+    def forward(
+        ctx: BackwardNode, x: Array, kernel: tuple[int, int], stride: tuple[int, int], padding: tuple[int, int]
+    ) -> Array:
+        xp = ctx.xp
+        (kh, kw), (sh, sw), (ph, pw) = kernel, stride, padding
+        if padding != (0, 0):
+            x = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+        ctx.meta = (x.shape, kernel, stride, padding)
+        total = windows(x, kh, kw, sh, sw).sum(axis=(4, 5), dtype=_accumulator(xp, x.dtype))
+        if x.dtype.kind in "iu":  # PyTorch divides integers rounding toward zero
+            return xp.sign(total) * (xp.abs(total) // (kh * kw))
+        return (total / (kh * kw)).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        shape, (kh, kw), (sh, sw), (ph, pw) = ctx.meta
+        n, c, ho, wo = grad.shape
+        # Every pixel of a window gets an equal share: a broadcast view, no copy until col2im.
+        share = ctx.xp.broadcast_to((grad / (kh * kw))[..., None, None], (n, c, ho, wo, kh, kw))
+        out = col2im(share, shape, sh, sw)
+        return out[:, :, ph : shape[2] - ph, pw : shape[3] - pw], None, None, None
+
+
+def avg_pool2d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    """Mean over each window of ``input`` (N, C, H, W) or (C, H, W); ``stride`` defaults to the kernel.
+
+    ``padding`` adds zeros, counted in every window's divisor (at most half the kernel, as
+    PyTorch requires). PyTorch's ``ceil_mode``, ``count_include_pad`` and ``divisor_override``
+    work at their defaults only.
+    """
+    if ceil_mode or not count_include_pad or divisor_override is not None:
+        raise MiniTorchError(
+            f"avg_pool2d: ceil_mode={ceil_mode!r}, count_include_pad={count_include_pad!r}, "
+            f"divisor_override={divisor_override!r}: MiniTorch supports only ceil_mode=False, "
+            "count_include_pad=True and divisor_override=None"
+        )
+    _check_image("avg_pool2d", input)
+    if input.ndim == 3:  # one unbatched image, as PyTorch accepts
+        return avg_pool2d(input.unsqueeze(0), kernel_size, stride, padding).squeeze(0)
+    kernel = pair(kernel_size, "avg_pool2d: kernel_size")
+    _check_positive("avg_pool2d", "kernel_size", kernel)
+    stride = kernel if stride is None or stride in ((), []) else pair(stride, "avg_pool2d: stride")
+    _check_positive("avg_pool2d", "stride", stride)
+    padding = pair(padding, "avg_pool2d: padding")
+    _check_positive("avg_pool2d", "padding", padding, allow_zero=True)
+    if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2:
+        raise MiniTorchError(
+            f"avg_pool2d: padding {padding} should be at most half of the kernel size {kernel} (as in PyTorch)"
+        )
+    h, w = input.shape[2] + 2 * padding[0], input.shape[3] + 2 * padding[1]
+    if h < kernel[0] or w < kernel[1]:
+        raise MiniTorchError(
+            f"avg_pool2d: kernel {kernel} is larger than the (padded) input {(h, w)} of shape {tuple(input.shape)}"
+        )
+    return AvgPool2d.apply(input, kernel, stride, padding)
+
+
+def _check_image(op: str, input: Any) -> None:
+    """A float or integer (not bool) tensor of shape (N, C, H, W) or (C, H, W) with C, H, W > 0."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if input.ndim not in (3, 4) or 0 in input.shape[-3:]:
+        raise MiniTorchError(
+            f"{op}: expected input (N, C, H, W) or (C, H, W) with non-zero C, H and W, got shape {tuple(input.shape)}"
+        )
+    if input.data.dtype.kind == "b":
+        raise NotImplementedError(f"{op}: not implemented for bool tensors (shape {tuple(input.shape)})")
+
+
+def averaging_matrix(xp: Any, size: int, out: int, dtype: Any) -> Array:
+    """The (out, size) matrix whose row i is 1/len over PyTorch's window i,
+    [floor(i*size/out), ceil((i+1)*size/out))."""
+    i = xp.arange(out)
+    start = (i * size) // out
+    end = -((-(i + 1) * size) // out)  # ceil of a division, in integers
+    pos = xp.arange(size)
+    inside = (pos >= start[:, None]) & (pos < end[:, None])
+    return (inside / (end - start)[:, None]).astype(dtype)
+
+
+class AdaptiveAvgPool2d(Function):
+    """out = P_h @ x @ P_w^T (see ``averaging_matrix``).   d/dx = P_h^T @ grad @ P_w."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, x: Array, output_size: tuple[int, int]) -> Array:
+        xp = ctx.xp
+        (oh, ow), (h, w) = output_size, x.shape[2:]
+        acc = _accumulator(xp, x.dtype)
+        rows, cols = averaging_matrix(xp, h, oh, acc), averaging_matrix(xp, w, ow, acc)
+        ctx.save_for_backward(rows, cols)
+        return xp.matmul(xp.matmul(rows, x.astype(acc, copy=False)), cols.T).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        rows, cols = ctx.saved_tensors
+        xp = ctx.xp
+        out = xp.matmul(xp.matmul(rows.T, grad.astype(rows.dtype, copy=False)), cols)
+        return out.astype(grad.dtype, copy=False), None
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """Average ``input`` (N, C, H, W) or (C, H, W) down (or up) to ``output_size`` (an int or a
+    pair; None in the pair keeps that input size). Windows as PyTorch's: see ``AdaptiveAvgPool2d``."""
+    sizes = (output_size, output_size) if not isinstance(output_size, (tuple, list)) else tuple(output_size)
+    if len(sizes) != 2:
+        raise MiniTorchError(f"adaptive_avg_pool2d: output_size must be an int or a pair, got {output_size!r}")
+    _check_image("adaptive_avg_pool2d", input)
+    if input.data.dtype.kind != "f":
+        raise NotImplementedError(
+            f"adaptive_avg_pool2d: not implemented for {input.dtype} tensors (shape {tuple(input.shape)}); "
+            "convert with .float()"
+        )
+    target = tuple(
+        input.shape[-2 + k] if s is None else check_int("adaptive_avg_pool2d", "output_size", s)
+        for k, s in enumerate(sizes)
+    )
+    if min(target) < 0:
+        raise MiniTorchValueError(f"adaptive_avg_pool2d: output_size must be >= 0, got {output_size!r}")
+    if input.ndim == 3:
+        return AdaptiveAvgPool2d.apply(input.unsqueeze(0), target).squeeze(0)
+    return AdaptiveAvgPool2d.apply(input, target)
