@@ -1,6 +1,18 @@
 """``minitorch.nn``: modules (layers with parameters), ``functional``, ``init`` and ``parallel`` (DDP)."""
 
 from minitorch.nn import functional, init, parallel, utils
+from minitorch.nn.activations import (
+    ELU,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    Mish,
+    ReLU6,
+    SiLU,
+    Softmin,
+    Softplus,
+    Threshold,
+)
 from minitorch.nn.attention import MultiheadAttention
 from minitorch.nn.containers import ModuleList, Sequential
 from minitorch.nn.layers import (
@@ -23,5 +35,7 @@ from minitorch.nn.layers import (
 )
 from minitorch.nn.losses import BCELoss, BCEWithLogitsLoss, HuberLoss, L1Loss, SmoothL1Loss
 from minitorch.nn.module import Module, Parameter
+from minitorch.nn.more_containers import ModuleDict, ParameterList, Unflatten
+from minitorch.nn.pooling import AdaptiveAvgPool2d, AvgPool2d
 from minitorch.nn.recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from minitorch.nn.sequence import GELU, Embedding, LayerNorm

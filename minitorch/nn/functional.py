@@ -10,6 +10,18 @@ only gathers them under the names a network uses.
 """
 
 from minitorch.functions import unary
+from minitorch.functions.activations import (
+    elu,
+    hardtanh,
+    leaky_relu,
+    logsigmoid,
+    mish,
+    relu6,
+    silu,
+    softmin,
+    softplus,
+    threshold,
+)
 from minitorch.functions.attention import scaled_dot_product_attention
 from minitorch.functions.conv import conv2d, max_pool2d
 from minitorch.functions.dropout import dropout
@@ -24,6 +36,7 @@ from minitorch.functions.pointwise_losses import (
     l1_loss,
     smooth_l1_loss,
 )
+from minitorch.functions.pooling import adaptive_avg_pool2d, avg_pool2d
 from minitorch.functions.softmax import log_softmax, softmax
 from minitorch.functions.special import gelu
 from minitorch.functions.unary import sigmoid, tanh
@@ -40,6 +53,18 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 __all__ = [
+    "adaptive_avg_pool2d",
+    "avg_pool2d",
+    "elu",
+    "hardtanh",
+    "leaky_relu",
+    "logsigmoid",
+    "mish",
+    "relu6",
+    "silu",
+    "softmin",
+    "softplus",
+    "threshold",
     "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
