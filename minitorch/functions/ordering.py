@@ -154,7 +154,8 @@ class CumProd(Function):
     grad_out[i] * out[i], divided by a[k]. At zeros that division fails; only the first
     zero of a slice has a non-zero gradient (every later product holds that zero), and it
     is computed without dividing: (product before it) * sum over i >= z of grad_out[i] *
-    (product of a[z+1..i]).
+    (product of a[z+1..i]). Products past the second zero are taken as exactly 0, even with
+    an inf or NaN beside them, as PyTorch does.
     """
 
     @staticmethod
@@ -171,21 +172,25 @@ class CumProd(Function):
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, out = ctx.saved_tensors
         xp, axis = ctx.xp, ctx.axis
-        if a.size == 0:
-            return xp.zeros_like(a), None
+        if a.size == 0 or a.shape[axis] == 1:  # out = a: the gradient passes (for inf and NaN too)
+            return grad, None
         shape = [1] * a.ndim
         shape[axis] = a.shape[axis]
         pos = xp.arange(a.shape[axis]).reshape(shape)  # each element's position along axis
         is_zero = a == 0
-        has_zero = is_zero.any(axis=axis, keepdims=True)
-        first = xp.where(has_zero, is_zero.argmax(axis=axis, keepdims=True), a.shape[axis])
-        # Before the first zero (everywhere when there is none): the division formula.
-        before_zero = xp.where(pos < first, a, 1)  # 1 from the first zero on: nothing to divide by 0
-        result = xp.where(pos < first, _reverse_cumsum(xp, grad * out, axis) / before_zero, 0)
-        # At the first zero: no division. After it: 0, as set above.
-        before = before_zero.prod(axis=axis, keepdims=True)  # a[0] * ... * a[z-1]
+        zeros_so_far = is_zero.cumsum(axis=axis)  # how many zeros among a[0..i]
+        before_zero = zeros_so_far == 0
+        first = xp.where(is_zero.any(axis=axis, keepdims=True), is_zero.argmax(axis=axis, keepdims=True), a.shape[axis])
+        # Before the first zero (everywhere when there is none): the division formula, over the
+        # products before the zero only (the later ones hold it: exactly 0).
+        safe = xp.where(before_zero, a, 1)  # 1 from the first zero on: nothing to divide by 0
+        result = xp.where(before_zero, _reverse_cumsum(xp, xp.where(before_zero, grad * out, 0), axis) / safe, 0)
+        # At the first zero: no division, summed up to the second zero (PyTorch stops there too).
+        # After it: 0, as set above.
+        before = safe.prod(axis=axis, keepdims=True)  # a[0] * ... * a[z-1]
         after = xp.where(pos > first, a, 1).cumprod(axis=axis)  # a[z+1] * ... * a[i]
-        at_zero = before * xp.where(pos >= first, grad * after, 0).sum(axis=axis, keepdims=True)
+        up_to_second = (zeros_so_far >= 1) & (zeros_so_far - is_zero <= 1)  # first zero <= i <= second zero
+        at_zero = before * xp.where(up_to_second, grad * after, 0).sum(axis=axis, keepdims=True)
         result = xp.where(pos == first, at_zero, result)
         return result.astype(a.dtype, copy=False), None
 
@@ -222,14 +227,33 @@ def cumprod(input: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
     return _running("cumprod", CumProd, input, dim, dtype)
 
 
+def _others_product(xp: Any, a: Array, axis: int) -> Array:
+    """At each i, the product of every a[j] with j != i along ``axis``, without dividing:
+    (a[0] * ... * a[i-1]) * (a[i+1] * ... * a[n-1]), exact at zeros."""
+    n = a.shape[axis]
+
+    def part(start: int, stop: int) -> Array:
+        return a[(slice(None),) * axis + (slice(start, stop),)]
+
+    ones = xp.ones_like(part(0, 1))
+    left = xp.concatenate([ones, xp.cumprod(part(0, n - 1), axis=axis)], axis=axis)
+    right = xp.concatenate([ones, xp.cumprod(xp.flip(part(1, n), axis), axis=axis)], axis=axis)
+    return left * xp.flip(right, axis)
+
+
 class Prod(Function):
-    """Product over ``axes``.   d/da[k] = product of the others: out / a[k] if no zero, else see backward."""
+    """Product over ``axes``.   d/da[k] = product of the others: out / a[k] if no zero, else see backward.
+
+    As PyTorch: along one dim, once any element is 0 every slice takes the product of the
+    others without dividing; over all elements, one zero gets the product of the others and
+    two or more zeros give 0 everywhere (inf and NaN then follow PyTorch too).
+    """
 
     @staticmethod
-    def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
+    def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], keepdim: bool, whole: bool) -> Array:
         out = a.prod(axis=axes, keepdims=True)
         ctx.save_for_backward(a, out)
-        ctx.axes, ctx.keepdim = axes, keepdim
+        ctx.axes, ctx.keepdim, ctx.whole = axes, keepdim, whole
         return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in axes])
 
     @staticmethod
@@ -237,14 +261,17 @@ class Prod(Function):
         a, out = ctx.saved_tensors
         xp, axes = ctx.xp, ctx.axes
         grad = _grad_keepdim(grad, axes, ctx.keepdim)
+        if a.ndim == 0 or a.size == 0:  # out = a (0-d): the gradient passes, for inf and NaN too
+            return grad * xp.ones_like(a), None, None, None
         is_zero = a == 0
-        zeros = is_zero.sum(axis=axes, keepdims=True)
-        # No zero: out / a. One zero: only that element has a gradient, the product of the
-        # others. Two or more: every product of "the others" holds a zero, so all 0.
-        others = xp.where(is_zero, 1, a).prod(axis=axes, keepdims=True)
-        divided = out / xp.where(is_zero, 1, a)
-        local = xp.where(zeros == 0, divided, xp.where((zeros == 1) & is_zero, others, 0))
-        return (grad * local).astype(a.dtype, copy=False), None, None
+        divided = out / xp.where(is_zero, 1, a)  # no zero: out / a
+        if ctx.whole:  # one zero: the product of the others; two or more: every product holds a 0
+            zeros = is_zero.sum()
+            others = _others_product(xp, a.reshape(-1), 0).reshape(a.shape)
+            local = xp.where(zeros == 0, divided, xp.where(zeros == 1, others, 0))
+        else:
+            local = xp.where(is_zero.any(), _others_product(xp, a, axes[0]), divided)
+        return (grad * local).astype(a.dtype, copy=False), None, None, None
 
 
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> Tensor:
@@ -259,7 +286,7 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, dtype: DT
         dim = check_int("prod", "dim", dim)
     elif keepdim:
         raise TypeError("prod(): keepdim=True needs a dim (PyTorch has no prod(keepdim=True) of all elements)")
-    return Prod.apply(input, normalize_dims("prod", dim, input.ndim), keepdim)
+    return Prod.apply(input, normalize_dims("prod", dim, input.ndim), keepdim, dim is None)
 
 
 # ---------------------------------------------------------------------- norm

@@ -212,3 +212,25 @@ def test_inf_norms_share_the_gradient_among_ties_and_give_zero_at_nan(p):
 def test_norm_dtype_never_narrows(dtype):
     _same(lambda L, x: L.norm(x, dtype=getattr(L, dtype)), X, grad=(0,))
     _same(lambda L, x: L.norm(x, 3, dim=0, dtype=getattr(L, dtype)), X.astype(np.float64), grad=(0,))
+
+
+INF, NAN = float("inf"), float("nan")
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[1.0, 0.0, NAN, 2.0], [0.0, 0.0, INF, INF], [0.0, INF, 0.0], [0.5, 0.0, 0.0, 1.0], [INF], [NAN, -2.0, INF, 0.0]],
+)
+def test_cumprod_and_prod_gradients_with_zeros_beside_inf_and_nan(values):
+    x = np.array(values)
+    _same(lambda L, a: L.cumprod(a, 0), x, grad=(0,))
+    _same(lambda L, a: L.prod(a), x, grad=(0,))
+    _same(lambda L, a: L.prod(a, 0), x, grad=(0,))
+    _same(lambda L, a: L.cumprod(a, 1), x.reshape(-1, 1), grad=(0,))  # one element per slice: grad passes
+
+
+def test_prod_along_a_dim_uses_the_zero_safe_products_once_any_element_is_zero():
+    x = np.array([[NAN, -2.0, INF, 0.0], [0.0, 0.5, INF, INF], [1.0, 2.0, 3.0, 4.0]])
+    _same(lambda L, a: L.prod(a, -1), x, grad=(0,))
+    _same(lambda L, a: L.prod(a, 0, keepdim=True), np.array([[1.0, NAN], [0.0, 1.0]]), grad=(0,))
+    _same(lambda L, a: L.prod(a), np.array(NAN), grad=(0,))
