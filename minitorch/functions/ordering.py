@@ -454,6 +454,8 @@ def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] |
     """``input`` shifted cyclically by ``shifts`` along ``dims`` (over all elements when dims is None)."""
     shift_list = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
     shift_list = tuple(check_int("roll", "shifts", s) for s in shift_list)
+    if not shift_list:
+        raise MiniTorchError("roll: `shifts` required (got an empty list)")
     if dims is None:
         if len(shift_list) != 1:
             raise MiniTorchError(f"roll: shifts {shift_list} need dims (one shift per dim); without dims give one int")

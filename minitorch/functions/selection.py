@@ -549,6 +549,8 @@ def vstack(tensors: Sequence[Tensor]) -> Tensor:
 
 
 def _tensor_list(op: str, tensors: Any) -> list[Tensor]:
-    if not isinstance(tensors, (list, tuple)) or not tensors:
-        raise TypeError(f"{op}(): argument 'tensors' must be a non-empty tuple or list of Tensors")
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{op}(): argument 'tensors' must be a tuple or list of Tensors, not {type(tensors).__name__}")
+    if not tensors:  # PyTorch's RuntimeError
+        raise MiniTorchError(f"{op} expects a non-empty TensorList")
     return list(tensors)

@@ -234,3 +234,9 @@ def test_prod_along_a_dim_uses_the_zero_safe_products_once_any_element_is_zero()
     _same(lambda L, a: L.prod(a, -1), x, grad=(0,))
     _same(lambda L, a: L.prod(a, 0, keepdim=True), np.array([[1.0, NAN], [0.0, 1.0]]), grad=(0,))
     _same(lambda L, a: L.prod(a), np.array(NAN), grad=(0,))
+
+
+def test_empty_argument_lists_raise_runtime_errors():
+    _same(lambda L, x: L.roll(x, [], []), X)
+    _same(lambda L, x: L.hstack([]), X)
+    _same(lambda L, x: L.vstack(()), X)
