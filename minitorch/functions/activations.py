@@ -260,8 +260,8 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     return Threshold.apply(input, _integer_bound(input, threshold), _integer_bound(input, value))
 
 
-def softmin(input: Tensor, dim: int | None = None, dtype: DTypeLike | None = None) -> Tensor:
-    """softmax(-input, dim): weights that favour the smallest entries.
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: DTypeLike | None = None) -> Tensor:
+    """softmax(-input, dim): weights that favour the smallest entries (``_stacklevel`` is PyTorch's, unused).
 
     As MiniTorch's softmax, ``dim`` must be given (PyTorch guesses it with a deprecation warning).
     """

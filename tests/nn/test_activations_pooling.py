@@ -154,6 +154,8 @@ def test_activation_argument_errors_as_torch():
     with pytest.raises(MiniTorchError, match="softmin"):  # PyTorch guesses a dim with a warning
         F.softmin(x)
     assert F.softplus(mt.tensor([1.0]), beta=0).tolist() == [float("inf")]  # as PyTorch's 1/0
+    ints = mt.tensor([[1, 2]])
+    assert F.softmin(ints, 1, 3, mt.float64).dtype == mt.float64  # PyTorch's argument order, dtype last
 
 
 def test_activation_inplace_is_accepted_and_gives_a_new_tensor():
