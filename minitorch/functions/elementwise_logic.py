@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from minitorch import backends
+from minitorch.dtypes import SCALAR_TYPES
 from minitorch.errors import MiniTorchError
 from minitorch.functions.broadcast import broadcast_shape
 from minitorch.hints import Array
@@ -26,6 +27,12 @@ def _tensor(op: str, value: Any, name: str = "input", position: int = 1) -> None
     """PyTorch's TypeError when an argument that must be a Tensor is a number (or anything else)."""
     if not isinstance(value, Tensor):
         raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
+
+
+def _tensor_or_number(op: str, value: Any) -> None:
+    """PyTorch's TypeError when ``other`` is neither a Tensor nor a number (None, a list...)."""
+    if not isinstance(value, (Tensor, *SCALAR_TYPES)):
+        raise TypeError(f"{op}(): argument 'other' must be a Tensor or a number, not {type(value).__name__}")
 
 
 def _bool_result(out: Array) -> Tensor:
@@ -102,36 +109,42 @@ def _same_device(op: str, a: Tensor, b: Tensor) -> None:
 def eq(input: Tensor, other: Any) -> Tensor:
     """``a == b`` elementwise (a bool tensor)."""
     _tensor("eq", input)
+    _tensor_or_number("eq", other)
     return input.eq(other)
 
 
 def ne(input: Tensor, other: Any) -> Tensor:
     """``a != b`` elementwise."""
     _tensor("ne", input)
+    _tensor_or_number("ne", other)
     return input.ne(other)
 
 
 def lt(input: Tensor, other: Any) -> Tensor:
     """``a < b`` elementwise."""
     _tensor("lt", input)
+    _tensor_or_number("lt", other)
     return input.lt(other)
 
 
 def le(input: Tensor, other: Any) -> Tensor:
     """``a <= b`` elementwise."""
     _tensor("le", input)
+    _tensor_or_number("le", other)
     return input.le(other)
 
 
 def gt(input: Tensor, other: Any) -> Tensor:
     """``a > b`` elementwise."""
     _tensor("gt", input)
+    _tensor_or_number("gt", other)
     return input.gt(other)
 
 
 def ge(input: Tensor, other: Any) -> Tensor:
     """``a >= b`` elementwise."""
     _tensor("ge", input)
+    _tensor_or_number("ge", other)
     return input.ge(other)
 
 

@@ -463,6 +463,15 @@ def _repeat_interleave(input: Tensor, repeats: int | Tensor, dim: int | None) ->
 
 
 # ---------------------------------------------------------------------- diag, outer, dot
+def _both_tensors(op: str, input: Any, name: str, other: Any) -> None:
+    """PyTorch's TypeError for a number (or anything else) where a Tensor is needed."""
+    for position, (arg, value) in enumerate((("input", input), (name, other)), start=1):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"{op}(): argument '{arg}' (position {position}) must be Tensor, not {type(value).__name__}"
+            )
+
+
 class Diag(Function):
     """1-D -> the 2-D matrix with it on diagonal ``k``; 2-D -> its diagonal ``k``, as 1-D.
     Each direction's backward is the other one."""
@@ -492,6 +501,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """out[i][j] = a[i] * b[j] for 1-D ``input`` and ``vec2`` (the usual dtype promotion)."""
+    _both_tensors("outer", input, "vec2", vec2)
     for name, t in (("self", input), ("vec2", vec2)):
         if t.ndim != 1:
             raise MiniTorchError(f"outer: expected 1-D argument {name}, but got {t.ndim}-D (shape {tuple(t.shape)})")
@@ -500,6 +510,7 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
 
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The sum of a[i] * b[i] for two 1-D tensors of one size and one dtype (a 0-d result)."""
+    _both_tensors("dot", input, "tensor", tensor)
     if input.ndim != 1 or tensor.ndim != 1:
         raise MiniTorchError(f"dot: 1D tensors expected, but got {input.ndim}D and {tensor.ndim}D tensors")
     if input.data.dtype.kind == "b" or tensor.data.dtype.kind == "b":

@@ -240,3 +240,11 @@ def test_empty_argument_lists_raise_runtime_errors():
     _same(lambda L, x: L.roll(x, [], []), X)
     _same(lambda L, x: L.hstack([]), X)
     _same(lambda L, x: L.vstack(()), X)
+
+
+def test_functions_refuse_what_is_not_a_tensor_or_number():
+    _same(lambda L, x: L.eq(x, None), V)
+    _same(lambda L, x: L.lt(x, [1.0, 2.0, 3.0, 4.0]), V)
+    _same(lambda L, x: L.ge(x, 2), V)  # a number is fine
+    _same(lambda L, x: L.dot(x, 2.0), V)
+    _same(lambda L, x: L.outer(3, x), V)
