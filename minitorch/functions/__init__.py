@@ -8,9 +8,10 @@ One module per family: ``arithmetic`` (+ - * / ** ...), ``unary`` (exp, log, rel
 op), ``broadcast`` the shape rules. ``elementwise_more`` (round, atan2, lerp, fmod ...) and
 ``elementwise_logic`` (isnan, logical_and, allclose ...) add more elementwise ops;
 ``selection`` and ``ordering`` (gather, scatter, sort, topk, cumsum, flip, repeat ...) pick and
-reorder elements. The
-lower-case functions are the user-facing forms (``minitorch.exp(x)``, ``F.conv2d``); Tensor
-methods call the same functions.
+reorder elements; ``activations`` (leaky_relu, elu, silu, softplus ...) and ``pooling``
+(avg_pool2d, adaptive_avg_pool2d) are more network building blocks. The lower-case
+functions are the user-facing forms (``minitorch.exp(x)``, ``F.conv2d``); Tensor methods
+call the same functions.
 
 Importing this package imports every op module, so every built-in op is in
 ``autograd.REGISTRY`` as soon as ``minitorch`` is loaded.

@@ -1,12 +1,14 @@
 """``minitorch.nn.functional`` (imported as ``F``): the stateless building blocks of networks.
 
-Activations, softmax, losses, ``linear``, ``dropout``, ``conv2d``, ``max_pool2d`` and
-``batch_norm``, and for sequence models ``embedding``, ``layer_norm``, ``gelu`` and
-``scaled_dot_product_attention``, with PyTorch's names. The ops themselves (forward and backward side by
-side) live in ``minitorch/functions/``: ``softmax.py``, ``losses.py``, ``pointwise_losses.py``, ``fused.py``
-(``Linear``, ``SoftmaxCrossEntropy``), ``conv.py``, ``dropout.py`` and
-``normalization.py``, ``embedding.py``, ``special.py``, ``attention.py``. This module
-only gathers them under the names a network uses.
+Activations, softmax, losses, ``linear``, ``dropout``, ``conv2d``, ``max_pool2d``,
+``avg_pool2d``, ``adaptive_avg_pool2d`` and ``batch_norm``, and for sequence models
+``embedding``, ``layer_norm``, ``gelu`` and ``scaled_dot_product_attention``, with
+PyTorch's names. The ops themselves (forward and backward side by side) live in
+``minitorch/functions/``: ``softmax.py``, ``activations.py``, ``losses.py``,
+``pointwise_losses.py``, ``fused.py`` (``Linear``, ``SoftmaxCrossEntropy``), ``conv.py``,
+``pooling.py``, ``dropout.py``, ``normalization.py``, ``embedding.py``, ``special.py``,
+``attention.py``. This module only gathers them under the names a network uses (``relu``
+is defined here: PyTorch's ``inplace=`` argument on top of ``minitorch.relu``).
 """
 
 from minitorch.functions import unary
