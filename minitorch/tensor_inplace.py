@@ -33,7 +33,7 @@ from minitorch.switches import SWITCHES
 # Bound by _link_ops(); None until then.
 _ops: Any = None  # the minitorch.functions package
 Tensor: Any = None
-_check_bound_kinds: Any = None  # elementwise_more's check of clamp's bounds
+_check_bound_kinds: Any = None  # clamping.py's check of clamp's bounds
 
 _CATEGORY_NAMES = {0: "Bool", 1: "Long", 2: "Float"}
 
@@ -310,5 +310,5 @@ def _link_ops() -> None:
     """Import what the methods above call; run by ``tensor.py`` right after ``Tensor`` exists."""
     global _ops, Tensor, _check_bound_kinds
     from minitorch import functions as _ops
-    from minitorch.functions.elementwise_more import check_bound_kinds as _check_bound_kinds
+    from minitorch.functions.clamping import check_bound_kinds as _check_bound_kinds
     from minitorch.tensor import Tensor

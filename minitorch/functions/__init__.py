@@ -42,6 +42,7 @@ from minitorch.functions.arithmetic import (
 )
 from minitorch.functions.attention import ScaledDotProductAttention, scaled_dot_product_attention
 from minitorch.functions.broadcast import broadcast_shape, unbroadcast
+from minitorch.functions.clamping import ClampTensor, clamp, clamp_max, clamp_min, clip
 from minitorch.functions.conv import Conv2d, MaxPool2d, conv2d, max_pool2d
 from minitorch.functions.dropout import Dropout, dropout
 from minitorch.functions.elementwise_logic import (
@@ -83,9 +84,6 @@ from minitorch.functions.elementwise_more import (
     Trunc,
     atan2,
     ceil,
-    clamp_max,
-    clamp_min,
-    clip,
     exp2,
     expm1,
     floor,
@@ -237,7 +235,6 @@ from minitorch.functions.unary import (
     Sqrt,
     Tanh,
     abs,
-    clamp,
     cos,
     exp,
     log,

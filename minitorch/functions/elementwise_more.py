@@ -4,8 +4,8 @@
   (PyTorch records them all the same, with a zero backward); integer inputs stay integer.
 - ``reciprocal rsqrt log2 log10 expm1 exp2 tan``: compute in floating point (an integer
   input becomes the default float), each backward from the output where it can.
-- ``square`` (``a ** 2``), ``atan2``, ``lerp``, ``fmod``; ``clip``, ``clamp_min``,
-  ``clamp_max`` (forms of ``clamp``) and ``true_divide`` (``div``).
+- ``square`` (``a ** 2``), ``atan2``, ``lerp``, ``fmod`` and ``true_divide`` (``div``);
+  ``clip``, ``clamp_min`` and ``clamp_max`` (forms of ``clamp``) are in ``clamping.py``.
 
 The comparisons and tests (``isnan``, ``logical_and``, ``allclose``...) return bool
 tensors outside the graph: they are in ``elementwise_logic.py``.
@@ -24,7 +24,6 @@ from minitorch.functions.arithmetic import div, pow
 from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.broadcast import unbroadcast
 from minitorch.functions.promotion import Operand, cast, promote
-from minitorch.functions.unary import clamp
 from minitorch.hints import Array, Gradients
 from minitorch.random import default_generator
 from minitorch.switches import SWITCHES
@@ -449,44 +448,6 @@ def lerp(input: Tensor, end: Tensor, weight: Operand) -> Tensor:
     else:
         weight = float(weight)
     return Lerp.apply(input, end, weight)
-
-
-def clip(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
-    """Alias of ``clamp``: limit each element to ``[min, max]``."""
-    check_bound_kinds("clip", min, max)
-    return clamp(input, min, max)
-
-
-def check_bound_kinds(op: str, low: Any, high: Any) -> None:
-    """PyTorch's clamp takes two tensor bounds or two number bounds, not one of each: a
-    tensor mixed with a number fits only when it can be read as a number (0-d, no gradient)."""
-    tensors = [b for b in (low, high) if isinstance(b, Tensor)]
-    numbers = [b for b in (low, high) if b is not None and not isinstance(b, Tensor)]
-    if tensors and numbers and any(t.ndim > 0 or t.requires_grad for t in tensors):
-        raise TypeError(
-            f"{op}(): min and max must both be tensors or both be numbers, got "
-            f"{_dtype_name(low)} and {_dtype_name(high)} (a 0-d tensor that needs no gradient counts as a number)"
-        )
-
-
-def clamp_min(input: Tensor, min: Any) -> Tensor:
-    """``clamp(a, min=min)``: every element at least ``min``."""
-    _not_bool_bound("clamp_min", input, min)
-    return clamp(input, min=min)
-
-
-def clamp_max(input: Tensor, max: Any) -> Tensor:
-    """``clamp(a, max=max)``: every element at most ``max``."""
-    _not_bool_bound("clamp_max", input, max)
-    return clamp(input, max=max)
-
-
-def _not_bool_bound(op: str, a: Tensor, bound: Any) -> None:
-    """A bool tensor clamped by a Python bool: PyTorch has no bool kernel for a number bound
-    (an int bound gives int64; a bool tensor bound works)."""
-    _tensor(op, a)
-    if a.data.dtype.kind == "b" and isinstance(bound, bool):
-        raise NotImplementedError(f"{op}(): not implemented for a bool tensor with a bool bound; convert first")
 
 
 def true_divide(input: Operand, other: Operand) -> Tensor:

@@ -3,8 +3,6 @@ abs, clamp. Each backward multiplies the incoming gradient by the local derivati
 
 from __future__ import annotations
 
-import numpy as np
-
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import default_float
@@ -284,21 +282,3 @@ def _not_bool(a: Tensor, op: str) -> None:
         raise MiniTorchError(
             f"{op}(): not supported for a bool tensor (shape {tuple(a.shape)}); convert first, e.g. .long()"
         )
-
-
-def clamp(a: Tensor, min: float | Tensor | None = None, max: float | Tensor | None = None) -> Tensor:
-    """Limit each element to ``[min, max]`` (either bound may be None)."""
-    if min is None and max is None:
-        raise MiniTorchError("clamp(): at least one of 'min' or 'max' must not be None")
-    # NumPy scalar bounds count as Python numbers (np.clip would upcast to an np.float64's dtype).
-    min, max = (v.item() if isinstance(v, np.generic) else v for v in (min, max))
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        from minitorch.functions.arithmetic import where
-
-        # where, not maximum/minimum: an element equal to a bound keeps its whole
-        # gradient (the bound gets none), as in PyTorch; maximum would split it in two.
-        out = a if min is None else where(a < min, min, a)
-        return out if max is None else where(out > max, max, out)
-    if a.data.dtype.kind != "f" and any(isinstance(v, float) for v in (min, max)):
-        a = cast(a, default_float())
-    return Clamp.apply(a, min, max)
