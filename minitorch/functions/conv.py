@@ -428,6 +428,26 @@ class MaxPool2d(Function):
         return (out, *(None,) * (len(ctx.next_nodes) - 1))
 
 
+def pool_geometry(
+    op: str, kernel_size: Any, stride: Any, padding: Any
+) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
+    """A pooling op's (kernel, stride, padding) as pairs, checked as PyTorch checks them.
+
+    The stride defaults to the kernel size; padding may be at most half the kernel.
+    """
+    kernel = pair(kernel_size, f"{op}: kernel_size")
+    _check_positive(op, "kernel_size", kernel)
+    stride = kernel if stride is None or stride in ((), []) else pair(stride, f"{op}: stride")
+    _check_positive(op, "stride", stride)
+    padding = pair(padding, f"{op}: padding")
+    _check_positive(op, "padding", padding, allow_zero=True)
+    if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2:
+        raise MiniTorchValueError(
+            f"{op}: padding {padding} should be at most half of the kernel size {kernel} (as in PyTorch)"
+        )
+    return kernel, stride, padding
+
+
 def max_pool2d(
     input: Tensor,
     kernel_size: Any,
@@ -449,16 +469,7 @@ def max_pool2d(
         )
     if isinstance(input, Tensor) and input.ndim == 3:  # one unbatched image: PyTorch accepts it too
         return max_pool2d(input.unsqueeze(0), kernel_size, stride, padding).squeeze(0)
-    kernel = pair(kernel_size, "max_pool2d: kernel_size")
-    _check_positive("max_pool2d", "kernel_size", kernel)
-    stride = kernel if stride is None or stride in ((), []) else pair(stride, "max_pool2d: stride")
-    _check_positive("max_pool2d", "stride", stride)
-    padding = pair(padding, "max_pool2d: padding")
-    _check_positive("max_pool2d", "padding", padding, allow_zero=True)
-    if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2:
-        raise MiniTorchValueError(
-            f"max_pool2d: padding {padding} should be at most half of the kernel size {kernel} (as in PyTorch)"
-        )
+    kernel, stride, padding = pool_geometry("max_pool2d", kernel_size, stride, padding)
     if input.ndim != 4 or 0 in input.shape[1:]:
         raise MiniTorchError(
             "max_pool2d: expected input (N, C, H, W) or (C, H, W) with non-zero C, H and W, got shape "

@@ -16,7 +16,7 @@ from typing import Any
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchValueError, check_int
-from minitorch.functions.conv import _check_positive, col2im, pair, windows
+from minitorch.functions.conv import col2im, pool_geometry, windows
 from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor
 
@@ -78,16 +78,7 @@ def avg_pool2d(
     _check_image("avg_pool2d", input)
     if input.ndim == 3:  # one unbatched image, as PyTorch accepts
         return avg_pool2d(input.unsqueeze(0), kernel_size, stride, padding).squeeze(0)
-    kernel = pair(kernel_size, "avg_pool2d: kernel_size")
-    _check_positive("avg_pool2d", "kernel_size", kernel)
-    stride = kernel if stride is None or stride in ((), []) else pair(stride, "avg_pool2d: stride")
-    _check_positive("avg_pool2d", "stride", stride)
-    padding = pair(padding, "avg_pool2d: padding")
-    _check_positive("avg_pool2d", "padding", padding, allow_zero=True)
-    if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2:
-        raise MiniTorchError(
-            f"avg_pool2d: padding {padding} should be at most half of the kernel size {kernel} (as in PyTorch)"
-        )
+    kernel, stride, padding = pool_geometry("avg_pool2d", kernel_size, stride, padding)
     h, w = input.shape[2] + 2 * padding[0], input.shape[3] + 2 * padding[1]
     if h < kernel[0] or w < kernel[1]:
         raise MiniTorchError(
