@@ -141,6 +141,14 @@ class SelectionMethods:
         """1-D: the diagonal matrix; 2-D: the diagonal."""
         return _ops.diag(self, diagonal)
 
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        """The diagonal ``offset`` of the matrices in ``dim1`` and ``dim2``, as the last dim."""
+        return _ops.diagonal(self, offset, dim1, dim2)
+
+    def trace(self) -> Tensor:
+        """The sum of a matrix's main diagonal."""
+        return _ops.trace(self)
+
     def outer(self, vec2: Tensor) -> Tensor:
         """Outer product with the 1-D ``vec2``."""
         return _ops.outer(self, vec2)

@@ -231,6 +231,42 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     return Diag.apply(input, check_int("diag", "diagonal", diagonal))
 
 
+class Diagonal(Function):
+    """Diagonal ``k`` of the last two dims, as a new last dim (a batch of matrices -> a batch of
+    diagonals). Backward puts each gradient back on the diagonal, zeros everywhere else."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, k: int) -> Array:
+        ctx.in_shape, ctx.k = a.shape, k
+        return ctx.xp.diagonal(a, k, axis1=-2, axis2=-1).copy()
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        xp, k = ctx.xp, ctx.k
+        full = xp.zeros(ctx.in_shape, dtype=grad.dtype)
+        steps = xp.arange(grad.shape[-1])
+        full[..., steps + max(-k, 0), steps + max(k, 0)] = grad
+        return full, None
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal ``offset`` (> 0: above it) of the matrices in dims ``dim1`` and ``dim2``, as the last dim."""
+    _both_tensors("diagonal", input, "input", input)
+    offset = check_int("diagonal", "offset", offset)
+    d1, d2 = check_dim("diagonal", dim1, input.ndim), check_dim("diagonal", dim2, input.ndim)
+    if d1 == d2:
+        raise MiniTorchError(f"diagonal: dimensions cannot be identical {dim1}, {dim2}")
+    return Diagonal.apply(movedim(input, (d1, d2), (-2, -1)), offset)
+
+
+def trace(input: Tensor) -> Tensor:
+    """The sum of a matrix's main diagonal."""
+    _both_tensors("trace", input, "input", input)
+    if input.ndim != 2:
+        raise MiniTorchError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    return diagonal(input).sum()
+
+
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """out[i][j] = a[i] * b[j] for 1-D ``input`` and ``vec2`` (the usual dtype promotion)."""
     _both_tensors("outer", input, "vec2", vec2)

@@ -51,6 +51,7 @@ from minitorch.functions.rearranging import (  # noqa: F401  (re-exported, as or
     concat,
     concatenate,
     diag,
+    diagonal,
     dot,
     hstack,
     moveaxis,
@@ -61,6 +62,7 @@ from minitorch.functions.rearranging import (  # noqa: F401  (re-exported, as or
     repeat_interleave,
     select,
     tile,
+    trace,
     unbind,
     vstack,
 )

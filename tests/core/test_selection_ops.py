@@ -484,3 +484,21 @@ def test_size_attributes_match_torch():
             t.nbytes,
         )
     assert minitorch.ones(2, 3).mT.shape == (3, 2)
+
+
+@pytest.mark.parametrize(
+    "shape,offset,dim1,dim2",
+    [((3, 4), 0, 0, 1), ((3, 4), 1, 0, 1), ((3, 4), -2, 0, 1), ((2, 3, 4), 0, 1, 2), ((2, 3, 4), 1, 2, 0),
+     ((2, 3, 4), -1, -1, 0), ((3, 3), 5, 0, 1)],
+)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_diagonal_as_torch(shape, offset, dim1, dim2, dtype):
+    compare(lambda lib, x: x.diagonal(offset, dim1, dim2), [randn(*shape)], dtype)
+    assert gradcheck(lambda x: minitorch.diagonal(x, offset, dim1, dim2), (leaf(randn(*shape)),))
+
+
+def test_trace_as_torch():
+    compare(lambda lib, x: lib.trace(x), [randn(3, 4)])
+    assert minitorch.tensor([[1, 2], [3, 4]]).trace().tolist() == 5  # int64, as torch
+    raises_like_torch(lambda lib: lib.ones(2, 2, 2).trace())
+    raises_like_torch(lambda lib: lib.ones(2, 2).diagonal(0, 0, 0))
