@@ -57,16 +57,21 @@ def masked_fill(x: Tensor, mask: Tensor, value: Any) -> Tensor:
         raise MiniTorchError(
             f"masked_fill: expected a bool mask, got {shown}; compare first, e.g. x.masked_fill(scores < 0, 0.0)"
         )
-    if isinstance(value, Tensor):
-        if value.ndim != 0:
-            raise MiniTorchError(
-                f"masked_fill: value must be a number or a 0-dim tensor, got shape {tuple(value.shape)}"
-            )
-        value = value.item()
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise MiniTorchError(f"masked_fill: value must be a number or a 0-dim tensor, got shape {tuple(value.shape)}")
     if broadcast_shape(tuple(x.shape), tuple(mask.shape), op="masked_fill") != tuple(x.shape):
         raise MiniTorchError(
             f"masked_fill: the mask of shape {tuple(mask.shape)} must broadcast to the tensor's shape {tuple(x.shape)}"
         )
+    if isinstance(value, Tensor):
+        if value.requires_grad and x.data.dtype.kind == "f":
+            # A value that needs a gradient gets the sum of the filled positions' gradients, as in
+            # PyTorch: where() does exactly that (the value cast to x's dtype first).
+            from minitorch.functions.arithmetic import where
+            from minitorch.functions.promotion import cast
+
+            return where(mask, cast(value, x.dtype), x)
+        value = value.item()
     if x.data.dtype.kind in "iu" and isinstance(value, float):
         # As PyTorch: an integer tensor takes the number cut toward zero (2.5 -> 2); nan, inf
         # and numbers beyond int64 have no integer to become.

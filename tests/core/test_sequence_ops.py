@@ -254,3 +254,11 @@ def test_recurrent_layers_gradcheck(rng, bias):
     check(lambda *a: weighted(gru_layer(*a)), x, h0, p(3 * H, I), p(3 * H, H), *b(3))
     check(lambda *a: weighted(rnn_layer(*a, "tanh")), x, h0, p(H, I), p(H, H), *b(1))
     check(lambda *a: weighted(rnn_layer(*a, "relu")), x, h0, p(H, I), p(H, H), *b(1))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_masked_fill_with_a_value_that_requires_grad_as_torch(dtype):
+    # The 0-d value gets the sum of the gradients of the positions it filled.
+    mask = np.array([[True, False], [True, True]])
+    inputs = [np.arange(4.0).reshape(2, 2), np.float64(5.0)]
+    compare(lambda lib, x, v: x.masked_fill(lib.tensor(mask), v), inputs, dtype)
