@@ -22,6 +22,10 @@ class MiniTorchIndexError(MiniTorchError, IndexError):
     """Where PyTorch raises IndexError (a class index out of range, argmax of nothing): both at once."""
 
 
+class MiniTorchNotImplementedError(MiniTorchError, NotImplementedError):
+    """Where PyTorch has no kernel for a dtype ("abs" not implemented for 'Bool'): both at once."""
+
+
 def fmt_shape(shape: Iterable[int]) -> str:
     """``(3, 4)`` for a shape tuple, with ``()`` for a scalar."""
     return str(tuple(shape))

@@ -12,7 +12,7 @@ from typing import Any
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import default_float, result_dtype, scalar_category
-from minitorch.errors import MiniTorchError
+from minitorch.errors import MiniTorchError, MiniTorchNotImplementedError
 from minitorch.functions.broadcast import unbroadcast
 from minitorch.functions.out import write_out
 from minitorch.functions.promotion import Operand, cast, promote
@@ -275,7 +275,7 @@ def pow(a: Operand, b: Operand) -> Tensor:
     """a ** b (either may be a Python number)."""
     if isinstance(b, Tensor) and b.data.dtype.kind == "b" and _is_bool(a):
         # PyTorch has no bool pow kernel ("pow" not implemented for 'Bool'); bool ** True works.
-        raise MiniTorchError(f"pow: not implemented for bool ** bool ({_describe(a)} ** {_describe(b)})")
+        raise MiniTorchNotImplementedError(f"pow: not implemented for bool ** bool ({_describe(a)} ** {_describe(b)})")
     a, b = promote(a, b)
     if isinstance(a, Tensor) and a.data.dtype.kind in "iu" and _is_int_number(b) and b < 0:
         raise MiniTorchError(

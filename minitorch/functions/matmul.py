@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.errors import MiniTorchError
+from minitorch.errors import MiniTorchError, MiniTorchNotImplementedError
 from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.broadcast import broadcast_shape, unbroadcast
 from minitorch.functions.out import write_out
@@ -89,7 +89,9 @@ def matmul(a: Tensor, b: Tensor, *, out: Tensor | None = None) -> Tensor:
         )
     check_matmul_shapes(a.shape, b.shape)
     if a.data.dtype.kind == "b":  # PyTorch has no bool matmul kernel; NumPy would give bool
-        raise MiniTorchError(f"matmul: not implemented for bool tensors ({tuple(a.shape)} @ {tuple(b.shape)})")
+        raise MiniTorchNotImplementedError(
+            f"matmul: not implemented for bool tensors ({tuple(a.shape)} @ {tuple(b.shape)})"
+        )
     if a.data.dtype != b.data.dtype:
         # PyTorch refuses too: a silent float64 upcast would double the cost of every layer.
         raise MiniTorchError(

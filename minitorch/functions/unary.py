@@ -6,7 +6,7 @@ from __future__ import annotations
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import default_float
-from minitorch.errors import MiniTorchError
+from minitorch.errors import MiniTorchError, MiniTorchNotImplementedError
 from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.promotion import cast
 from minitorch.hints import Array, Gradients
@@ -273,12 +273,10 @@ def relu(input: Tensor) -> Tensor:
 
 def abs(a: Tensor) -> Tensor:
     """Absolute value of each element; a bool tensor is refused, as in PyTorch."""
-    _not_bool(a, "abs")
+    _not_bool(a, "abs", MiniTorchNotImplementedError)  # PyTorch: no "abs" kernel for Bool
     return Abs.apply(a)
 
 
-def _not_bool(a: Tensor, op: str) -> None:
+def _not_bool(a: Tensor, op: str, error: type[MiniTorchError] = MiniTorchError) -> None:
     if isinstance(a, Tensor) and a.data.dtype.kind == "b":
-        raise MiniTorchError(
-            f"{op}(): not supported for a bool tensor (shape {tuple(a.shape)}); convert first, e.g. .long()"
-        )
+        raise error(f"{op}(): not supported for a bool tensor (shape {tuple(a.shape)}); convert first, e.g. .long()")

@@ -473,3 +473,16 @@ def test_ragged_lists_name_the_dimension(data, words):
 def test_integers_beyond_int64_are_refused(make):
     with pytest.raises(MiniTorchError, match="overflows int64"):
         make()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [lambda x: x.abs(), lambda x: x.abs_(), lambda x: x**x, lambda x: x @ x],
+    ids=["abs", "abs_", "pow", "matmul"],
+)
+def test_bool_ops_without_a_kernel_raise_not_implemented_as_torch(call):
+    # PyTorch: NotImplementedError ("abs" not implemented for 'Bool'); it is a RuntimeError too.
+    with pytest.raises(NotImplementedError, match="bool"):
+        call(minitorch.tensor([True, False]))
+    with pytest.raises(RuntimeError):
+        call(minitorch.tensor([True, False]))
