@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import default_float, result_dtype, scalar_category
 from minitorch.errors import MiniTorchError, MiniTorchNotImplementedError
-from minitorch.functions.broadcast import unbroadcast
+from minitorch.functions.broadcast import broadcast_shape, unbroadcast
 from minitorch.functions.out import write_out
 from minitorch.functions.promotion import Operand, cast, promote
 from minitorch.hints import Array, Gradients, Shape
@@ -115,6 +117,10 @@ class Pow(Function):
         dtype = (a if isinstance(a, ctx.xp.ndarray) else b).dtype
         if dtype.kind in "iu" and isinstance(b, ctx.xp.ndarray) and bool((b < 0).any()):
             out = _int_pow_negative(ctx.xp, a, b)
+        elif isinstance(b, float) and b == -0.5 and dtype.kind == "f":
+            # PyTorch computes x ** -0.5 as rsqrt(x): -0.0 gives -inf and -inf gives nan.
+            with np.errstate(divide="ignore", invalid="ignore"):  # (CuPy has no errstate)
+                out = 1 / ctx.xp.sqrt(a)
         else:
             out = a**b
         if out.dtype != dtype:  # NumPy turns bool ** bool into int8; PyTorch keeps bool
@@ -268,6 +274,8 @@ def div(a: Operand, b: Operand) -> Tensor:
 
 def neg(a: Tensor) -> Tensor:
     """-a."""
+    if isinstance(a, Tensor) and a.data.dtype.kind == "b":  # NumPy raises TypeError; PyTorch a RuntimeError
+        raise MiniTorchError("neg: negation, the - operator, on a bool tensor is not supported; use ~ or logical_not()")
     return Neg.apply(a)
 
 
@@ -354,30 +362,66 @@ def _to_default_float(value: Operand) -> Operand:
     return float(value)
 
 
-def floor_divide(a: Operand, b: Operand) -> Tensor:
-    """``a // b`` elementwise, outside the graph (no useful gradient), with PyTorch's dtypes.
+class FloorDivide(Function):
+    """a // b (floor(a / b)); like PyTorch, in the graph but with no derivative."""
 
-    Integer division by zero is an error, as in PyTorch (NumPy would give 0 silently).
-    """
-    return _integer_safe("floor_divide", a, b)
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
+        return _floor_op(ctx.xp, "floor_divide", a, b)
 
-
-def remainder(a: Operand, b: Operand) -> Tensor:
-    """``a % b`` elementwise (the sign of ``b``, as Python), outside the graph; integer ``% 0``
-    is an error, as in PyTorch."""
-    return _integer_safe("remainder", a, b)
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        raise MiniTorchError("floor_divide: derivative for floor_divide is not implemented (as in PyTorch)")
 
 
-def _integer_safe(op: str, a: Operand, b: Operand) -> Tensor:
-    a, b = promote(a, b)
-    a_data: Any = a.data if isinstance(a, Tensor) else a
-    b_data: Any = b.data if isinstance(b, Tensor) else b
-    ref: Array = a_data if isinstance(a, Tensor) else b_data
-    xp = backends.module_of(ref)
-    if ref.dtype.kind in "iub" and bool(xp.any(xp.asarray(b_data) == 0)):
+class Remainder(Function):
+    """a % b with the sign of b.   d/da = 1, d/db = -floor(a / b)."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
+        # PyTorch has no derivative for ``number % tensor`` (remainder.Scalar_Tensor).
+        ctx.scalar_left = not isinstance(a, ctx.xp.ndarray)
+        ctx.save_for_backward(a, b)
+        return _floor_op(ctx.xp, "remainder", a, b)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        if ctx.scalar_left:
+            raise MiniTorchError("remainder: derivative for number % tensor is not implemented (as in PyTorch)")
+        a, b = ctx.saved_tensors
+        need_a, need_b = ctx.needs_input_grad
+        return (
+            unbroadcast(grad, _shape(a)) if need_a else None,
+            unbroadcast(-grad * ctx.xp.floor_divide(a, b), _shape(b)) if need_b else None,
+        )
+
+
+def _floor_op(xp: Any, op: str, a: Any, b: Any) -> Array:
+    """xp.floor_divide / xp.remainder in the promoted dtype, with PyTorch's errors."""
+    ref: Array = a if isinstance(a, xp.ndarray) else b
+    # Checked first so a shape mismatch is PyTorch's RuntimeError, not NumPy's ValueError.
+    broadcast_shape(_shape(a), _shape(b), op=op)
+    if ref.dtype.kind == "b":
+        raise MiniTorchNotImplementedError(f"{op}: not implemented for bool tensors (as PyTorch: no 'Bool' kernel)")
+    if ref.dtype.kind in "iu" and bool(xp.any(xp.asarray(b) == 0)):
         raise MiniTorchError(
             f"{op}: integer division by zero (PyTorch: ZeroDivisionError); the divisor has a 0 "
             "element; divide float tensors instead, e.g. a.float()"
         )
-    out = getattr(xp, op)(a_data, b_data)
-    return Tensor._make(xp.asarray(out).astype(ref.dtype, copy=False), None, False)
+    return xp.asarray(getattr(xp, op)(a, b)).astype(ref.dtype, copy=False)
+
+
+def floor_divide(a: Operand, b: Operand) -> Tensor:
+    """``a // b`` elementwise with PyTorch's dtypes; recorded, but backward raises (as PyTorch).
+
+    Integer division by zero is an error, as in PyTorch (NumPy would give 0 silently).
+    """
+    a, b = promote(a, b)
+    return FloorDivide.apply(a, b)
+
+
+def remainder(a: Operand, b: Operand) -> Tensor:
+    """``a % b`` elementwise (the sign of ``b``, as Python); integer ``% 0`` is an error, as in
+    PyTorch."""
+    a, b = promote(a, b)
+    return Remainder.apply(a, b)
