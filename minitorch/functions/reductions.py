@@ -6,8 +6,9 @@ first put the reduced dimensions back as size 1 (``keepdim``), then broadcast.
 
 from __future__ import annotations
 
-import builtins
 from typing import TypeVar
+
+import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
@@ -120,9 +121,36 @@ class Amin(Function):
         return _extreme_grad(grad, a, out, ctx.axes, ctx.keepdim), None, None
 
 
-def _extreme_grad(grad: Array, a: Array, out: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
-    """Gradient of max/min: to the elements equal to the extreme, split among ties."""
+class MaxAll(Amax):
+    """``max()`` with no dim: as Amax, but a NaN result sends its gradient to the NaNs."""
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        a, out = ctx.saved_tensors
+        return _extreme_grad(grad, a, out, ctx.axes, ctx.keepdim, nan_wins=True), None, None
+
+
+class MinAll(Amin):
+    """``min()`` with no dim: as Amin, but a NaN result sends its gradient to the NaNs."""
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        a, out = ctx.saved_tensors
+        return _extreme_grad(grad, a, out, ctx.axes, ctx.keepdim, nan_wins=True), None, None
+
+
+def _extreme_grad(
+    grad: Array, a: Array, out: Array, axes: tuple[int, ...], keepdim: bool, nan_wins: bool = False
+) -> Array:
+    """Gradient of max/min: to the elements equal to the extreme, split among ties.
+
+    ``nan_wins``: a NaN extreme counts the NaNs as its winners (PyTorch's max()/min() with no
+    dim do; amax/amin do not, and give NaN gradients, since NaN == NaN is False).
+    """
     winners = a == out
+    if nan_wins:
+        xp = backends.module_of(a)
+        winners |= xp.isnan(a) & xp.isnan(out)
     count = winners.sum(axis=axes, keepdims=True)
     grad = _grad_keepdim(grad, axes, keepdim)
     return (grad * winners / count).astype(a.dtype, copy=False)
@@ -156,13 +184,18 @@ class Var(Function):
     """Variance over ``axes`` with ``correction`` (1: unbiased, dividing by N - 1)."""
 
     @staticmethod
-    def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], correction: int, keepdim: bool) -> Array:
+    def forward(
+        ctx: BackwardNode, a: Array, axes: tuple[int, ...] | None, correction: int, keepdim: bool
+    ) -> Array:
+        # ``axes`` None: every dim (``var()``), whose gradient PyTorch special-cases below,
+        # as it does for a 0-d input.
+        ctx.all_dims = axes is None or a.ndim == 0
+        axes = tuple(range(a.ndim)) if axes is None else axes
         count = 1
         for axis in axes:
             count *= a.shape[axis]
         ctx.save_for_backward(a)
-        # Not ``max(...)``: this module defines its own ``max`` (the tensor reduction).
-        ctx.axes, ctx.keepdim, ctx.divisor = axes, keepdim, builtins.max(count - correction, 0)
+        ctx.axes, ctx.keepdim, ctx.divisor = axes, keepdim, count - correction
         return a.var(axis=axes, ddof=correction, keepdims=keepdim)
 
     @staticmethod
@@ -172,17 +205,27 @@ class Var(Function):
 
 
 def _var_grad(ctx: BackwardNode, a: Array, grad: Array) -> Array:
-    """d var / d a = 2 (a - mean) / divisor, times the incoming gradient."""
+    """d var / d a = 2 (a - mean) / (N - correction), times the incoming gradient.
+
+    With no degrees of freedom left (N <= correction), PyTorch's ``var()`` over every dim
+    gives inf, or NaN where a equals the mean; with a dim it divides by N - correction as is.
+    """
+    xp = ctx.xp
     grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
     centred = a - a.mean(axis=ctx.axes, keepdims=True)
-    return (2 * grad * centred / ctx.divisor).astype(a.dtype, copy=False)
+    if ctx.all_dims and ctx.divisor <= 0:
+        return (grad * xp.where(centred == 0, xp.nan, xp.inf)).astype(a.dtype, copy=False)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (2 * grad * centred / ctx.divisor).astype(a.dtype, copy=False)
 
 
 class Std(Function):
     """sqrt(var) over ``axes``.   d/da = d var/da / (2 std), taken as 0 where std is 0."""
 
     @staticmethod
-    def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], correction: int, keepdim: bool) -> Array:
+    def forward(
+        ctx: BackwardNode, a: Array, axes: tuple[int, ...] | None, correction: int, keepdim: bool
+    ) -> Array:
         out = ctx.xp.sqrt(Var.forward(ctx, a, axes, correction, keepdim))
         ctx.save_for_backward(a, out)
         return out
@@ -260,7 +303,8 @@ def max(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> Te
 
         return maximum(a, dim)
     if dim is None:
-        return amax(a)
+        _check_not_empty("max", a, None)
+        return MaxAll.apply(a, normalize_dims("max", None, a.ndim), False)
     return _along_dim("max", a, dim, keepdim, MaxResult)
 
 
@@ -271,7 +315,8 @@ def min(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> Te
 
         return minimum(a, dim)
     if dim is None:
-        return amin(a)
+        _check_not_empty("min", a, None)
+        return MinAll.apply(a, normalize_dims("min", None, a.ndim), False)
     return _along_dim("min", a, dim, keepdim, MinResult)
 
 
@@ -300,8 +345,8 @@ def _check_not_empty(op: str, a: Tensor, dim: Dims) -> None:
             f"{op}(): expected a non-empty tensor, got shape {tuple(a.shape)}; give a dim to reduce over"
         )
     for axis in normalize_dims(op, dim, a.ndim):
-        if a.shape[axis] == 0:
-            raise MiniTorchError(
+        if a.shape[axis] == 0:  # PyTorch raises IndexError here
+            raise MiniTorchIndexError(
                 f"{op}(): expected reduction dim {axis} to have non-zero size (input shape {tuple(a.shape)})"
             )
 
@@ -314,7 +359,7 @@ def var(
         raise MiniTorchError(f"var(): input dtype must be floating point, got {a.dtype}")
     if correction is None:
         correction = 1 if unbiased else 0
-    return Var.apply(a, normalize_dims("var", dim, a.ndim), correction, keepdim)
+    return Var.apply(a, None if dim is None else normalize_dims("var", dim, a.ndim), correction, keepdim)
 
 
 def std(
@@ -325,7 +370,7 @@ def std(
         raise MiniTorchError(f"std(): input dtype must be floating point, got {a.dtype}")
     if correction is None:
         correction = 1 if unbiased else 0
-    return Std.apply(a, normalize_dims("std", dim, a.ndim), correction, keepdim)
+    return Std.apply(a, None if dim is None else normalize_dims("std", dim, a.ndim), correction, keepdim)
 
 
 def logsumexp(a: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
