@@ -125,14 +125,24 @@ class Cat(Function):
 
     @staticmethod
     def forward(ctx: BackwardNode, axis: int, *arrays: Array) -> Array:
+        # PyTorch's legacy rule: 1-D empty tensors (shape (0,)) are skipped (``cat`` checked
+        # the rest); they get an empty gradient.
+        kept = [a for a in arrays if a.shape != (0,)]
+        if not kept:
+            return ctx.xp.concatenate(arrays)
         ctx.axis = axis
-        ctx.sizes = [a.shape[axis] for a in arrays]
-        return ctx.xp.concatenate(arrays, axis=axis)
+        ctx.sizes = [None if a.shape == (0,) else a.shape[axis] for a in arrays]
+        return ctx.xp.concatenate(kept, axis=axis)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        if not hasattr(ctx, "sizes"):  # every input was (0,): so is the gradient
+            return (None, *[grad[:0] for _ in ctx.needs_input_grad[1:]])
         splits, start = [], 0
         for size in ctx.sizes:
+            if size is None:
+                splits.append(grad.reshape(-1)[:0])
+                continue
             index = [slice(None)] * grad.ndim
             index[ctx.axis] = slice(start, start + size)
             splits.append(grad[tuple(index)])
@@ -303,8 +313,10 @@ def squeeze(a: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
         axes = {i for i, s in enumerate(a.shape) if s == 1}
     else:
         dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
-        axes = {check_dim("squeeze", d, a.ndim) for d in dims}
-        axes = {i for i in axes if a.ndim and a.shape[i] == 1}
+        listed = [check_dim("squeeze", d, a.ndim) for d in dims]
+        if len(set(listed)) != len(listed):
+            raise MiniTorchError(f"squeeze: a dim appears multiple times in the list of dims {dims}")
+        axes = {i for i in listed if a.ndim and a.shape[i] == 1}
     if not axes:
         return Reshape.apply(a, a.shape) if a.requires_grad else Tensor._make(a.data, None, False)
     shape = tuple(s for i, s in enumerate(a.shape) if i not in axes)
@@ -356,8 +368,9 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     # PyTorch's legacy rule: 1-D empty tensors (shape (0,)) are skipped, so a result can be
     # grown from minitorch.empty(0) by cat([acc, row]); they still take part in the dtype.
     non_empty = [t for t in tensors if t.shape != (0,)]
-    if non_empty and len(non_empty) < len(tensors):
-        tensors = non_empty
+    if not non_empty:  # only (0,) tensors: an empty (0,) result, whatever dim says
+        return Cat.apply(0, *tensors)
+    all_tensors, tensors = tensors, non_empty
     ref = tensors[0]
     for i, t in enumerate(tensors):
         if t.ndim == 0:
@@ -379,7 +392,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                 f"cat: sizes of tensors must match except in dimension {dim}: tensor 0 has shape "
                 f"{tuple(ref.shape)} but tensor {i} has shape {tuple(t.shape)}"
             )
-    return Cat.apply(axis, *tensors)
+    return Cat.apply(axis, *all_tensors)
 
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
