@@ -218,9 +218,12 @@ class InPlaceMethods:
             return _write_recorded(me, name, _ops.index_put(me, index, value))
         if value_is_tensor and value.device != me.device:
             raise MiniTorchError(device_mismatch_message(name, [(0, me.device), (1, value.device)]))
+        from minitorch.functions.index_put import check_value_dtype, write_at  # (import cycle)
+
         data = value.data if value_is_tensor else value
+        check_value_dtype(me, index, value)
         try:
-            me.data[_ops.index_put_index(index, me.data)] = data
+            write_at(me.data, _ops.index_put_index(index, me.data), data)
         except (IndexError, ValueError, TypeError) as exc:
             shape = tuple(getattr(data, "shape", ()))
             raise type(exc)(

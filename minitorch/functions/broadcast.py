@@ -34,6 +34,9 @@ def unbroadcast(grad: Array, shape: Shape) -> Array:
     if grad.shape == shape:
         return grad
     extra = grad.ndim - len(shape)
+    if extra < 0:  # a value with extra leading 1s, written with t[i] = value (PyTorch allows it)
+        grad = grad.reshape((1,) * -extra + grad.shape)
+        extra = 0
     # Leading dimensions that broadcasting prepended, then the size-1 ones it stretched.
     axes = tuple(range(extra)) + tuple(
         extra + i for i, size in enumerate(shape) if size == 1 and grad.shape[extra + i] != 1

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
+from minitorch.errors import MiniTorchError
 from minitorch.functions.broadcast import unbroadcast
-from minitorch.functions.indexing import index_arrays
+from minitorch.functions.indexing import index_arrays, sequence_as_tuple
 from minitorch.functions.promotion import cast
 from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor
@@ -26,7 +29,7 @@ class IndexPut(Function):
     @staticmethod
     def forward(ctx: BackwardNode, a: Array, value: Any, index: Any) -> Array:
         out = a.copy()
-        out[index] = value
+        write_at(out, index, value)
         ctx.index = index
         ctx.value_shape = getattr(value, "shape", None)
         return out
@@ -42,6 +45,49 @@ class IndexPut(Function):
         return grad_a, grad_value, None
 
 
+def write_at(data: Array, index: Any, value: Any) -> None:
+    """``data[index] = value`` with PyTorch's broadcasting of ``value`` to the indexed region:
+    extra leading size-1 dims are dropped (NumPy refuses them after a multi-dim bool mask)."""
+    if getattr(value, "ndim", 0):
+        target = data[index].shape
+        while value.ndim > len(target) and value.shape[0] == 1:
+            value = value[0]
+        try:
+            value = backends.module_of(data).broadcast_to(value, target)
+        except ValueError:
+            raise MiniTorchError(
+                f"index_put (t[index] = value): shape mismatch: value of shape {tuple(value.shape)} "
+                f"cannot be broadcast to the indexed region of shape {tuple(target)}"
+            ) from None
+    data[index] = value
+
+
+def check_value_dtype(a: Tensor, index: Any, value: Any) -> None:
+    """PyTorch's index_put_ refuses a value tensor of another dtype when the index has tensors,
+    lists or arrays in it (plain ints and slices copy with a cast; a bool mask takes a
+    one-element value)."""
+    if not isinstance(value, Tensor) or value.data.dtype == a.data.dtype:
+        return
+    parts = sequence_as_tuple(index)
+    parts = parts if isinstance(parts, tuple) else (parts,)
+    advanced = [p for p in parts if isinstance(p, (list, Tensor)) or backends.is_backend_array(p)]
+    advanced = [p for p in advanced if not (isinstance(p, Tensor) and p.ndim == 0 and p.data.dtype.kind in "iu")]
+    if not advanced:
+        return
+    only_masks = all(_dtype_kind(p) == "b" for p in advanced)
+    if only_masks and value.data.size == 1:  # PyTorch fills the mask with the one value
+        return
+    raise MiniTorchError(
+        f"index_put (t[index] = value): the value's dtype {value.dtype} must match the tensor's "
+        f"dtype {a.dtype} when indexing with tensors (as PyTorch); convert it with .to({a.dtype})"
+    )
+
+
+def _dtype_kind(part: Any) -> str:
+    data = part.data if isinstance(part, Tensor) else part
+    return str(np.asarray(data).dtype.kind) if isinstance(data, list) else str(data.dtype.kind)
+
+
 def index_put_index(index: Any, data: Array) -> Any:
     """``index`` as the array library indexes ``data`` (see ``indexing.index_arrays``)."""
     return index_arrays(index, backends.device_of(data))
@@ -49,6 +95,7 @@ def index_put_index(index: Any, data: Array) -> Any:
 
 def index_put(a: Tensor, index: Any, value: Any) -> Tensor:
     """A copy of ``a`` with ``value`` (a Tensor or a number) written at ``index``, recorded."""
+    check_value_dtype(a, index, value)
     if isinstance(value, Tensor) and value.data.dtype != a.data.dtype:
         value = cast(value, a.dtype)  # the tensor keeps its dtype, as with t[i] = v in PyTorch
     return IndexPut.apply(a, value, index_put_index(index, a.data))

@@ -66,9 +66,19 @@ def _index_on_device(index: Any, device: str) -> Any:
     return tuple(moved) if isinstance(index, tuple) else moved[0]
 
 
+def sequence_as_tuple(index: Any) -> Any:
+    """PyTorch's (and old NumPy's) rule: a short list holding a list, tuple, Tensor, slice,
+    None or ``...`` is a tuple of indices, so ``x[[[0], [1]]]`` is ``x[[0], [1]]``."""
+    if isinstance(index, list) and len(index) < 32:
+        if any(isinstance(i, (list, tuple, Tensor, slice)) or i is None or i is Ellipsis for i in index):
+            return tuple(index)
+    return index
+
+
 def index_arrays(index: Any, device: str) -> Any:
     """``index`` as the array library indexes data on ``device``: Tensors and lists become
     arrays there, with getitem's rules (``t[index] = value`` uses it)."""
+    index = sequence_as_tuple(index)
     index = tuple(_convert(i) for i in index) if isinstance(index, tuple) else _convert(index)
     return _index_on_device(index, device)
 
@@ -95,7 +105,10 @@ def _convert(item: Any) -> Any:
 
 def getitem(a: Tensor, index: Any) -> Tensor:
     """``a[index]`` as a recorded op."""
-    if a.ndim == 0 and (_is_int(index) or isinstance(index, Tensor) and index.ndim == 0):
+    index = sequence_as_tuple(index)
+    if a.ndim == 0 and (
+        _is_int(index) or isinstance(index, Tensor) and index.ndim == 0 and index.data.dtype.kind != "b"
+    ):
         raise IndexError(
             f"index: invalid index {index!r} of a 0-dim tensor, which has no dimension to index; "
             "use tensor.item() to get its number"
