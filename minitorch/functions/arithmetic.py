@@ -102,6 +102,8 @@ class Neg(Function):
 
     @staticmethod
     def forward(ctx: BackwardNode, a: Array) -> Array:
+        if a.dtype.kind == "b":  # NumPy raises a TypeError; PyTorch a RuntimeError
+            raise MiniTorchError("neg: negation (-) of a bool tensor is not supported; use ~ (logical not) instead")
         return -a
 
     @staticmethod
@@ -117,8 +119,8 @@ class Pow(Function):
         dtype = (a if isinstance(a, ctx.xp.ndarray) else b).dtype
         if dtype.kind in "iu" and isinstance(b, ctx.xp.ndarray) and bool((b < 0).any()):
             out = _int_pow_negative(ctx.xp, a, b)
-        elif isinstance(b, float) and b == -0.5 and dtype.kind == "f":
-            # PyTorch computes x ** -0.5 as rsqrt(x): -0.0 gives -inf and -inf gives nan.
+        elif isinstance(b, float) and b == -0.5 and dtype.kind == "f" and dtype.itemsize >= 4:
+            # PyTorch computes float32/64 x ** -0.5 as rsqrt(x): -0.0 gives -inf, -inf nan.
             with np.errstate(divide="ignore", invalid="ignore"):  # (CuPy has no errstate)
                 out = 1 / ctx.xp.sqrt(a)
         else:
@@ -274,8 +276,6 @@ def div(a: Operand, b: Operand) -> Tensor:
 
 def neg(a: Tensor) -> Tensor:
     """-a."""
-    if isinstance(a, Tensor) and a.data.dtype.kind == "b":  # NumPy raises TypeError; PyTorch a RuntimeError
-        raise MiniTorchError("neg: negation, the - operator, on a bool tensor is not supported; use ~ or logical_not()")
     return Neg.apply(a)
 
 

@@ -166,3 +166,8 @@ def test_setitem_with_tensor_indices_needs_the_same_dtype():
         t = lib.zeros(3)
         with pytest.raises(RuntimeError):
             t[lib.tensor([0])] = lib.ones(1, dtype=lib.float64)
+
+
+def test_neg_method_of_bool_and_half_pow_minus_half():
+    both_raise(lambda lib, a: a.neg(), np.array([True, False]))
+    same(lambda lib, a: a**-0.5, np.array([-0.0, -np.inf, 4.0], dtype=np.float16))
