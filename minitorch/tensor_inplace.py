@@ -153,6 +153,12 @@ class InPlaceMethods:
             src = Tensor._make(backends.module_of(src).asarray(src), None, False)
         elif src.device != self.device:  # type: ignore[attr-defined]
             src = src.to(self.device)  # type: ignore[attr-defined]  # copy_ moves between devices
+        me: Any = self
+        if src.ndim > me.ndim:  # t[...] = v may drop v's leading 1s; copy_ may not (PyTorch)
+            raise MiniTorchError(
+                f"copy_: the source of shape {tuple(src.shape)} has more dims than the tensor of "
+                f"shape {tuple(me.shape)}; it must broadcast to the tensor's shape"
+            )
         return self._overwrite("copy_", Ellipsis, src)
 
     def __setitem__(self, index: Any, value: Any) -> None:
@@ -191,6 +197,14 @@ class InPlaceMethods:
         """``self <op>= other``: recorded when it involves the graph, else done on the data."""
         me: Any = self
         other_is_tensor = isinstance(other, InPlaceMethods)
+        if op_name == "sub" and (
+            me.data.dtype.kind == "b" or isinstance(other, (builtins.bool, np.bool_))
+            or other_is_tensor and other.data.dtype.kind == "b"
+        ):
+            raise MiniTorchError(
+                f"{name}: subtraction with a bool operand is not supported (as PyTorch); for a mask "
+                "use ~ (logical not) or ^ (logical xor)"
+            )
         if SWITCHES.grad_enabled and (me.requires_grad or (other_is_tensor and other.requires_grad)):
             _refuse_leaf(me, name)
             return _write_recorded(me, name, getattr(_ops, op_name)(me, other))

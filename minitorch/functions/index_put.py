@@ -37,6 +37,7 @@ class IndexPut(Function):
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         grad_a = grad_value = None
+        grad = ctx.xp.asarray(grad)  # a 0-d result's gradient may come as a NumPy scalar
         if ctx.needs_input_grad[0]:
             grad_a = grad.copy()
             grad_a[ctx.index] = 0

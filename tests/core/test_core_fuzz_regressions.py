@@ -171,3 +171,29 @@ def test_setitem_with_tensor_indices_needs_the_same_dtype():
 def test_neg_method_of_bool_and_half_pow_minus_half():
     both_raise(lambda lib, a: a.neg(), np.array([True, False]))
     same(lambda lib, a: a**-0.5, np.array([-0.0, -np.inf, 4.0], dtype=np.float16))
+
+
+# ---------------------------------------------------------------- in place
+def _inplace(method, *args):
+    def fn(lib, a, b):
+        x = a * 1
+        getattr(x, method)(*[b if arg == "b" else arg for arg in args])
+        return x
+
+    return fn
+
+
+def test_overwriting_a_zero_dim_non_leaf_keeps_its_gradient():
+    for method, args in (("fill_", (2.5,)), ("zero_", ()), ("copy_", ("b",))):
+        same(_inplace(method, *args), np.array(1.5), np.array(3.0))
+
+
+def test_in_place_subtraction_with_a_bool_operand_raises():
+    both_raise(_inplace("sub_", "b"), np.array([1, 2]), np.array([True, False]))
+    both_raise(_inplace("sub_", "b"), np.array([True, True]), np.array([True, False]))
+    both_raise(_inplace("__isub__", "b"), np.array([1.0, 2.0]), np.array([True, False]))
+
+
+def test_copy_from_a_source_with_more_dims_raises():
+    both_raise(_inplace("copy_", "b"), np.ones((3, 1)), np.ones((1, 3, 1)))
+    both_raise(_inplace("copy_", "b"), np.array(1.0), np.ones(1))
