@@ -187,21 +187,31 @@ class Var(Function):
     def forward(
         ctx: BackwardNode, a: Array, axes: tuple[int, ...] | None, correction: int, keepdim: bool
     ) -> Array:
-        # ``axes`` None: every dim (``var()``), whose gradient PyTorch special-cases below,
-        # as it does for a 0-d input.
-        ctx.all_dims = axes is None or a.ndim == 0
-        axes = tuple(range(a.ndim)) if axes is None else axes
-        count = 1
-        for axis in axes:
-            count *= a.shape[axis]
-        ctx.save_for_backward(a)
-        ctx.axes, ctx.keepdim, ctx.divisor = axes, keepdim, count - correction
-        return a.var(axis=axes, ddof=correction, keepdims=keepdim)
+        return _var_float64(ctx, a, axes, correction, keepdim).astype(a.dtype)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (a,) = ctx.saved_tensors
         return _var_grad(ctx, a, grad), None, None, None
+
+
+def _var_float64(ctx: BackwardNode, a: Array, axes: tuple[int, ...] | None, correction: int, keepdim: bool) -> Array:
+    """The variance in float64 (saving what backward needs on ``ctx``).
+
+    Accumulated in float64, as PyTorch's CPU kernel does: float32 squares of 1e30 would
+    overflow to inf where PyTorch's std gives the right answer.
+    """
+    # ``axes`` None: every dim (``var()``), whose gradient PyTorch special-cases, as it does
+    # for a 0-d input.
+    ctx.all_dims = axes is None or a.ndim == 0
+    axes = tuple(range(a.ndim)) if axes is None else axes
+    count = 1
+    for axis in axes:
+        count *= a.shape[axis]
+    ctx.save_for_backward(a)
+    ctx.axes, ctx.keepdim, ctx.divisor = axes, keepdim, count - correction
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return a.var(axis=axes, ddof=correction, keepdims=keepdim, dtype=ctx.xp.float64)
 
 
 def _var_grad(ctx: BackwardNode, a: Array, grad: Array) -> Array:
@@ -212,9 +222,10 @@ def _var_grad(ctx: BackwardNode, a: Array, grad: Array) -> Array:
     """
     xp = ctx.xp
     grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
-    centred = a - a.mean(axis=ctx.axes, keepdims=True)
+    mean = a.mean(axis=ctx.axes, keepdims=True)
     if ctx.all_dims and ctx.divisor <= 0:
-        return (grad * xp.where(centred == 0, xp.nan, xp.inf)).astype(a.dtype, copy=False)
+        return (grad * xp.where(a == mean, xp.nan, xp.inf)).astype(a.dtype, copy=False)
+    centred = a - mean
     with np.errstate(divide="ignore", invalid="ignore"):
         return (2 * grad * centred / ctx.divisor).astype(a.dtype, copy=False)
 
@@ -226,7 +237,7 @@ class Std(Function):
     def forward(
         ctx: BackwardNode, a: Array, axes: tuple[int, ...] | None, correction: int, keepdim: bool
     ) -> Array:
-        out = ctx.xp.sqrt(Var.forward(ctx, a, axes, correction, keepdim))
+        out = ctx.xp.sqrt(_var_float64(ctx, a, axes, correction, keepdim)).astype(a.dtype)
         ctx.save_for_backward(a, out)
         return out
 

@@ -197,3 +197,10 @@ def test_in_place_subtraction_with_a_bool_operand_raises():
 def test_copy_from_a_source_with_more_dims_raises():
     both_raise(_inplace("copy_", "b"), np.ones((3, 1)), np.ones((1, 3, 1)))
     both_raise(_inplace("copy_", "b"), np.array(1.0), np.ones(1))
+
+
+def test_var_std_accumulate_in_float64_as_torch():
+    x = np.array([[1e30, -1e30, 0.0], [1.0, 2.0, 4.0]], dtype=np.float32)
+    same(lambda lib, a: a.std(1), x)
+    same(lambda lib, a: a.var(1), x.astype(np.float16).clip(-10, 10))
+    same(lambda lib, a: a.var(correction=2), np.array([np.inf]))  # a == mean: NaN gradient
