@@ -355,7 +355,8 @@ def _check_not_empty(op: str, a: Tensor, dim: Dims) -> None:
         raise MiniTorchError(
             f"{op}(): expected a non-empty tensor, got shape {tuple(a.shape)}; give a dim to reduce over"
         )
-    for axis in normalize_dims(op, dim, a.ndim):
+    # Each dim on its own: PyTorch reports an empty dim before a repeated one.
+    for axis in (check_dim(op, d, a.ndim) for d in (dim if isinstance(dim, (tuple, list)) else (dim,))):
         if a.shape[axis] == 0:  # PyTorch raises IndexError here
             raise MiniTorchIndexError(
                 f"{op}(): expected reduction dim {axis} to have non-zero size (input shape {tuple(a.shape)})"

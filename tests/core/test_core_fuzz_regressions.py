@@ -204,3 +204,7 @@ def test_var_std_accumulate_in_float64_as_torch():
     same(lambda lib, a: a.std(1), x)
     same(lambda lib, a: a.var(1), x.astype(np.float16).clip(-10, 10))
     same(lambda lib, a: a.var(correction=2), np.array([np.inf]))  # a == mean: NaN gradient
+
+
+def test_an_empty_repeated_dim_is_reported_as_empty_first():
+    both_raise(lambda lib, a: a.amax((0, 0)), np.zeros((0, 2)), error=IndexError)
