@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import operator
+import os
+import sys
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -24,6 +27,21 @@ class MiniTorchIndexError(MiniTorchError, IndexError):
 
 class MiniTorchNotImplementedError(MiniTorchError, NotImplementedError):
     """Where PyTorch has no kernel for a dtype ("abs" not implemented for 'Bool'): both at once."""
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def warn_user(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn`` pointing at the first line outside MiniTorch: the learner's own call.
+
+    A fixed ``stacklevel`` would point inside MiniTorch whenever the call came through another
+    layer (a module, a method, ``t[i] = v``), and notebooks show the line a warning points at.
+    """
+    frame, level = sys._getframe(1), 2  # level 2: the caller of warn_user
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 def fmt_shape(shape: Iterable[int]) -> str:

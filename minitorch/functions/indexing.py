@@ -13,7 +13,7 @@ import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.errors import MiniTorchError
+from minitorch.errors import MiniTorchError, warn_user
 from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor
 
@@ -68,9 +68,17 @@ def _index_on_device(index: Any, device: str) -> Any:
 
 def sequence_as_tuple(index: Any) -> Any:
     """PyTorch's (and old NumPy's) rule: a short list holding a list, tuple, Tensor, slice,
-    None or ``...`` is a tuple of indices, so ``x[[[0], [1]]]`` is ``x[[0], [1]]``."""
+    None or ``...`` is a tuple of indices, so ``x[[[0], [1]]]`` is ``x[[0], [1]]``.
+
+    PyTorch warns that this reading is deprecated (NumPy reads such a list as one index
+    array), and so does MiniTorch: writing the tuple says which one is meant.
+    """
     if isinstance(index, list) and len(index) < 32:
         if any(isinstance(i, (list, tuple, Tensor, slice)) or i is None or i is Ellipsis for i in index):
+            warn_user(
+                "Using a non-tuple sequence for multidimensional indexing is deprecated (as in PyTorch); "
+                "use x[tuple(seq)] instead of x[seq] (or x[minitorch.tensor(seq)] for one index array)"
+            )
             return tuple(index)
     return index
 

@@ -22,12 +22,11 @@ mismatch is almost always an (N, 1) output against (N,) targets, which broadcast
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.errors import MiniTorchError, MiniTorchValueError
+from minitorch.errors import MiniTorchError, MiniTorchValueError, warn_user
 from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.broadcast import broadcast_shape
 from minitorch.functions.promotion import promote
@@ -85,12 +84,11 @@ def _check_pair(op: str, input: Any, target: Any) -> None:
         )
 
 
-def broadcast_pair(op: str, input: Any, target: Any, stacklevel: int = 3) -> tuple[Tensor, Tensor]:
+def broadcast_pair(op: str, input: Any, target: Any) -> tuple[Tensor, Tensor]:
     """Both Tensors, expanded to one shape: a target of another shape broadcasts with a warning.
 
     PyTorch's regression losses do the same (its warning, word for word, then the fix). Shapes
-    that cannot broadcast are an error naming both. ``stacklevel``: the warning points at
-    the caller that many frames up (the user's call of the loss).
+    that cannot broadcast are an error naming both. The warning points at the user's line.
     """
     for name, t in (("input", input), ("target", target)):
         if not isinstance(t, Tensor):
@@ -100,11 +98,9 @@ def broadcast_pair(op: str, input: Any, target: Any, stacklevel: int = 3) -> tup
         return input, target
     squeeze = input.ndim == target.ndim + 1 and in_shape[-1:] == (1,)
     fix = " (an (N, 1) output against (N,) targets: use output.squeeze(1))" if squeeze else ""
-    warnings.warn(
+    warn_user(
         f"{op}: Using a target size ({target_shape}) that is different to the input size ({in_shape}). This "
-        f"will likely lead to incorrect results due to broadcasting. Please ensure they have the same size{fix}.",
-        UserWarning,
-        stacklevel=stacklevel,
+        f"will likely lead to incorrect results due to broadcasting. Please ensure they have the same size{fix}."
     )
     shape = broadcast_shape(in_shape, target_shape, op=op)
     return expand(input, shape), expand(target, shape)
@@ -310,7 +306,7 @@ def binary_cross_entropy_with_logits(
 def _regression_pair(op: str, input: Tensor, target: Tensor, reduction: str) -> tuple[Tensor, Tensor]:
     """The shared checks of l1/smooth_l1/huber; the pair promoted to one dtype."""
     _check_reduction(op, reduction)
-    input, target = broadcast_pair(op, input, target, stacklevel=4)
+    input, target = broadcast_pair(op, input, target)
     if SWITCHES.autocast is not None:  # losses run in float32 inside autocast (PyTorch's list)
         input, target = to_float32(input, target)
     if input.data.dtype.kind != "f" and target.data.dtype.kind != "f":

@@ -132,12 +132,23 @@ def test_squeeze_refuses_a_repeated_dim():
     both_raise(lambda lib, a: a.squeeze((1, -1)), np.ones((2, 1)))
 
 
+@pytest.mark.filterwarnings("ignore:Using a non-tuple sequence")  # both warn: checked below
 def test_a_short_list_holding_sequences_or_slices_is_a_tuple_index():
     x = np.arange(6.0).reshape(2, 3)
     same(lambda lib, a: a[[[0], [1]]], x)
     same(lambda lib, a: a[[0, slice(None)]], x)
     same(lambda lib, a: a[[0, None]], x)
     same(lambda lib, a: a[np.array([[0], [1]])], x)  # an array stays one index
+
+
+def test_the_tuple_reading_warns_at_the_users_line_as_torch():
+    x = minitorch.arange(6.0).reshape(2, 3)
+    with pytest.warns(UserWarning, match="non-tuple sequence") as caught:
+        x[[[0], [1]]]
+    assert caught[0].filename == __file__
+    with pytest.warns(UserWarning, match="non-tuple sequence") as caught:
+        x[[[0], [1]]] = 1.0
+    assert caught[0].filename == __file__
 
 
 def test_zero_dim_tensor_with_a_zero_dim_mask():
