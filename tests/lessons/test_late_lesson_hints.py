@@ -64,6 +64,9 @@ TABLE = [
     ("15", "average_check", [("[comm.allreduce(g) / comm.size for g in grads]",
                               "(comm.allreduce(g) / comm.size for g in grads)")],
      "returned a generator: return a list"),
+    ("15", "average_check", [("return [comm.allreduce(g) / comm.size for g in grads]",
+                              "return [sum(comm.allreduce(g) for g in grads) / comm.size]")],
+     "returned 1 array(s) for 2 gradients"),
     # 15, exercise 2: the ring all-reduce
     ("15", "ring_check", [("chunks[(rank - s - 1) % size] = chunks[(rank - s - 1) % size] + received",
                            "chunks[(rank - s) % size] = chunks[(rank - s) % size] + received")],
