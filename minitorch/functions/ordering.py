@@ -17,7 +17,7 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import get_dtype
 from minitorch.errors import MiniTorchError, check_dim, check_int
-from minitorch.functions.reductions import Dims, _grad_keepdim, normalize_dims
+from minitorch.functions.reductions import Dims, _drop_reduced, _grad_keepdim, normalize_dims
 from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.return_types import SortResult, TopKResult
 from minitorch.switches import SWITCHES
@@ -254,7 +254,7 @@ class Prod(Function):
         out = a.prod(axis=axes, keepdims=True)
         ctx.save_for_backward(a, out)
         ctx.axes, ctx.keepdim, ctx.whole = axes, keepdim, whole
-        return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in axes])
+        return _drop_reduced(out, axes, keepdim)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
@@ -299,7 +299,7 @@ class Norm2(Function):
         out = ctx.xp.sqrt((wide * wide).sum(axis=axes, keepdims=True)).astype(a.dtype, copy=False)
         ctx.save_for_backward(a, out)
         ctx.axes, ctx.keepdim = axes, keepdim
-        return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in axes])
+        return _drop_reduced(out, axes, keepdim)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
@@ -322,7 +322,7 @@ class NormInf(Function):
         out = magnitude.min(axis=axes, keepdims=True) if smallest else magnitude.max(axis=axes, keepdims=True)
         ctx.save_for_backward(a, out)
         ctx.axes, ctx.keepdim = axes, keepdim
-        return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in axes])
+        return _drop_reduced(out, axes, keepdim)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
@@ -348,7 +348,7 @@ class NormP(Function):
         out = out.astype(a.dtype, copy=False)
         ctx.save_for_backward(a, out)
         ctx.p, ctx.axes, ctx.keepdim = p, axes, keepdim
-        return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in axes])
+        return _drop_reduced(out, axes, keepdim)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:

@@ -48,6 +48,12 @@ def _grad_keepdim(grad: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
     return grad.reshape(shape)
 
 
+def _drop_reduced(out: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
+    """A keepdims=True result with its reduced (size-1) axes removed, unless ``keepdim``;
+    the inverse of ``_grad_keepdim``."""
+    return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in axes])
+
+
 def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
     """``shape`` after a keepdim reduction over ``axes``."""
     return tuple(1 if i in axes else n for i, n in enumerate(shape))
@@ -97,7 +103,7 @@ class Amax(Function):
         out = a.max(axis=axes, keepdims=True)
         ctx.save_for_backward(a, out)
         ctx.axes, ctx.keepdim = axes, keepdim
-        return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in axes])
+        return _drop_reduced(out, axes, keepdim)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
@@ -113,7 +119,7 @@ class Amin(Function):
         out = a.min(axis=axes, keepdims=True)
         ctx.save_for_backward(a, out)
         ctx.axes, ctx.keepdim = axes, keepdim
-        return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in axes])
+        return _drop_reduced(out, axes, keepdim)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
@@ -262,7 +268,7 @@ class LogSumExp(Function):
         out = xp.log(xp.exp(a - peak).sum(axis=axes, keepdims=True)) + peak
         ctx.save_for_backward(a, out)
         ctx.axes, ctx.keepdim = axes, keepdim
-        return out if keepdim else out.reshape([s for i, s in enumerate(out.shape) if i not in axes])
+        return _drop_reduced(out, axes, keepdim)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
