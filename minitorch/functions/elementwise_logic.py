@@ -106,46 +106,42 @@ def _same_device(op: str, a: Tensor, b: Tensor) -> None:
 # ---------------------------------------------------------------------- comparisons as functions
 # The operators live on the Tensor (tensor_operators.py); these are PyTorch's function forms,
 # which want a Tensor first (``torch.lt(2, x)`` is a TypeError) and a Tensor or number second.
+def _compare(op: str, input: Any, other: Any) -> Tensor:
+    """``input.<op>(other)`` (the operator's method) once both arguments are checked."""
+    _tensor(op, input)
+    _tensor_or_number(op, other)
+    result: Tensor = getattr(input, op)(other)
+    return result
+
+
 def eq(input: Tensor, other: Any) -> Tensor:
     """``a == b`` elementwise (a bool tensor)."""
-    _tensor("eq", input)
-    _tensor_or_number("eq", other)
-    return input.eq(other)
+    return _compare("eq", input, other)
 
 
 def ne(input: Tensor, other: Any) -> Tensor:
     """``a != b`` elementwise."""
-    _tensor("ne", input)
-    _tensor_or_number("ne", other)
-    return input.ne(other)
+    return _compare("ne", input, other)
 
 
 def lt(input: Tensor, other: Any) -> Tensor:
     """``a < b`` elementwise."""
-    _tensor("lt", input)
-    _tensor_or_number("lt", other)
-    return input.lt(other)
+    return _compare("lt", input, other)
 
 
 def le(input: Tensor, other: Any) -> Tensor:
     """``a <= b`` elementwise."""
-    _tensor("le", input)
-    _tensor_or_number("le", other)
-    return input.le(other)
+    return _compare("le", input, other)
 
 
 def gt(input: Tensor, other: Any) -> Tensor:
     """``a > b`` elementwise."""
-    _tensor("gt", input)
-    _tensor_or_number("gt", other)
-    return input.gt(other)
+    return _compare("gt", input, other)
 
 
 def ge(input: Tensor, other: Any) -> Tensor:
     """``a >= b`` elementwise."""
-    _tensor("ge", input)
-    _tensor_or_number("ge", other)
-    return input.ge(other)
+    return _compare("ge", input, other)
 
 
 # ---------------------------------------------------------------------- closeness and equality
