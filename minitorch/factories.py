@@ -9,14 +9,14 @@ from minitorch import backends
 from minitorch.dtypes import bool_, default_float, get_dtype, int64
 from minitorch.errors import MiniTorchError, check_int, check_sizes
 from minitorch.random import default_generator
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of ``data`` (nested lists, a number, an array or a Tensor)."""
     if isinstance(data, (list, tuple)):
         data = _one_element_tensors_as_numbers(data)
-    return Tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+    return TensorBase._from_data(data, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def _one_element_tensors_as_numbers(data):
@@ -25,13 +25,13 @@ def _one_element_tensors_as_numbers(data):
     So ``tensor([t1, t2])`` of shape-(1,) tensors has shape (2,), and tensors of several
     elements are refused (to stack tensors, use ``minitorch.stack``).
     """
-    if not any(isinstance(x, (list, tuple, Tensor)) for x in data):
+    if not any(isinstance(x, (list, tuple, TensorBase)) for x in data):
         return data  # plain numbers: nothing to do (the common case)
     out = []
     for x in data:
         if isinstance(x, (list, tuple)):
             x = _one_element_tensors_as_numbers(x)
-        elif isinstance(x, Tensor) and x.ndim:
+        elif isinstance(x, TensorBase) and x.ndim:
             if x.numel() != 1:
                 raise ValueError(
                     f"tensor(): only one element tensors can be converted to Python scalars, got a tensor of shape "
@@ -49,7 +49,7 @@ def from_numpy(array):
     dtype = get_dtype(array.dtype) if array.dtype.kind != "O" else None
     if dtype is None or dtype.np_dtype != array.dtype:
         raise TypeError(f"from_numpy: unsupported dtype {array.dtype}; use minitorch.tensor(array) to convert")
-    return Tensor._make(array, None, False)
+    return TensorBase._make(array, None, False)
 
 
 def _size(size, op):
@@ -72,7 +72,7 @@ def _finish(array, dtype, device, requires_grad):
     device = backends.normalize_device(device)
     if device != "cpu":
         array = backends.to_device(array, device)
-    t = Tensor._make(array, None, False)
+    t = TensorBase._make(array, None, False)
     return t.requires_grad_(True) if requires_grad else t
 
 
@@ -81,7 +81,7 @@ def _filled(size, value, dtype, device, requires_grad, op):
     device = backends.normalize_device(device)
     xp = backends.array_module(device)
     array = xp.full(_size(size, op), value, dtype=dtype.np_dtype)
-    t = Tensor._make(array, None, False)
+    t = TensorBase._make(array, None, False)
     return t.requires_grad_(True) if requires_grad else t
 
 
@@ -213,7 +213,7 @@ def randperm(n, device=None):
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     """Evenly spaced values in [start, end); int64 for integer arguments, else the default float dtype (float32)."""
     # 0-d tensors count as their numbers (arange(t.shape[0]) with t a tensor size, arange(n_t)).
-    start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
+    start, end, step = (v.item() if isinstance(v, TensorBase) else v for v in (start, end, step))
     if end is None:
         start, end = 0, start
     if step == 0:

@@ -19,11 +19,10 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from minitorch import backends
 from minitorch.autograd.anomaly import check_gradient
-from minitorch.autograd.graph import backward_plan
 from minitorch.errors import MiniTorchError
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.switches import SWITCHES
-from minitorch.tensor import Hook, Tensor
+from minitorch.tensor_base import Hook, TensorBase
 
 if TYPE_CHECKING:
     from minitorch.autograd.function import BackwardNode
@@ -31,9 +30,27 @@ if TYPE_CHECKING:
 # ``observer(node, grad_output, grad_inputs)``, called after each backward step.
 Observer = Callable[["BackwardNode", Array, Gradients], Any]
 
-# Functions called as ``observer(node, grad_output, grad_inputs)`` after every backward
-# step, in the engine's order. The widgets' backward stepper listens here.
-_OBSERVERS: list[Observer] = []
+
+class EngineState:
+    """The engine's process-wide state, in one place: ``ENGINE.reset()`` starts afresh.
+
+    - ``observers``: functions called as ``observer(node, grad_output, grad_inputs)`` after
+      every backward step, in the engine's order (the widgets' recorder listens here);
+    - ``callbacks``: functions to call once the backward now running ends (queue_callback);
+    - ``running``: how many backward passes are running now (a hook may start another).
+    """
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """No observers, no callbacks, no pass running."""
+        self.observers: list[Observer] = []
+        self.callbacks: list[Callable[[], Any]] = []
+        self.running = 0
+
+
+ENGINE = EngineState()
 
 
 def set_debug(enabled: bool = True) -> None:
@@ -48,23 +65,18 @@ def is_debug_enabled() -> bool:
 
 def add_backward_observer(observer: Observer) -> None:
     """Call ``observer(node, grad_output, grad_inputs)`` after each backward step."""
-    _OBSERVERS.append(observer)
+    ENGINE.observers.append(observer)
 
 
 def remove_backward_observer(observer: Observer) -> None:
     """Stop calling an observer added with ``add_backward_observer``."""
-    if observer in _OBSERVERS:
-        _OBSERVERS.remove(observer)
+    if observer in ENGINE.observers:
+        ENGINE.observers.remove(observer)
 
 
 def backward_observers() -> tuple[Observer, ...]:
     """The observers currently called after each backward step, as a tuple."""
-    return tuple(_OBSERVERS)
-
-
-# Functions to call once the backward now running has finished (queue_callback).
-_CALLBACKS: list[Callable[[], Any]] = []
-_RUNNING = [0]  # how many backward passes are running (a hook may start another)
+    return tuple(ENGINE.observers)
 
 
 def queue_callback(callback: Callable[[], Any]) -> None:
@@ -73,99 +85,211 @@ def queue_callback(callback: Callable[[], Any]) -> None:
     For code that starts work from gradient hooks (distributed training starts an
     all-reduce per bucket of gradients) and must finish it before ``backward()`` returns.
     """
-    if not _RUNNING[0]:
+    if not ENGINE.running:
         raise MiniTorchError("queue_callback: can only be called during a backward pass (from a hook)")
-    _CALLBACKS.append(callback)
+    ENGINE.callbacks.append(callback)
+
+
+# ---------------------------------------------------------------------- the plan
+def backward_plan(root: BackwardNode) -> tuple[list[BackwardNode], dict[TensorBase, int]]:
+    """The nodes reachable from ``root`` in the order their backward runs, and for each leaf
+    tensor the number of edges into it.
+
+    Kahn's algorithm: a node is ready once every node that consumes its output has run,
+    because only then is its gradient complete. Of the ready nodes, the one made ready
+    last runs first (a stack), which finishes one branch before starting the next. The leaf
+    counts let the engine add a leaf's gradient into ``.grad`` as soon as its last consumer
+    has run (so gradient hooks fire during backward, as distributed training needs).
+    """
+    waiting = consumer_counts(root)  # a node is ready when its count of waiting consumers is 0
+    order = []
+    leaf_edges: dict[TensorBase, int] = {}
+    ready = [root]
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for nxt in node.next_nodes:
+            if nxt is None:
+                continue
+            if isinstance(nxt, TensorBase):
+                leaf_edges[nxt] = leaf_edges.get(nxt, 0) + 1
+                continue
+            waiting[nxt] -= 1
+            if waiting[nxt] == 0:
+                ready.append(nxt)
+    return order, leaf_edges
+
+
+def consumer_counts(root: BackwardNode) -> dict[BackwardNode, int]:
+    """``{node: number of edges into it}`` for every node reachable from ``root`` (root: 0)."""
+    counts = {root: 0}
+    stack = [root]
+    while stack:
+        for nxt in stack.pop().next_nodes:
+            if nxt is None or isinstance(nxt, TensorBase):
+                continue
+            if nxt in counts:
+                counts[nxt] += 1
+            else:
+                counts[nxt] = 1
+                stack.append(nxt)
+    return counts
+
+
+# ---------------------------------------------------------------------- the pass
+def tensor_backward(tensor: TensorBase, gradient: Any = None, retain_graph: bool = False) -> None:
+    """``tensor.backward()``: d tensor / d leaf for every leaf that requires grad, into ``leaf.grad``.
+
+    With no ``gradient`` the tensor must hold one value (a loss): the pass starts from
+    d loss / d loss = 1. Otherwise ``gradient`` (shaped like the tensor) is where it starts.
+    """
+    if not tensor.requires_grad:
+        raise MiniTorchError(
+            "backward(): this tensor does not require grad and has no grad_fn; did you "
+            "create the inputs with requires_grad=True, or compute it under no_grad()?"
+        )
+    data, node = tensor.data, tensor.grad_fn
+    if gradient is None and data.size == 1 and node is not None:  # a loss: d loss / d loss = 1
+        run_backward(tensor, node.xp.ones(data.shape, dtype=data.dtype), retain_graph)
+    else:
+        run_backward(tensor, _given_gradient(tensor, gradient), retain_graph)
 
 
 def run_backward(
-    root: Tensor, gradient: Array, retain_graph: bool = False, capture: dict[Any, Array | None] | None = None
+    root: TensorBase, gradient: Array, retain_graph: bool = False, capture: dict[Any, Array | None] | None = None
 ) -> None:
     """Backpropagate ``gradient`` (an array shaped like ``root``) through ``root``'s graph.
 
     ``capture`` (for ``autograd.grad``): a dict whose keys are leaf tensors and backward
     nodes; their gradients are stored in it, and no leaf's ``.grad`` is touched.
     """
-    _RUNNING[0] += 1
-    try:
-        _run(root, gradient, retain_graph, capture)
-        if _RUNNING[0] == 1:
-            while _CALLBACKS:
-                _CALLBACKS.pop(0)()
-    finally:
-        _RUNNING[0] -= 1
-        if not _RUNNING[0]:
-            _CALLBACKS.clear()
-
-
-def _run(root: Tensor, gradient: Array, retain_graph: bool, capture: dict[Any, Array | None] | None) -> None:
-    root_node = root.grad_fn
-    handed_out: set[int] = set()  # ids of arrays stored as some leaf's .grad in this pass
-    if root_node is None:
-        if capture is None:
-            _accumulate_leaf(root, gradient, handed_out)
-        elif root in capture:
-            capture[root] = gradient
+    if root.grad_fn is None:  # backward of a leaf itself
+        _backward_of_leaf(root, gradient, capture)
         return
-    order, leaf_edges = backward_plan(root_node)
-    grads: dict[BackwardNode, Array] = {root_node: gradient}  # arriving at each node, summed over its consumers
-    leaf_grads: dict[Tensor, Array] = {}  # the same for leaf tensors, until their last edge
-    debug, anomaly, observers = SWITCHES.debug, SWITCHES.anomaly, _OBSERVERS
-    watched = debug or anomaly or bool(observers)  # the checks and observers of the careful path
-    # Backward itself records no graph (no higher-order gradients in MiniTorch).
-    previous_mode = SWITCHES.grad_enabled
-    SWITCHES.grad_enabled = False
+    order, leaf_edges = backward_plan(root.grad_fn)
+    grads: dict[Any, Array] = {root.grad_fn: gradient}  # arriving at each node or leaf, summed
+    handed_out: set[int] = set()  # ids of arrays stored as some leaf's .grad in this pass
+    careful = SWITCHES.debug or SWITCHES.anomaly or bool(ENGINE.observers) or capture is not None
+    previous_mode, SWITCHES.grad_enabled = SWITCHES.grad_enabled, False  # backward records no graph
+    ENGINE.running += 1
     try:
         for node in order:
-            grad_output = grads.pop(node, None)
+            grad_output = grads.pop(node, None)  # complete now: every consumer has run
             if grad_output is None:  # no path from the root carried a gradient here
                 continue
-            if node._versions is not None:
+            if node._versions is not None:  # were saved values changed in place since forward?
                 _check_saved_versions(node)
-            if node._pre_hooks is not None:
-                grad_output = _run_tensor_hooks(node._pre_hooks, grad_output)
-            if capture is not None and node in capture:  # d root / d (this node's output)
-                capture[node] = grad_output
-            grad_inputs = node.function.backward(node, grad_output)
-            if type(grad_inputs) is not tuple:
-                grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
-            next_nodes = node.next_nodes
-            if watched:
-                _watch_step(node, grad_output, grad_inputs, debug, anomaly)
-            elif len(grad_inputs) != len(next_nodes):
-                _raise_count_mismatch(node, grad_inputs)
+            if node._pre_hooks is not None or careful:
+                grad_output = _before_step(node, grad_output, capture)
+            grad_inputs = node.function.backward(node, grad_output)  # the op's own backward
+            if type(grad_inputs) is not tuple or len(grad_inputs) != len(node.next_nodes) or careful:
+                grad_inputs = _check_step(node, grad_output, grad_inputs)
             if not retain_graph:
-                node._saved = ()
-                node._versions = None
-                node._freed = True
-            for nxt, g in zip(next_nodes, grad_inputs):
+                node._saved, node._versions, node._freed = (), None, True
+            for nxt, g in zip(node.next_nodes, grad_inputs):  # accumulate into each input
                 if nxt is None or g is None:
                     continue
-                if not isinstance(nxt, Tensor):  # an op's node: add up until it runs
+                if not isinstance(nxt, TensorBase):  # an op's node: add up until it runs
                     previous = grads.get(nxt)
                     grads[nxt] = g if previous is None else previous + g
                     continue
                 # A leaf: gather its gradients until its last edge, then add them into .grad.
                 if getattr(g, "shape", ()) != nxt.data.shape:
                     g = _fit_leaf_grad(node, g, nxt)
-                left = leaf_edges[nxt] - 1
-                previous = leaf_grads.pop(nxt, None)
+                previous = grads.pop(nxt, None)
                 total = g if previous is None else previous + g
-                if left:
-                    leaf_edges[nxt] = left
-                    leaf_grads[nxt] = total
+                leaf_edges[nxt] -= 1
+                if leaf_edges[nxt]:
+                    grads[nxt] = total
                 elif capture is None:
-                    _accumulate_leaf(nxt, total, handed_out)
+                    _accumulate_leaf(nxt, total, handed_out)  # into .grad, after its hooks
                 elif nxt in capture:
                     capture[nxt] = total
-        # Leaves with an edge from a node that got no gradient were not finished above.
-        for leaf, g in leaf_grads.items():
-            if capture is None:
-                _accumulate_leaf(leaf, g, handed_out)
-            elif leaf in capture:
-                capture[leaf] = g
+        if grads:  # leaves with an edge from a node that got no gradient: not finished above
+            for leaf in [k for k in grads if isinstance(k, TensorBase)]:
+                _finish_leaf(leaf, grads[leaf], handed_out, capture)
+        if ENGINE.callbacks and ENGINE.running == 1:
+            _run_callbacks()
     finally:
+        ENGINE.running -= 1
         SWITCHES.grad_enabled = previous_mode
+        if not ENGINE.running:
+            ENGINE.callbacks.clear()
+
+
+# ---------------------------------------------------------------------- the pass, in detail
+def _given_gradient(tensor: TensorBase, gradient: Any) -> Array:
+    """``backward(gradient=...)``'s starting gradient, checked, as a new array (ones for a
+    one-element leaf without one)."""
+    if gradient is None and tensor.data.size == 1:
+        return backends.module_of(tensor.data).ones(tensor.data.shape, dtype=tensor.data.dtype)
+    if gradient is None:
+        raise MiniTorchError(
+            f"backward(): grad can be implicitly created only for scalar outputs, but "
+            f"this tensor has shape {tuple(tensor.shape)}; reduce it first (e.g. "
+            ".sum().backward()) or pass gradient= with that shape"
+        )
+    grad = gradient.data if isinstance(gradient, TensorBase) else gradient
+    if backends.is_backend_array(grad) and backends.device_of(grad) != tensor.device:
+        raise MiniTorchError(
+            f"backward(): gradient is on {backends.device_of(grad)} but the tensor is on "
+            f"{tensor.device}; move the gradient with .to('{tensor.device}')"
+        )
+    # A copy: the caller's array must never end up shared with some leaf's .grad.
+    grad = backends.module_of(tensor.data).array(grad, dtype=tensor.data.dtype, copy=True)
+    if grad.shape != tensor.data.shape:
+        raise MiniTorchError(
+            f"backward(): gradient has shape {tuple(grad.shape)} but the tensor has "
+            f"shape {tuple(tensor.shape)}; they must match"
+        )
+    return grad
+
+
+def _backward_of_leaf(leaf: TensorBase, gradient: Array, capture: dict[Any, Array | None] | None) -> None:
+    """``leaf.backward(g)`` on a leaf: ``g`` goes straight into its ``.grad`` (or ``capture``)."""
+    ENGINE.running += 1
+    try:
+        _finish_leaf(leaf, gradient, set(), capture)
+        if ENGINE.running == 1:
+            _run_callbacks()
+    finally:
+        ENGINE.running -= 1
+        if not ENGINE.running:
+            ENGINE.callbacks.clear()
+
+
+def _run_callbacks() -> None:
+    """Run what ``queue_callback`` queued during the pass, in order (they may queue more)."""
+    while ENGINE.callbacks:
+        ENGINE.callbacks.pop(0)()
+
+
+def _before_step(node: BackwardNode, grad_output: Array, capture: dict[Any, Array | None] | None) -> Array:
+    """Before a node's backward: run its output's hooks, capture its gradient."""
+    if node._pre_hooks is not None:
+        grad_output = _run_tensor_hooks(node._pre_hooks, grad_output)
+    if capture is not None and node in capture:  # d root / d (this node's output)
+        capture[node] = grad_output
+    return grad_output
+
+
+def _check_step(node: BackwardNode, grad_output: Array, grad_inputs: Any) -> Gradients:
+    """After a node's backward: a tuple of one gradient per input, then the careful checks."""
+    if type(grad_inputs) is not tuple:
+        grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
+    if SWITCHES.debug or SWITCHES.anomaly or ENGINE.observers:
+        _watch_step(node, grad_output, grad_inputs, SWITCHES.debug, SWITCHES.anomaly)
+    elif len(grad_inputs) != len(node.next_nodes):
+        _raise_count_mismatch(node, grad_inputs)
+    return grad_inputs
+
+
+def _finish_leaf(leaf: TensorBase, g: Array, handed_out: set[int], capture: dict[Any, Array | None] | None) -> None:
+    """A leaf's gradient is complete: into its ``.grad``, or into ``capture`` for autograd.grad."""
+    if capture is None:
+        _accumulate_leaf(leaf, g, handed_out)
+    elif leaf in capture:
+        capture[leaf] = g
 
 
 def _watch_step(node: BackwardNode, grad_output: Array, grad_inputs: Gradients, debug: bool, anomaly: bool) -> None:
@@ -178,11 +302,11 @@ def _watch_step(node: BackwardNode, grad_output: Array, grad_inputs: Gradients, 
         for i, g in enumerate(grad_inputs):
             if node.next_nodes[i] is not None:
                 check_gradient(node, i, g, node.xp)
-    for observer in list(_OBSERVERS):
+    for observer in list(ENGINE.observers):
         observer(node, grad_output, grad_inputs)
 
 
-def _accumulate_leaf(leaf: Tensor, g: Array, handed_out: set[int]) -> None:
+def _accumulate_leaf(leaf: TensorBase, g: Array, handed_out: set[int]) -> None:
     """Add a leaf's gradient into its ``.grad``, after its hooks have had their say."""
     data = leaf.data
     if type(g) is not type(data):  # a NumPy scalar from a reduction, say
@@ -203,7 +327,7 @@ def _accumulate_leaf(leaf: Tensor, g: Array, handed_out: set[int]) -> None:
         if hooks or g.base is not None or id(g) in handed_out:
             g = g.copy()
         handed_out.add(id(g))
-        leaf._grad = Tensor._make(g, None, False)
+        leaf._grad = TensorBase._make(g, None, False)
     else:
         grad.data = grad.data + g
     post_hooks = leaf.__dict__.get("_post_accumulate_hooks")
@@ -212,7 +336,7 @@ def _accumulate_leaf(leaf: Tensor, g: Array, handed_out: set[int]) -> None:
             hook(leaf)
 
 
-def _fit_leaf_grad(node: BackwardNode, g: Array, leaf: Tensor) -> Array:
+def _fit_leaf_grad(node: BackwardNode, g: Array, leaf: TensorBase) -> Array:
     """A gradient whose shape differs from its leaf's: fine if only size-1 dims differ.
 
     Anything else is a wrong backward; say which op returned it rather than letting NumPy
@@ -236,11 +360,11 @@ def _run_tensor_hooks(hooks: list[Hook], grad: Array) -> Array:
     PyTorch checks): anything else would flow on and break, or silently broadcast, later.
     """
     for hook in hooks:
-        result = hook(Tensor._make(grad, None, False))
+        result = hook(TensorBase._make(grad, None, False))
         if result is None:
             continue
         name = getattr(hook, "__name__", type(hook).__name__)
-        if not isinstance(result, Tensor):
+        if not isinstance(result, TensorBase):
             raise TypeError(
                 f"hook '{name}' returned a {type(result).__name__}; a hook returns None (keep the "
                 f"gradient) or a Tensor of the gradient's shape {tuple(grad.shape)}"
@@ -276,9 +400,9 @@ def _check_saved_versions(node: BackwardNode) -> None:
             )
 
 
-def _input_meta(nxt: BackwardNode | Tensor) -> tuple[Shape, Any]:
+def _input_meta(nxt: BackwardNode | TensorBase) -> tuple[Shape, Any]:
     """Shape and dtype that the gradient flowing into ``nxt`` must have."""
-    if isinstance(nxt, Tensor):
+    if isinstance(nxt, TensorBase):
         return tuple(nxt.data.shape), nxt.data.dtype
     return tuple(nxt.out_shape), nxt.out_dtype
 
@@ -313,10 +437,15 @@ def _raise_count_mismatch(node: BackwardNode, grad_inputs: Gradients) -> NoRetur
 
 
 __all__ = [
+    "ENGINE",
+    "EngineState",
     "add_backward_observer",
     "backward_observers",
+    "backward_plan",
+    "consumer_counts",
     "is_debug_enabled",
     "remove_backward_observer",
     "run_backward",
     "set_debug",
+    "tensor_backward",
 ]

@@ -37,8 +37,9 @@ from minitorch import backends
 from minitorch.autograd.registry import register
 from minitorch.errors import MiniTorchError, device_mismatch_message
 from minitorch.hints import Array, Gradients, Shape
+from minitorch.size import broadcast_shape
 from minitorch.switches import SWITCHES
-from minitorch.tensor import Hook, Tensor
+from minitorch.tensor_base import Hook, TensorBase
 
 _CPU = backends.CPU
 
@@ -73,7 +74,7 @@ class BackwardNode:
     )
 
     # What each slot holds (``Function.apply`` fills them in).
-    next_nodes: tuple[BackwardNode | Tensor | None, ...]  # per input: where its gradient goes
+    next_nodes: tuple[BackwardNode | TensorBase | None, ...]  # per input: where its gradient goes
     needs_input_grad: tuple[bool, ...]
     is_tensor_input: tuple[bool, ...]
     _saved: tuple[Any, ...]
@@ -117,7 +118,7 @@ class BackwardNode:
         for PyTorch (``loss.grad_fn.next_functions[0][0]``).
         """
         pairs = zip(self.next_nodes, self.is_tensor_input)  # settings (axes, shapes) have no entry
-        return tuple((_accumulate_grad_of(n) if isinstance(n, Tensor) else n, 0) for n, tensor in pairs if tensor)
+        return tuple((_accumulate_grad_of(n) if isinstance(n, TensorBase) else n, 0) for n, tensor in pairs if tensor)
 
     def name(self) -> str:
         """The node's class name, e.g. ``'MulBackward'`` (as in PyTorch)."""
@@ -133,7 +134,7 @@ class AccumulateGrad:
     __slots__ = ("variable", "__weakref__")
     next_functions: tuple[tuple[Any, int], ...] = ()
 
-    def __init__(self, variable: Tensor) -> None:
+    def __init__(self, variable: TensorBase) -> None:
         self.variable = variable
 
     def name(self) -> str:
@@ -144,7 +145,7 @@ class AccumulateGrad:
         return "<AccumulateGrad>"
 
 
-def _accumulate_grad_of(leaf: Tensor) -> AccumulateGrad:
+def _accumulate_grad_of(leaf: TensorBase) -> AccumulateGrad:
     """The leaf's AccumulateGrad node (one per leaf, made when first asked for)."""
     node = leaf.__dict__.get("_accumulate_grad")
     if node is None:
@@ -181,17 +182,17 @@ class Function(metaclass=_FunctionMeta):
         raise NotImplementedError("a Function subclass must define backward(ctx, grad_output)")
 
     @classmethod
-    def apply(cls, *args: Any) -> Tensor:
+    def apply(cls, *args: Any) -> TensorBase:
         """Run the op on Tensors (or plain values) and record it for backward when needed."""
         arrays: list[Any] = []
-        next_nodes: list[BackwardNode | Tensor | None] = []
+        next_nodes: list[BackwardNode | TensorBase | None] = []
         needs: list[bool] = []
         is_tensor: list[bool] = []
         any_needs = False
         record = SWITCHES.grad_enabled
         backend = None  # the backend of the tensor inputs; they must all agree
         for arg in args:
-            if isinstance(arg, Tensor):
+            if isinstance(arg, TensorBase):
                 data = arg.data
                 arrays.append(data)
                 is_tensor.append(True)
@@ -224,20 +225,12 @@ class Function(metaclass=_FunctionMeta):
             raise
         except Exception as exc:
             raise _op_error(cls, args, exc) from exc
-        # NumPy returns scalars, not 0-d arrays, from reductions and ufuncs on 0-d input.
-        if type(out) is not xp.ndarray:
-            if isinstance(out, (tuple, list)):
-                raise MiniTorchError(
-                    f"{cls.__name__}.forward returned a {type(out).__name__} of {len(out)} values; a MiniTorch "
-                    "Function returns one array. Write one Function per output (or stack the outputs "
-                    "into one array and index the result)"
-                )
-            # (ToDevice returns an array of the *other* library: keep it where it is.)
-            out = backends.module_of(out).asarray(out)
+        if type(out) is not xp.ndarray:  # a NumPy scalar from a reduction, say
+            out = np.asarray(out) if isinstance(out, np.generic) else _as_array(cls, out)
         # An integer or bool result (x.long(), x.bool()) is a constant, as in PyTorch: only
         # floating-point tensors can require grad.
         if not any_needs or out.dtype.kind != "f":
-            result = Tensor._make(out, None, False)
+            result = TensorBase._make(out, None, False)
             if out.base is not None:
                 _share_counter_with_viewed_input(result, args)
             return result
@@ -247,12 +240,29 @@ class Function(metaclass=_FunctionMeta):
         ctx.out_shape = out.shape
         ctx.out_dtype = out.dtype
         ctx.created_at = traceback.format_stack()[:-1] if SWITCHES.anomaly else None
-        result = Tensor._make(out, ctx, True)
+        result = TensorBase._make(out, ctx, True)
         if out.base is not None:
             _share_counter_with_viewed_input(result, args)
         if ctx._saved:
             ctx._versions = _saved_versions(ctx, args, result)
         return result
+
+
+def _as_array(cls: type[Function], out: Any) -> Array:
+    """What forward returned, as an array of its library.
+
+    NumPy returns scalars, not 0-d arrays, from reductions and ufuncs on 0-d input; ToDevice
+    returns an array of the *other* library (kept where it is). A tuple is a mistake.
+    """
+    if isinstance(out, np.generic):
+        return np.asarray(out)
+    if isinstance(out, (tuple, list)):
+        raise MiniTorchError(
+            f"{cls.__name__}.forward returned a {type(out).__name__} of {len(out)} values; a MiniTorch "
+            "Function returns one array. Write one Function per output (or stack the outputs "
+            "into one array and index the result)"
+        )
+    return backends.module_of(out).asarray(out)
 
 
 def _owner(array: Any) -> Any:
@@ -261,18 +271,18 @@ def _owner(array: Any) -> Any:
     return array if base is None else base
 
 
-def _share_counter_with_viewed_input(result: Tensor, args: tuple[Any, ...]) -> None:
+def _share_counter_with_viewed_input(result: TensorBase, args: tuple[Any, ...]) -> None:
     """A view (reshape, transpose, basic indexing, ...) shares its input's version counter."""
     owner = _owner(result.data)
     for arg in args:
-        if isinstance(arg, Tensor) and _owner(arg.data) is owner:
+        if isinstance(arg, TensorBase) and _owner(arg.data) is owner:
             counter = arg._counter()
             counter.shared = True
             result._version_counter = counter
             return
 
 
-def _saved_versions(ctx: BackwardNode, args: tuple[Any, ...], result: Tensor) -> tuple[Any, ...] | None:
+def _saved_versions(ctx: BackwardNode, args: tuple[Any, ...], result: TensorBase) -> tuple[Any, ...] | None:
     """The version of every tensor whose memory ``ctx`` saved, to check before backward."""
     records = []
     out = result.data
@@ -280,7 +290,13 @@ def _saved_versions(ctx: BackwardNode, args: tuple[Any, ...], result: Tensor) ->
         if saved is out:
             tensor, index = result, -1
         else:
-            tensor, index = _input_holding(saved, args)
+            tensor, index = None, -1
+            for i, arg in enumerate(args):  # the common case: the saved array is an input's own
+                if isinstance(arg, TensorBase) and arg.data is saved:
+                    tensor, index = arg, i
+                    break
+            else:
+                tensor, index = _input_holding(saved, args)
             if tensor is None:
                 continue
         counter = tensor._version_counter
@@ -291,22 +307,19 @@ def _saved_versions(ctx: BackwardNode, args: tuple[Any, ...], result: Tensor) ->
 
 
 def _input_holding(saved: Any, args: tuple[Any, ...]) -> tuple[Any, int]:
-    """The input tensor whose memory ``saved`` is (or is a view of), with its position."""
-    for i, arg in enumerate(args):
-        if isinstance(arg, Tensor) and arg.data is saved:  # the common case: an input itself
-            return arg, i
+    """The input tensor whose memory ``saved`` is a view of, with its position."""
     if getattr(saved, "base", None) is None:
         return None, -1  # a new array (or not an array at all): nothing can change it
     owner = saved.base
     for i, arg in enumerate(args):
-        if isinstance(arg, Tensor) and _owner(arg.data) is owner:
+        if isinstance(arg, TensorBase) and _owner(arg.data) is owner:
             return arg, i
     return None, -1
 
 
 def describe_operand(value: Any) -> str:
     """``'(3, 4) float32'`` for a tensor or array, the value's type otherwise (for errors)."""
-    data = value.data if isinstance(value, Tensor) else value
+    data = value.data if isinstance(value, TensorBase) else value
     shape = getattr(data, "shape", None)
     if shape is None:
         return f"{type(value).__name__} {value!r}"
@@ -316,7 +329,7 @@ def describe_operand(value: Any) -> str:
 
 
 def _raise_device_mismatch(cls: type[Function], args: tuple[Any, ...]) -> NoReturn:
-    devices = [(i, backends.of(a.data).name) for i, a in enumerate(args) if isinstance(a, Tensor)]
+    devices = [(i, backends.of(a.data).name) for i, a in enumerate(args) if isinstance(a, TensorBase)]
     raise MiniTorchError(device_mismatch_message(cls.__name__, devices))
 
 
@@ -325,9 +338,7 @@ def _op_error(cls: type[Function], args: tuple[Any, ...], exc: Exception) -> Exc
     operands = ", ".join(describe_operand(a) for a in args if not isinstance(a, (tuple, list)))
     message = str(exc)
     if "broadcast" in message:
-        from minitorch.functions.broadcast import broadcast_shape
-
-        shapes = [tuple(a.shape) for a in args if isinstance(a, Tensor)]
+        shapes = [tuple(a.shape) for a in args if isinstance(a, TensorBase)]
         try:
             broadcast_shape(*shapes, op=cls.__name__)
         except MiniTorchError as nicer:

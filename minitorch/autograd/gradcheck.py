@@ -16,17 +16,17 @@ import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.grad_mode import no_grad
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
 class GradcheckError(RuntimeError):
     """Analytic and numerical gradients disagree."""
 
 
-def _outputs(fn: Callable[..., Any], inputs: Sequence[Any]) -> list[Tensor]:
+def _outputs(fn: Callable[..., Any], inputs: Sequence[Any]) -> list[TensorBase]:
     out = fn(*inputs)
     outs = out if isinstance(out, (tuple, list)) else (out,)
-    return [o for o in outs if isinstance(o, Tensor)]
+    return [o for o in outs if isinstance(o, TensorBase)]
 
 
 def numerical_jacobian(fn: Callable[..., Any], inputs: Sequence[Any], index: int, eps: float) -> np.ndarray:
@@ -58,17 +58,17 @@ def analytic_jacobian(fn: Callable[..., Any], inputs: Sequence[Any], index: int)
         for j in range(o.data.size):
             if o.requires_grad:
                 for t in inputs:
-                    if isinstance(t, Tensor):
+                    if isinstance(t, TensorBase):
                         t.grad = None
                 seed = np.zeros(o.data.size, dtype=o.data.dtype)
                 seed[j] = 1
                 seed = backends.to_device(seed.reshape(o.data.shape), o.device)
-                o.backward(Tensor._make(seed, None, False), retain_graph=True)
+                o.backward(TensorBase._make(seed, None, False), retain_graph=True)
                 if x.grad is not None:
                     rows[:, column] = backends.to_device(x.grad.data, "cpu").ravel()
             column += 1
     for t in inputs:
-        if isinstance(t, Tensor):
+        if isinstance(t, TensorBase):
             t.grad = None
     return rows
 
@@ -87,10 +87,10 @@ def gradcheck(
     are checked. On a mismatch it raises an error naming the input, the worst element and
     both values (or returns False with ``raise_exception=False``).
     """
-    if isinstance(inputs, Tensor):
+    if isinstance(inputs, TensorBase):
         inputs = (inputs,)
     inputs = tuple(inputs)
-    checked = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
+    checked = [i for i, t in enumerate(inputs) if isinstance(t, TensorBase) and t.requires_grad]
     if not checked:
         raise ValueError("gradcheck: no input has requires_grad=True, so there is nothing to check")
     for i in checked:

@@ -21,21 +21,21 @@ from minitorch import backends
 from minitorch.autograd.engine import run_backward
 from minitorch.errors import MiniTorchError
 from minitorch.hints import Array
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
 def _as_tuple(name: str, value: Any) -> tuple[Any, ...]:
     """A Tensor or a sequence of them, as a tuple."""
-    if isinstance(value, Tensor):
+    if isinstance(value, TensorBase):
         return (value,)
     if isinstance(value, Sequence):
         return tuple(value)
     raise TypeError(f"autograd: {name} must be a Tensor or a sequence of Tensors, got {type(value).__name__}")
 
 
-def _seed(op: str, output: Tensor, grad_output: Any) -> Array:
+def _seed(op: str, output: TensorBase, grad_output: Any) -> Array:
     """The gradient that starts backward from ``output``: ones for a scalar, else the one given."""
-    if not isinstance(output, Tensor) or not output.requires_grad:
+    if not isinstance(output, TensorBase) or not output.requires_grad:
         raise MiniTorchError(
             f"{op}: element of the outputs does not require grad and does not have a grad_fn "
             "(was it computed under no_grad(), or from tensors without requires_grad=True?)"
@@ -48,7 +48,7 @@ def _seed(op: str, output: Tensor, grad_output: Any) -> Array:
                 f"{tuple(output.shape)}; pass grad_outputs with that shape"
             )
         return xp.ones(output.data.shape, dtype=output.data.dtype)
-    array = grad_output.data if isinstance(grad_output, Tensor) else xp.asarray(grad_output)
+    array = grad_output.data if isinstance(grad_output, TensorBase) else xp.asarray(grad_output)
     if tuple(array.shape) != tuple(output.shape):
         raise MiniTorchError(
             f"{op}: a grad_output has shape {tuple(array.shape)} but its output has shape {tuple(output.shape)}"
@@ -65,7 +65,7 @@ def grad(
     allow_unused: bool | None = None,
     is_grads_batched: bool = False,
     materialize_grads: bool = False,
-) -> tuple[Tensor | None, ...]:
+) -> tuple[TensorBase | None, ...]:
     """The gradients of the sum of ``outputs`` (weighted by ``grad_outputs``) w.r.t. each of ``inputs``.
 
     Returns one Tensor per input (None for an input the outputs do not depend on, which
@@ -86,7 +86,7 @@ def grad(
             f"autograd.grad: grad_outputs has {len(seeds)} entries but there are {len(outputs)} outputs"
         )
     for i, t in enumerate(inputs):
-        if not isinstance(t, Tensor) or not t.requires_grad:
+        if not isinstance(t, TensorBase) or not t.requires_grad:
             raise MiniTorchError(f"autograd.grad: input {i} does not require grad (give tensors that are in the graph)")
     # Where each input's gradient arrives: its own node for a computed tensor, itself for a leaf.
     slots = [t if t.grad_fn is None else t.grad_fn for t in inputs]
@@ -99,15 +99,15 @@ def grad(
             g = capture[slot]
             if g is not None:
                 totals[i] = g if i not in totals else totals[i] + g
-    results: list[Tensor | None] = []
+    results: list[TensorBase | None] = []
     for i, t in enumerate(inputs):
         if i in totals:
             g = totals[i]
             if tuple(g.shape) != tuple(t.shape):  # a broadcast scalar gradient, say
                 g = backends.module_of(t.data).broadcast_to(g, t.data.shape)
-            results.append(Tensor._make(g.astype(t.data.dtype, copy=True), None, False))  # memory of its own
+            results.append(TensorBase._make(g.astype(t.data.dtype, copy=True), None, False))  # memory of its own
         elif materialize_grads:
-            results.append(Tensor._make(backends.module_of(t.data).zeros_like(t.data), None, False))
+            results.append(TensorBase._make(backends.module_of(t.data).zeros_like(t.data), None, False))
         elif allow_unused:
             results.append(None)
         else:

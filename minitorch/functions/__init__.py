@@ -17,7 +17,21 @@ Importing this package imports every op module, so every built-in op is in
 ``autograd.REGISTRY`` as soon as ``minitorch`` is loaded.
 """
 
-from minitorch.functions.activations import ELU, Hardtanh, LeakyReLU, LogSigmoid, Mish, SiLU, Softplus, Threshold
+# The ops networks are built of (nn.functional gives them their PyTorch names).
+from minitorch.functions.activations import (
+    ELU,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    Mish,
+    SiLU,
+    Softmax,
+    Softplus,
+    Threshold,
+    log_softmax,
+    softmax,
+)
 from minitorch.functions.arithmetic import (
     Add,
     Div,
@@ -29,6 +43,7 @@ from minitorch.functions.arithmetic import (
     Sub,
     Where,
     add,
+    as_operand,
     div,
     floor_divide,
     maximum,
@@ -36,14 +51,16 @@ from minitorch.functions.arithmetic import (
     mul,
     neg,
     pow,
+    promote,
     remainder,
     sub,
+    unbroadcast,
     where,
 )
 from minitorch.functions.attention import ScaledDotProductAttention, scaled_dot_product_attention
-from minitorch.functions.broadcast import broadcast_shape, unbroadcast
 from minitorch.functions.clamping import ClampTensor, clamp, clamp_max, clamp_min, clip
 from minitorch.functions.conv import Conv2d, MaxPool2d, conv2d, max_pool2d
+from minitorch.functions.conversion import Cast, Clone, ToDevice, cast
 from minitorch.functions.dropout import Dropout, dropout
 from minitorch.functions.elementwise_logic import (
     allclose,
@@ -105,9 +122,9 @@ from minitorch.functions.embedding import Embedding, embedding
 from minitorch.functions.fused import BiasReLU, Linear, SoftmaxCrossEntropy, bias_relu, linear, softmax_cross_entropy
 from minitorch.functions.index_put import IndexPut, index_put, index_put_index
 from minitorch.functions.indexing import Index, getitem
+from minitorch.functions.linalg import MatMul, addmm, bmm, matmul, mm, mv
 from minitorch.functions.losses import NLLLoss, cross_entropy, mse_loss, nll_loss
 from minitorch.functions.masking import MaskedFill, Triangle, masked_fill, tril, triu
-from minitorch.functions.matmul import MatMul, addmm, bmm, matmul, mm, mv
 from minitorch.functions.normalization import BatchNorm, LayerNorm, batch_norm, layer_norm
 from minitorch.functions.pointwise_losses import (
     BinaryCrossEntropy,
@@ -121,7 +138,7 @@ from minitorch.functions.pointwise_losses import (
     smooth_l1_loss,
 )
 from minitorch.functions.pooling import AdaptiveAvgPool2d, AvgPool2d, adaptive_avg_pool2d, avg_pool2d
-from minitorch.functions.promotion import Cast, as_operand, cast, promote
+from minitorch.functions.rearranging import chunk, split
 from minitorch.functions.recurrent import GRULayer, LSTMLayer, RNNLayer, gru_layer, lstm_layer, rnn_layer
 from minitorch.functions.reductions import (
     Amax,
@@ -199,12 +216,10 @@ from minitorch.functions.selection import (
 )
 from minitorch.functions.shape import (
     Cat,
-    Clone,
     Expand,
     Permute,
     Reshape,
     Stack,
-    ToDevice,
     Transpose,
     View,
     cat,
@@ -219,11 +234,7 @@ from minitorch.functions.shape import (
     unsqueeze,
     view,
 )
-
-# The ops networks are built of (nn.functional gives them their PyTorch names).
-from minitorch.functions.softmax import LogSoftmax, Softmax, log_softmax, softmax
 from minitorch.functions.special import Erf, Gelu, erf, gelu
-from minitorch.functions.split import chunk, split
 from minitorch.functions.unary import (
     Abs,
     Clamp,
@@ -247,3 +258,4 @@ from minitorch.functions.unary import (
     sqrt,
     tanh,
 )
+from minitorch.size import broadcast_shape

@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, cast
+from typing import Any
 
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.errors import MiniTorchError, MiniTorchValueError
+from minitorch.dtypes import get_dtype
+from minitorch.errors import MiniTorchError, MiniTorchValueError, check_dim
 from minitorch.functions.arithmetic import neg
-from minitorch.functions.softmax import _norm_dim, softmax
+from minitorch.functions.autocast_policy import to_float32
+from minitorch.functions.conversion import cast
 from minitorch.hints import Array, DTypeLike, Gradients
-from minitorch.tensor import Tensor
+from minitorch.switches import SWITCHES
+from minitorch.tensor_base import TensorBase
 
 
 def _sigmoid(xp: Any, x: Array) -> Array:
@@ -178,12 +181,12 @@ def _number(op: str, name: str, value: Any) -> float:
     """A Python number argument (a bool counts, as in PyTorch), or PyTorch's TypeError."""
     if not isinstance(value, numbers.Real):
         raise TypeError(f"{op}(): argument '{name}' must be Number, not {type(value).__name__}")
-    return cast(float, value)  # kept as given (an int stays an int), as PyTorch prints and uses it
+    return value  # kept as given (an int stays an int), as PyTorch prints and uses it
 
 
-def _float_input(input: Any, op: str) -> Tensor:
+def _float_input(input: Any, op: str) -> TensorBase:
     """The input of a smooth activation: a float tensor (PyTorch has no integer kernel for these)."""
-    if not isinstance(input, Tensor):
+    if not isinstance(input, TensorBase):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.data.dtype.kind != "f":
         raise NotImplementedError(
@@ -192,50 +195,50 @@ def _float_input(input: Any, op: str) -> Tensor:
     return input
 
 
-def _integer_bound(input: Tensor, value: float) -> float:
+def _integer_bound(input: TensorBase, value: float) -> float:
     """A number as an integer input sees it: truncated toward zero (int(-1.5) == -1), as in PyTorch."""
     return int(value) if input.data.dtype.kind in "iu" else value
 
 
-def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+def leaky_relu(input: TensorBase, negative_slope: float = 0.01, inplace: bool = False) -> TensorBase:
     """x for x > 0, else ``negative_slope * x``. ``inplace=True`` gives a new tensor all the same."""
     slope = _number("leaky_relu", "negative_slope", negative_slope)
     return LeakyReLU.apply(_float_input(input, "leaky_relu"), slope)
 
 
-def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+def elu(input: TensorBase, alpha: float = 1.0, inplace: bool = False) -> TensorBase:
     """x for x > 0, else ``alpha * (exp(x) - 1)``. ``inplace=True`` gives a new tensor all the same."""
     alpha = _number("elu", "alpha", alpha)
     return ELU.apply(_float_input(input, "elu"), alpha)
 
 
-def silu(input: Tensor, inplace: bool = False) -> Tensor:
+def silu(input: TensorBase, inplace: bool = False) -> TensorBase:
     """x * sigmoid(x) (also called swish). ``inplace=True`` gives a new tensor all the same."""
     return SiLU.apply(_float_input(input, "silu"))
 
 
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+def softplus(input: TensorBase, beta: float = 1.0, threshold: float = 20.0) -> TensorBase:
     """A smooth ReLU, log(1 + exp(beta * x)) / beta; x itself where beta * x > threshold."""
     beta = _number("softplus", "beta", beta)
     threshold = _number("softplus", "threshold", threshold)
     return Softplus.apply(_float_input(input, "softplus"), beta, threshold)
 
 
-def mish(input: Tensor, inplace: bool = False) -> Tensor:
+def mish(input: TensorBase, inplace: bool = False) -> TensorBase:
     """x * tanh(softplus(x)). ``inplace=True`` gives a new tensor all the same."""
     return Mish.apply(_float_input(input, "mish"))
 
 
-def logsigmoid(input: Tensor) -> Tensor:
+def logsigmoid(input: TensorBase) -> TensorBase:
     """log(sigmoid(x)), exact for large |x| (log(sigmoid(-800)) is -800, not -inf)."""
     return LogSigmoid.apply(_float_input(input, "log_sigmoid"))
 
 
-def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+def hardtanh(input: TensorBase, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> TensorBase:
     """x clamped to [min_val, max_val]; integer tensors too (with the bounds truncated), as PyTorch."""
     min_val = _number("hardtanh", "min_val", min_val)
     max_val = _number("hardtanh", "max_val", max_val)
-    if not isinstance(input, Tensor):
+    if not isinstance(input, TensorBase):
         raise TypeError(f"hardtanh(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.data.dtype.kind == "b":
         raise MiniTorchError(f"hardtanh: bool inputs are not supported (shape {tuple(input.shape)})")
@@ -244,31 +247,124 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     return Hardtanh.apply(input, _integer_bound(input, min_val), _integer_bound(input, max_val))
 
 
-def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+def relu6(input: TensorBase, inplace: bool = False) -> TensorBase:
     """min(max(x, 0), 6): hardtanh(x, 0, 6), gradient 0 at both bounds."""
     return hardtanh(input, 0.0, 6.0)
 
 
-def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+def threshold(input: TensorBase, threshold: float, value: float, inplace: bool = False) -> TensorBase:
     """``value`` where x <= ``threshold``, else x; integer tensors too (numbers truncated), as PyTorch."""
     threshold = _number("threshold", "threshold", threshold)
     value = _number("threshold", "value", value)
-    if not isinstance(input, Tensor):
+    if not isinstance(input, TensorBase):
         raise TypeError(f"threshold(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.data.dtype.kind == "b":
         raise NotImplementedError(f"threshold: not implemented for bool tensors (shape {tuple(input.shape)})")
     return Threshold.apply(input, _integer_bound(input, threshold), _integer_bound(input, value))
 
 
-def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: DTypeLike | None = None) -> Tensor:
+def softmin(
+    input: TensorBase, dim: int | None = None, _stacklevel: int = 3, dtype: DTypeLike | None = None
+) -> TensorBase:
     """softmax(-input, dim): weights that favour the smallest entries (``_stacklevel`` is PyTorch's, unused).
 
     As MiniTorch's softmax, ``dim`` must be given (PyTorch guesses it with a deprecation warning).
     """
-    if isinstance(input, Tensor):
+    if isinstance(input, TensorBase):
         _norm_dim("softmin", dim, input.ndim)  # the error names softmin, not softmax
-    if isinstance(input, Tensor) and input.data.dtype.kind == "b":
+    if isinstance(input, TensorBase) and input.data.dtype.kind == "b":
         raise MiniTorchError(
             f"softmin: negation of a bool tensor (shape {tuple(input.shape)}) is not supported; convert with .float()"
         )
     return softmax(neg(input), dim, dtype)
+
+
+# ---------------------------------------------------------------------- softmax and log_softmax
+def _norm_dim(op: str, dim: int | None, ndim: int) -> int:
+    if dim is None:
+        raise MiniTorchError(f"{op}: pass the dimension to normalise over, e.g. {op}(x, dim=-1)")
+    return check_dim(op, dim, ndim)  # a TypeError for 0.5, an IndexError out of range, as PyTorch
+
+
+class Softmax(Function):
+    """exp(x) / sum(exp(x)) along ``dim``.
+
+    Backward: with s = softmax(x), ds_i/dx_j = s_i (delta_ij - s_j), so
+    grad_x = s * (g - sum(g * s)).
+    """
+
+    @staticmethod
+    def forward(ctx: BackwardNode, x: Array, dim: int) -> Array:
+        xp = ctx.xp
+        ctx.dim = dim
+        if x.size == 0:  # nothing to normalise (max() of an empty axis would raise)
+            ctx.save_for_backward(x)
+            return x.copy()
+        # Subtracting the maximum changes nothing mathematically and keeps exp() <= 1.
+        e = xp.exp(x - x.max(axis=dim, keepdims=True))
+        out = e / e.sum(axis=dim, keepdims=True)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (s,) = ctx.saved_tensors
+        return s * (grad - (grad * s).sum(axis=ctx.dim, keepdims=True)), None
+
+
+class LogSoftmax(Function):
+    """x - logsumexp(x) along ``dim``, stable for logits of any size.
+
+    Backward: d/dx_j of (x_i - log sum_k exp x_k) is delta_ij - softmax_j, so
+    grad_x = g - softmax * sum(g).
+    """
+
+    @staticmethod
+    def forward(ctx: BackwardNode, x: Array, dim: int) -> Array:
+        xp = ctx.xp
+        ctx.dim = dim
+        if x.size == 0:  # nothing to normalise (max() of an empty axis would raise)
+            ctx.save_for_backward(x)
+            return x.copy()
+        shifted = x - x.max(axis=dim, keepdims=True)
+        out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (out,) = ctx.saved_tensors
+        return grad - ctx.xp.exp(out) * grad.sum(axis=ctx.dim, keepdims=True), None
+
+
+def _float(x: TensorBase, op: str, dtype: DTypeLike | None) -> TensorBase:
+    """The input of softmax and friends: a float tensor, converted to ``dtype`` first if given.
+
+    As in PyTorch, an integer tensor is an error unless ``dtype`` asks for a float.
+    """
+    if not isinstance(x, TensorBase):
+        raise TypeError(f"{op}: expected a Tensor, got {type(x).__name__}")
+    if dtype is not None:
+        x = cast(x, get_dtype(dtype))
+    if x.data.dtype.kind != "f":
+        raise MiniTorchError(
+            f"{op}: expected a floating-point input, got {x.dtype} (shape {tuple(x.shape)}); "
+            f"convert it first (x.float()) or pass dtype=minitorch.float32"
+        )
+    return x
+
+
+def softmax(input: TensorBase, dim: int | None = None, dtype: DTypeLike | None = None) -> TensorBase:
+    """Probabilities along ``dim``: exp(input) normalised to sum to 1 (in ``dtype`` if given)."""
+    input = _float(input, "softmax", dtype)
+    if SWITCHES.autocast is not None and dtype is None:  # float32 inside autocast
+        (input,) = to_float32(input)
+    return Softmax.apply(input, _norm_dim("softmax", dim, input.ndim))
+
+
+def log_softmax(input: TensorBase, dim: int | None = None, dtype: DTypeLike | None = None) -> TensorBase:
+    """log(softmax(input, dim)), computed without overflow (logits of +-1000 are fine; in ``dtype`` if given)."""
+    input = _float(input, "log_softmax", dtype)
+    if SWITCHES.autocast is not None and dtype is None:  # float32 inside autocast
+        (input,) = to_float32(input)
+    return LogSoftmax.apply(input, _norm_dim("log_softmax", dim, input.ndim))

@@ -1,4 +1,14 @@
-"""Arithmetic with broadcasting: + - * / ** and neg, maximum, minimum, where.
+"""Arithmetic: + - * / ** and neg, maximum, minimum, where, and the two rules every binary op follows.
+
+- **Type promotion** (``promote``): two operands are converted to PyTorch's common dtype
+  (float beats int beats bool; shaped tensors decide before 0-d tensors, which decide
+  before Python scalars; the rule on dtypes alone is ``dtypes.result_dtype``). The loser is
+  converted with the recorded ``Cast`` op (``conversion.py``), so even the cast is in the graph.
+- **Broadcasting, backwards** (``unbroadcast``): when ``a`` of shape (3, 1) and ``b`` of
+  shape (1, 5) are added, NumPy stretches both to (3, 5). In backward the (3, 5) gradient
+  must shrink back to each input's shape: every copy NumPy made of an element contributed
+  to the output, so their gradients are summed. Every op's backward uses it. (The forward
+  rule, which shape operands broadcast to, is ``minitorch.size.broadcast_shape``.)
 
 Each op is a Function: ``forward`` on arrays, ``backward`` returning one gradient per
 input, reduced to that input's shape with ``unbroadcast``. Inputs may be Python scalars
@@ -13,25 +23,88 @@ import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.dtypes import default_float, result_dtype, scalar_category
+from minitorch.dtypes import SCALAR_TYPES, DType, default_float, result_dtype, scalar_category
 from minitorch.errors import MiniTorchError, MiniTorchNotImplementedError
-from minitorch.functions.broadcast import broadcast_shape, unbroadcast
+from minitorch.functions.conversion import cast
 from minitorch.functions.out import write_out
-from minitorch.functions.promotion import Operand, cast, promote
 from minitorch.hints import Array, Gradients, Shape
-from minitorch.tensor import Tensor
+from minitorch.size import broadcast_shape
+from minitorch.tensor_base import TensorBase
+
+# ---------------------------------------------------------------------- the rules of binary ops
+# An operand of a binary op: a Tensor or a Python number (NumPy numbers are accepted too).
+Operand = TensorBase | float
 
 
-def _shape(value: Any) -> Shape:
-    return getattr(value, "shape", ())
+
+def as_operand(value: Any) -> Any:
+    """What a Tensor operator accepts as its other operand: a Tensor, a number, or an array
+    (wrapped as a tensor); None for anything else (the operator then returns NotImplemented)."""
+    if isinstance(value, TensorBase):
+        return value
+    if isinstance(value, SCALAR_TYPES):
+        return value
+    if backends.is_backend_array(value):
+        return TensorBase._make(value, None, False)
+    return None
 
 
+def promote(a: Any, b: Any) -> tuple[Any, Any]:
+    """Cast two operands of a binary op to PyTorch's common dtype.
+
+    ``a`` and ``b`` are Tensors or Python scalars; scalars stay scalars (NumPy keeps the
+    array's dtype for them) and only tensors are cast.
+    """
+    a_t, b_t = isinstance(a, TensorBase), isinstance(b, TensorBase)
+    if a_t and b_t and a.data.dtype == b.data.dtype:
+        return a, b
+    # A NumPy scalar (np.float64 from x.mean().item()'s cousins, np.sqrt(2), ...) counts as a
+    # Python number, as in PyTorch: left as is, NumPy would let an np.float64 turn a float32
+    # array into float64.
+    if isinstance(a, np.generic):
+        a = a.item()
+    if isinstance(b, np.generic):
+        b = b.item()
+    shaped: list[DType] = []
+    zero_dim: list[DType] = []
+    scalars: list[int] = []
+    for v in (a, b):
+        if isinstance(v, TensorBase):
+            (shaped if v.data.ndim else zero_dim).append(v.dtype)
+        else:
+            scalars.append(scalar_category(v))
+    target = result_dtype(shaped, zero_dim, scalars)
+    if a_t:
+        a = cast(a, target)
+    if b_t:
+        b = cast(b, target)
+    return a, b
+
+
+def unbroadcast(grad: Array, shape: Shape) -> Array:
+    """Sum ``grad`` over the dimensions that broadcasting added or stretched, to ``shape``."""
+    if grad.shape == shape:
+        return grad
+    extra = grad.ndim - len(shape)
+    if extra < 0:  # a value with extra leading 1s, written with t[i] = value (PyTorch allows it)
+        grad = grad.reshape((1,) * -extra + grad.shape)
+        extra = 0
+    # Leading dimensions that broadcasting prepended, then the size-1 ones it stretched.
+    axes = tuple(range(extra)) + tuple(
+        extra + i for i, size in enumerate(shape) if size == 1 and grad.shape[extra + i] != 1
+    )
+    if axes:
+        grad = grad.sum(axis=axes)
+    return grad.reshape(shape)
+
+
+# ---------------------------------------------------------------------- the ops
 class Add(Function):
     """a + b.   d/da = 1, d/db = 1."""
 
     @staticmethod
     def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
-        ctx.a_shape, ctx.b_shape = _shape(a), _shape(b)
+        ctx.a_shape, ctx.b_shape = np.shape(a), np.shape(b)
         return a + b
 
     @staticmethod
@@ -48,7 +121,7 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
-        ctx.a_shape, ctx.b_shape = _shape(a), _shape(b)
+        ctx.a_shape, ctx.b_shape = np.shape(a), np.shape(b)
         return a - b
 
     @staticmethod
@@ -73,8 +146,8 @@ class Mul(Function):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         return (
-            unbroadcast(grad * b, _shape(a)) if need_a else None,
-            unbroadcast(grad * a, _shape(b)) if need_b else None,
+            unbroadcast(grad * b, np.shape(a)) if need_a else None,
+            unbroadcast(grad * a, np.shape(b)) if need_b else None,
         )
 
 
@@ -92,8 +165,8 @@ class Div(Function):
         need_a, need_b = ctx.needs_input_grad
         grad_over_b = grad / b
         return (
-            unbroadcast(grad_over_b, _shape(a)) if need_a else None,
-            unbroadcast(-grad_over_b * a / b, _shape(b)) if need_b else None,
+            unbroadcast(grad_over_b, np.shape(a)) if need_a else None,
+            unbroadcast(-grad_over_b * a / b, np.shape(b)) if need_b else None,
         )
 
 
@@ -138,16 +211,16 @@ class Pow(Function):
         grad_a = grad_b = None
         if need_a:
             # As PyTorch: where the exponent is 0 the gradient is 0 (not 0 * a**-1 = nan at 0).
-            if _shape(b) == () and not hasattr(b, "dtype"):
+            if np.shape(b) == () and not hasattr(b, "dtype"):
                 # A Python-number exponent (x ** 2): decide on the host, no array condition.
                 grad_a = xp.zeros_like(grad) if b == 0 else grad * b * a ** (b - 1)
             else:
                 grad_a = xp.where(b == 0, 0, grad * b * a ** (b - 1))
-            grad_a = unbroadcast(grad_a.astype(out.dtype, copy=False), _shape(a))
+            grad_a = unbroadcast(grad_a.astype(out.dtype, copy=False), np.shape(a))
         if need_b:
             # d/db at a == 0 is taken as 0 for b >= 0 (0**b is flat there), as PyTorch does.
             log_a = xp.log(xp.where((a == 0) & (b >= 0), 1, a))
-            grad_b = unbroadcast((grad * out * log_a).astype(out.dtype, copy=False), _shape(b))
+            grad_b = unbroadcast((grad * out * log_a).astype(out.dtype, copy=False), np.shape(b))
         return grad_a, grad_b
 
 
@@ -197,8 +270,8 @@ def _split_by_winner(ctx: BackwardNode, grad: Array, a_loses: Array, b_loses: Ar
     tie = 0.5 * (a == b)
     need_a, need_b = ctx.needs_input_grad
     return (
-        unbroadcast((grad * (1 - a_loses - tie)).astype(grad.dtype, copy=False), _shape(a)) if need_a else None,
-        unbroadcast((grad * (1 - b_loses - tie)).astype(grad.dtype, copy=False), _shape(b)) if need_b else None,
+        unbroadcast((grad * (1 - a_loses - tie)).astype(grad.dtype, copy=False), np.shape(a)) if need_a else None,
+        unbroadcast((grad * (1 - b_loses - tie)).astype(grad.dtype, copy=False), np.shape(b)) if need_b else None,
     )
 
 
@@ -208,7 +281,7 @@ class Where(Function):
     @staticmethod
     def forward(ctx: BackwardNode, condition: Array, a: Array, b: Array) -> Array:
         ctx.save_for_backward(condition)
-        ctx.a_shape, ctx.b_shape = _shape(a), _shape(b)
+        ctx.a_shape, ctx.b_shape = np.shape(a), np.shape(b)
         return ctx.xp.where(condition, a, b)
 
     @staticmethod
@@ -224,7 +297,7 @@ class Where(Function):
 
 
 # ---------------------------------------------------------------------- user functions
-def add(a: Operand, b: Operand, *, alpha: float = 1, out: Tensor | None = None) -> Tensor:
+def add(a: Operand, b: Operand, *, alpha: float = 1, out: TensorBase | None = None) -> TensorBase:
     """a + alpha * b with broadcasting; ``out=`` writes the result into a given tensor."""
     if alpha != 1:
         b = mul(b, alpha)
@@ -233,7 +306,7 @@ def add(a: Operand, b: Operand, *, alpha: float = 1, out: Tensor | None = None) 
     return result if out is None else write_out(out, result, "add")
 
 
-def sub(a: Operand, b: Operand, *, alpha: float = 1) -> Tensor:
+def sub(a: Operand, b: Operand, *, alpha: float = 1) -> TensorBase:
     """a - alpha * b with broadcasting; a bool operand is refused, as in PyTorch.
 
     PyTorch refuses any bool operand, not only two bool tensors: ``x - mask`` and
@@ -252,21 +325,21 @@ def sub(a: Operand, b: Operand, *, alpha: float = 1) -> Tensor:
 
 def _is_bool(value: Any) -> bool:
     """True for a Python bool or a bool tensor."""
-    return isinstance(value, bool) or (isinstance(value, Tensor) and value.data.dtype.kind == "b")
+    return isinstance(value, bool) or (isinstance(value, TensorBase) and value.data.dtype.kind == "b")
 
 
 def _describe(value: Any) -> str:
-    return f"{value.dtype} tensor of shape {tuple(value.shape)}" if isinstance(value, Tensor) else repr(value)
+    return f"{value.dtype} tensor of shape {tuple(value.shape)}" if isinstance(value, TensorBase) else repr(value)
 
 
-def mul(a: Operand, b: Operand, *, out: Tensor | None = None) -> Tensor:
+def mul(a: Operand, b: Operand, *, out: TensorBase | None = None) -> TensorBase:
     """a * b with broadcasting; ``out=`` writes the result into a given tensor."""
     a, b = promote(a, b)
     result = Mul.apply(a, b)
     return result if out is None else write_out(out, result, "mul")
 
 
-def div(a: Operand, b: Operand) -> Tensor:
+def div(a: Operand, b: Operand) -> TensorBase:
     """a / b with broadcasting; integer inputs give a float result, as in PyTorch."""
     a, b = promote(a, b)
     if not _is_float(a) and not _is_float(b):
@@ -274,18 +347,18 @@ def div(a: Operand, b: Operand) -> Tensor:
     return Div.apply(a, b)
 
 
-def neg(a: Tensor) -> Tensor:
+def neg(a: TensorBase) -> TensorBase:
     """-a."""
     return Neg.apply(a)
 
 
-def pow(a: Operand, b: Operand) -> Tensor:
+def pow(a: Operand, b: Operand) -> TensorBase:
     """a ** b (either may be a Python number)."""
-    if isinstance(b, Tensor) and b.data.dtype.kind == "b" and _is_bool(a):
+    if isinstance(b, TensorBase) and b.data.dtype.kind == "b" and _is_bool(a):
         # PyTorch has no bool pow kernel ("pow" not implemented for 'Bool'); bool ** True works.
         raise MiniTorchNotImplementedError(f"pow: not implemented for bool ** bool ({_describe(a)} ** {_describe(b)})")
     a, b = promote(a, b)
-    if isinstance(a, Tensor) and a.data.dtype.kind in "iu" and _is_int_number(b) and b < 0:
+    if isinstance(a, TensorBase) and a.data.dtype.kind in "iu" and _is_int_number(b) and b < 0:
         raise MiniTorchError(
             f"pow(): integers to negative integer powers are not allowed ({a.dtype} tensor ** {b}); "
             f"use a float tensor, e.g. x.float() ** {b}"
@@ -301,14 +374,14 @@ def _is_int_number(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def maximum(a: Tensor, b: Tensor) -> Tensor:
+def maximum(a: TensorBase, b: TensorBase) -> TensorBase:
     """Elementwise maximum of two tensors (a number is refused, as in PyTorch: use clamp)."""
     _both_tensors("maximum", a, b)
     a, b = promote(a, b)
     return Maximum.apply(a, b)
 
 
-def minimum(a: Tensor, b: Tensor) -> Tensor:
+def minimum(a: TensorBase, b: TensorBase) -> TensorBase:
     """Elementwise minimum of two tensors (a number is refused, as in PyTorch: use clamp)."""
     _both_tensors("minimum", a, b)
     a, b = promote(a, b)
@@ -317,47 +390,47 @@ def minimum(a: Tensor, b: Tensor) -> Tensor:
 
 def _both_tensors(op: str, a: Any, b: Any) -> None:
     for name, value in (("input", a), ("other", b)):
-        if not isinstance(value, Tensor):
+        if not isinstance(value, TensorBase):
             raise TypeError(
                 f"{op}(): argument '{name}' must be Tensor, not {type(value).__name__}; "
                 f"for a number use clamp(min=...) / clamp(max=...)"
             )
 
 
-def where(condition: Tensor | Array, a: Operand, b: Operand) -> Tensor:
+def where(condition: TensorBase | Array, a: Operand, b: Operand) -> TensorBase:
     """Elements of ``a`` where ``condition`` is true, else of ``b`` (scalars allowed).
 
     ``condition`` must be a bool tensor, as in PyTorch: a float one is refused, never read
     as "nonzero" (``where(x, a, b)`` for ``where(x > 0, a, b)`` is a common slip).
     """
-    data = condition.data if isinstance(condition, Tensor) else condition
+    data = condition.data if isinstance(condition, TensorBase) else condition
     dtype = getattr(data, "dtype", None)
     if dtype is None or dtype.kind != "b":
         shown: Any = type(condition).__name__ if dtype is None else dtype
-        if isinstance(condition, Tensor):
+        if isinstance(condition, TensorBase):
             shown = condition.dtype
         raise MiniTorchError(
             f"where(): expected condition to be a boolean tensor, but got {shown}; "
             "compare first, e.g. where(x > 0, a, b), or convert with condition.bool()"
         )
     # Passed as a Tensor so that Function.apply checks it is on the same device as a and b.
-    condition = Tensor._make(data, None, False)
+    condition = TensorBase._make(data, None, False)
     a, b = promote(a, b)
-    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+    if not isinstance(a, TensorBase) and not isinstance(b, TensorBase):
         # Two Python numbers: PyTorch's scalar dtype (1.0 -> the default float, not NumPy's float64).
         target = result_dtype([], [], [scalar_category(a), scalar_category(b)])
-        a = Tensor._make(backends.module_of(data).asarray(a, dtype=target.np_dtype), None, False)
+        a = TensorBase._make(backends.module_of(data).asarray(a, dtype=target.np_dtype), None, False)
     return Where.apply(condition, a, b)
 
 
 def _is_float(value: Any) -> bool:
-    if isinstance(value, Tensor):
+    if isinstance(value, TensorBase):
         return value.data.dtype.kind == "f"
     return isinstance(value, float)
 
 
 def _to_default_float(value: Operand) -> Operand:
-    if isinstance(value, Tensor):
+    if isinstance(value, TensorBase):
         return cast(value, default_float())
     return float(value)
 
@@ -391,8 +464,8 @@ class Remainder(Function):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         return (
-            unbroadcast(grad, _shape(a)) if need_a else None,
-            unbroadcast(-grad * ctx.xp.floor_divide(a, b), _shape(b)) if need_b else None,
+            unbroadcast(grad, np.shape(a)) if need_a else None,
+            unbroadcast(-grad * ctx.xp.floor_divide(a, b), np.shape(b)) if need_b else None,
         )
 
 
@@ -400,7 +473,7 @@ def _floor_op(xp: Any, op: str, a: Any, b: Any) -> Array:
     """xp.floor_divide / xp.remainder in the promoted dtype, with PyTorch's errors."""
     ref: Array = a if isinstance(a, xp.ndarray) else b
     # Checked first so a shape mismatch is PyTorch's RuntimeError, not NumPy's ValueError.
-    broadcast_shape(_shape(a), _shape(b), op=op)
+    broadcast_shape(np.shape(a), np.shape(b), op=op)
     if ref.dtype.kind == "b":
         raise MiniTorchNotImplementedError(f"{op}: not implemented for bool tensors (as PyTorch: no 'Bool' kernel)")
     if ref.dtype.kind in "iu" and bool(xp.any(xp.asarray(b) == 0)):
@@ -411,7 +484,7 @@ def _floor_op(xp: Any, op: str, a: Any, b: Any) -> Array:
     return xp.asarray(getattr(xp, op)(a, b)).astype(ref.dtype, copy=False)
 
 
-def floor_divide(a: Operand, b: Operand) -> Tensor:
+def floor_divide(a: Operand, b: Operand) -> TensorBase:
     """``a // b`` elementwise with PyTorch's dtypes; recorded, but backward raises (as PyTorch).
 
     Integer division by zero is an error, as in PyTorch (NumPy would give 0 silently).
@@ -420,7 +493,7 @@ def floor_divide(a: Operand, b: Operand) -> Tensor:
     return FloorDivide.apply(a, b)
 
 
-def remainder(a: Operand, b: Operand) -> Tensor:
+def remainder(a: Operand, b: Operand) -> TensorBase:
     """``a % b`` elementwise (the sign of ``b``, as Python); integer ``% 0`` is an error, as in
     PyTorch."""
     a, b = promote(a, b)

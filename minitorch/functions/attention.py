@@ -25,13 +25,13 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import float32
 from minitorch.errors import MiniTorchError
+from minitorch.functions.arithmetic import unbroadcast
 from minitorch.functions.autocast_policy import to_low_precision
-from minitorch.functions.broadcast import unbroadcast
+from minitorch.functions.conversion import cast
 from minitorch.functions.dropout import dropout
 from minitorch.functions.masking import masked_fill
-from minitorch.functions.promotion import cast
 from minitorch.hints import Array, Gradients
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
 def _swap(a: Array) -> Array:
@@ -88,14 +88,14 @@ class ScaledDotProductAttention(Function):
 
 
 def scaled_dot_product_attention(
-    query: Tensor,
-    key: Tensor,
-    value: Tensor,
-    attn_mask: Tensor | None = None,
+    query: TensorBase,
+    key: TensorBase,
+    value: TensorBase,
+    attn_mask: TensorBase | None = None,
     dropout_p: float = 0.0,
     is_causal: bool = False,
     scale: float | None = None,
-) -> Tensor:
+) -> TensorBase:
     """Attention of ``query`` (..., L, E) over ``key`` (..., S, E) and ``value`` (..., S, Ev), as PyTorch.
 
     ``attn_mask``: a bool mask is True where attention is allowed; a float mask is added to
@@ -103,7 +103,7 @@ def scaled_dot_product_attention(
     ``scale`` defaults to 1 / sqrt(E).
     """
     for name, t in (("query", query), ("key", key), ("value", value)):
-        if not isinstance(t, Tensor) or t.ndim < 2 or t.data.dtype.kind != "f":
+        if not isinstance(t, TensorBase) or t.ndim < 2 or t.data.dtype.kind != "f":
             raise MiniTorchError(f"scaled_dot_product_attention: {name} must be a float tensor of at least 2 dims")
     # Inside autocast the whole attention runs in float16, as on PyTorch's CUDA list.
     query, key, value = to_low_precision(query, key, value)
@@ -122,7 +122,7 @@ def scaled_dot_product_attention(
         if attn_mask is not None:
             raise MiniTorchError("scaled_dot_product_attention: pass either attn_mask or is_causal=True, not both")
         xp = backends.module_of(query.data)
-        attn_mask = Tensor._make(xp.tril(xp.ones((L, S), dtype=bool)), None, False)
+        attn_mask = TensorBase._make(xp.tril(xp.ones((L, S), dtype=bool)), None, False)
     if attn_mask is not None and attn_mask.data.dtype.kind != "b" and attn_mask.dtype != query.dtype:
         # As PyTorch: a float mask is bool, float32 or the query's dtype (a float64 mask
         # for float32 queries, or an integer one, is a mistake, not something to round).
@@ -139,8 +139,8 @@ def scaled_dot_product_attention(
 
 
 def _attention_with_dropout(
-    query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, dropout_p: float, scale: float
-) -> Tensor:
+    query: TensorBase, key: TensorBase, value: TensorBase, attn_mask: TensorBase | None, dropout_p: float, scale: float
+) -> TensorBase:
     """``dropout(softmax(q @ k^T * scale + mask)) @ v`` from ordinary ops, as PyTorch's reference math.
 
     Dropout zeroes attention *weights* (each with probability ``dropout_p``, the rest scaled

@@ -18,9 +18,9 @@ from __future__ import annotations
 from typing import Any
 
 from minitorch.dtypes import float32, get_dtype
-from minitorch.functions.promotion import cast
+from minitorch.functions.conversion import cast
 from minitorch.switches import SWITCHES
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
 def to_low_precision(*tensors: Any) -> tuple[Any, ...]:
@@ -36,7 +36,10 @@ def to_low_precision(*tensors: Any) -> tuple[Any, ...]:
     target = get_dtype(dtype_name)
     return tuple(
         cast(t, target)
-        if isinstance(t, Tensor) and t.data.dtype.kind == "f" and t.data.dtype.itemsize < 8 and t.device == device_type
+        if isinstance(t, TensorBase)
+        and t.data.dtype.kind == "f"
+        and t.data.dtype.itemsize < 8
+        and t.device == device_type
         else t
         for t in tensors
     )
@@ -49,6 +52,6 @@ def to_float32(*tensors: Any) -> tuple[Any, ...]:
         return tensors
     device_type = state[0]
     return tuple(
-        cast(t, float32) if isinstance(t, Tensor) and t.data.dtype == "float16" and t.device == device_type else t
+        cast(t, float32) if isinstance(t, TensorBase) and t.data.dtype == "float16" and t.device == device_type else t
         for t in tensors
     )

@@ -21,11 +21,12 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import default_float, result_dtype, scalar_category
 from minitorch.errors import MiniTorchError
-from minitorch.functions.broadcast import broadcast_shape, unbroadcast
-from minitorch.functions.promotion import cast
+from minitorch.functions.arithmetic import unbroadcast
+from minitorch.functions.conversion import cast
 from minitorch.functions.unary import Clamp
 from minitorch.hints import Array, Gradients
-from minitorch.tensor import Tensor
+from minitorch.size import broadcast_shape
+from minitorch.tensor_base import TensorBase
 
 
 class ClampTensor(Function):
@@ -59,13 +60,15 @@ class ClampTensor(Function):
         return grad_x, grad_low, grad_high
 
 
-def clamp(input: Tensor, min: float | Tensor | None = None, max: float | Tensor | None = None) -> Tensor:
+def clamp(
+    input: TensorBase, min: float | TensorBase | None = None, max: float | TensorBase | None = None
+) -> TensorBase:
     """Limit each element to ``[min, max]`` (either bound may be None; numbers or tensors)."""
     if min is None and max is None:
         raise MiniTorchError("clamp(): at least one of 'min' or 'max' must not be None")
     # NumPy scalar bounds count as Python numbers (np.clip would upcast to an np.float64's dtype).
     min, max = (v.item() if isinstance(v, np.generic) else v for v in (min, max))
-    if isinstance(min, Tensor) or isinstance(max, Tensor):  # bounds with gradients of their own
+    if isinstance(min, TensorBase) or isinstance(max, TensorBase):  # bounds with gradients of their own
         check_bound_kinds("clamp", min, max)
         return clamp_with_tensors(input, min, max)
     if input.data.dtype.kind != "f" and any(isinstance(v, float) for v in (min, max)):
@@ -73,21 +76,23 @@ def clamp(input: Tensor, min: float | Tensor | None = None, max: float | Tensor 
     return Clamp.apply(input, min, max)
 
 
-def clamp_with_tensors(a: Tensor, low: Any, high: Any) -> Tensor:
+def clamp_with_tensors(a: TensorBase, low: Any, high: Any) -> TensorBase:
     """``clamp`` when a bound is a Tensor: the three promoted to PyTorch's common dtype first."""
     values = (a, low, high)
-    shaped = [v.dtype for v in values if isinstance(v, Tensor) and v.data.ndim]
-    zero_dim = [v.dtype for v in values if isinstance(v, Tensor) and not v.data.ndim]
-    scalars = [scalar_category(v) for v in values if v is not None and not isinstance(v, Tensor)]
+    shaped = [v.dtype for v in values if isinstance(v, TensorBase) and v.data.ndim]
+    zero_dim = [v.dtype for v in values if isinstance(v, TensorBase) and not v.data.ndim]
+    scalars = [scalar_category(v) for v in values if v is not None and not isinstance(v, TensorBase)]
     target = result_dtype(shaped, zero_dim, scalars)
     if target.name == "bool" and low is not None and high is not None:  # one bound works, as PyTorch
         raise NotImplementedError("clamp: not implemented for bool tensors with both bounds; convert with .long()")
-    a, low, high = (cast(v, target) if isinstance(v, Tensor) else v for v in values)
+    a, low, high = (cast(v, target) if isinstance(v, TensorBase) else v for v in values)
     # A number next to a tensor bound (allowed when that bound is 0-d, see check_bound_kinds)
     # becomes a 0-d array of the result's dtype on its device.
     xp = backends.module_of(a.data)
     low, high = (
-        v if v is None or isinstance(v, Tensor) else Tensor._make(xp.asarray(v, dtype=a.data.dtype), None, False)
+        v
+        if v is None or isinstance(v, TensorBase)
+        else TensorBase._make(xp.asarray(v, dtype=a.data.dtype), None, False)
         for v in (low, high)
     )
     return ClampTensor.apply(a, low, high)
@@ -96,8 +101,8 @@ def clamp_with_tensors(a: Tensor, low: Any, high: Any) -> Tensor:
 def check_bound_kinds(op: str, low: Any, high: Any) -> None:
     """PyTorch's clamp takes two tensor bounds or two number bounds, not one of each: a
     tensor mixed with a number fits only when it can be read as a number (0-d, no gradient)."""
-    tensors = [b for b in (low, high) if isinstance(b, Tensor)]
-    numbers = [b for b in (low, high) if b is not None and not isinstance(b, Tensor)]
+    tensors = [b for b in (low, high) if isinstance(b, TensorBase)]
+    numbers = [b for b in (low, high) if b is not None and not isinstance(b, TensorBase)]
     if tensors and numbers and any(t.ndim > 0 or t.requires_grad for t in tensors):
         raise TypeError(
             f"{op}(): min and max must both be tensors or both be numbers, got {_kind(low)} and {_kind(high)} "
@@ -106,22 +111,22 @@ def check_bound_kinds(op: str, low: Any, high: Any) -> None:
 
 
 def _kind(value: Any) -> str:
-    return f"a {tuple(value.shape)} tensor" if isinstance(value, Tensor) else type(value).__name__
+    return f"a {tuple(value.shape)} tensor" if isinstance(value, TensorBase) else type(value).__name__
 
 
-def clip(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+def clip(input: TensorBase, min: Any = None, max: Any = None) -> TensorBase:
     """Alias of ``clamp``: limit each element to ``[min, max]``."""
     check_bound_kinds("clip", min, max)
     return clamp(input, min, max)
 
 
-def clamp_min(input: Tensor, min: Any) -> Tensor:
+def clamp_min(input: TensorBase, min: Any) -> TensorBase:
     """``clamp(a, min=min)``: every element at least ``min``."""
     _not_bool_bound("clamp_min", input, min)
     return clamp(input, min=min)
 
 
-def clamp_max(input: Tensor, max: Any) -> Tensor:
+def clamp_max(input: TensorBase, max: Any) -> TensorBase:
     """``clamp(a, max=max)``: every element at most ``max``."""
     _not_bool_bound("clamp_max", input, max)
     return clamp(input, max=max)
@@ -130,7 +135,7 @@ def clamp_max(input: Tensor, max: Any) -> Tensor:
 def _not_bool_bound(op: str, a: Any, bound: Any) -> None:
     """A bool tensor clamped by a Python bool: PyTorch has no bool kernel for a number bound
     (an int bound gives int64; a bool tensor bound works)."""
-    if not isinstance(a, Tensor):
+    if not isinstance(a, TensorBase):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(a).__name__}")
     if a.data.dtype.kind == "b" and isinstance(bound, bool):
         raise NotImplementedError(f"{op}(): not implemented for a bool tensor with a bool bound; convert first")

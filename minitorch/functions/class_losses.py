@@ -22,13 +22,13 @@ import numpy as np
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, MiniTorchValueError, check_int
+from minitorch.functions.activations import log_softmax
 from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.bounds import any_out_of_range, as_unsigned, label_range_error
 from minitorch.functions.fused import SoftmaxCrossEntropy, _fits_forward_kernel, softmax_cross_entropy
-from minitorch.functions.softmax import log_softmax
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
 def _check_reduction(op: str, reduction: str) -> None:
@@ -85,13 +85,13 @@ class NLLLoss(Function):
 
 
 def nll_loss(
-    input: Tensor,
-    target: Tensor | Array,
-    weight: Tensor | None = None,
+    input: TensorBase,
+    target: TensorBase | Array,
+    weight: TensorBase | None = None,
     *,
     ignore_index: int = -100,
     reduction: str = "mean",
-) -> Tensor:
+) -> TensorBase:
     """Negative log-likelihood of integer class ``target`` under log-probabilities ``input`` (N, C[, ...]).
 
     ``weight`` (C,) weighs each class ('mean' divides by the summed weights of the targets
@@ -102,8 +102,8 @@ def nll_loss(
     if SWITCHES.autocast is not None:  # float32 inside autocast
         (input,) = to_float32(input)
     log_probs = input
-    if not isinstance(target, Tensor):
-        target = Tensor(target)
+    if not isinstance(target, TensorBase):
+        target = TensorBase._from_data(target)
     if target.data.dtype.kind not in "iu":
         raise MiniTorchError(
             f"nll_loss/cross_entropy: target must hold integer class indices (int64), got {target.dtype}; "
@@ -195,11 +195,11 @@ def _rows(t: Array, c: int, class_weight: Array | None, ignore_index: int, dtype
     return safe, row_weight
 
 
-def _weight_array(op: str, weight: Any, input: Tensor, c: int, same_dtype: bool = True) -> Array | None:
+def _weight_array(op: str, weight: Any, input: TensorBase, c: int, same_dtype: bool = True) -> Array | None:
     """The class weights' array (C,), checked as PyTorch checks them; None for no weight."""
     if weight is None:
         return None
-    if not isinstance(weight, Tensor):
+    if not isinstance(weight, TensorBase):
         raise TypeError(f"{op}(): argument 'weight' must be a Tensor, not {type(weight).__name__}")
     w = weight.data
     if w.shape != (c,):
@@ -227,14 +227,14 @@ def _check_positional(op: str, weight: Any, reduction: str) -> None:
 
 
 def cross_entropy(
-    input: Tensor,
-    target: Tensor,
-    weight: Tensor | None = None,
+    input: TensorBase,
+    target: TensorBase,
+    weight: TensorBase | None = None,
     *,
     ignore_index: int = -100,
     reduction: str = "mean",
     label_smoothing: float = 0.0,
-) -> Tensor:
+) -> TensorBase:
     """Softmax cross-entropy: ``nll_loss(log_softmax(input, 1), target)`` with PyTorch's options.
 
     ``target`` holds class indices (integers, of shape (N, d1, ...)) or class probabilities
@@ -264,10 +264,10 @@ def cross_entropy(
     return _cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
 
 
-def _is_class_batch(logits: Tensor, target: Any) -> bool:
+def _is_class_batch(logits: TensorBase, target: Any) -> bool:
     """(N, C) float logits and (N,) integer targets on the same device."""
     return (
-        isinstance(target, Tensor)
+        isinstance(target, TensorBase)
         and logits.data.ndim == 2
         and logits.data.dtype.kind == "f"
         and target.data.shape == (logits.data.shape[0],)
@@ -277,13 +277,13 @@ def _is_class_batch(logits: Tensor, target: Any) -> bool:
 
 
 def _cross_entropy(
-    input: Tensor, target: Any, weight: Any, ignore_index: int, reduction: str, label_smoothing: float
-) -> Tensor:
+    input: TensorBase, target: Any, weight: Any, ignore_index: int, reduction: str, label_smoothing: float
+) -> TensorBase:
     """Every case but the plain fused one: checks, then the composition that fits the target."""
     _check_reduction("cross_entropy", reduction)
     _check_positional("cross_entropy", weight, reduction)
     check_int("cross_entropy", "ignore_index", ignore_index)
-    if not isinstance(input, Tensor):
+    if not isinstance(input, TensorBase):
         raise TypeError(f"cross_entropy(): argument 'input' must be a Tensor, not {type(input).__name__}")
     if isinstance(label_smoothing, bool) or not isinstance(label_smoothing, numbers.Real):
         kind = type(label_smoothing).__name__
@@ -294,8 +294,8 @@ def _cross_entropy(
         raise MiniTorchError("cross_entropy: input must be (N, C), (C,) or (N, C, d1, ...), got a 0-d tensor")
     class_dim = 0 if input.ndim == 1 else 1
     c = input.shape[class_dim]
-    if not isinstance(target, Tensor):
-        target = Tensor(target)
+    if not isinstance(target, TensorBase):
+        target = TensorBase._from_data(target)
     if target.data.dtype.kind == "f" and tuple(target.shape) == tuple(input.shape):
         if ignore_index >= 0:
             raise MiniTorchValueError(
@@ -329,15 +329,15 @@ def _class_shape(ndim: int, c: int, class_dim: int) -> tuple[int, ...]:
 
 
 def _smoothed(
-    nll: Tensor,
-    logp: Tensor,
-    target: Tensor,
+    nll: TensorBase,
+    logp: TensorBase,
+    target: TensorBase,
     w: Array | None,
     ignore_index: int,
     reduction: str,
     eps: float,
     class_dim: int,
-) -> Tensor:
+) -> TensorBase:
     """PyTorch's label smoothing of class-index targets: (1 - eps) * nll + eps / C * smooth.
 
     ``smooth`` is -sum over classes of weight[c] * logp[c] per sample, 0 where ignored;
@@ -347,8 +347,8 @@ def _smoothed(
     t = target.data
     xp = backends.module_of(t)
     keep = t != ignore_index
-    weighted = logp if w is None else logp * Tensor(w.reshape(_class_shape(logp.ndim, c, class_dim)))
-    smooth = -weighted.sum(class_dim) * Tensor(keep.astype(logp.data.dtype))
+    weighted = logp if w is None else logp * TensorBase._from_data(w.reshape(_class_shape(logp.ndim, c, class_dim)))
+    smooth = -weighted.sum(class_dim) * TensorBase._from_data(keep.astype(logp.data.dtype))
     if reduction == "none":
         out = smooth
     elif reduction == "sum":
@@ -363,13 +363,13 @@ def _smoothed(
         total = counted.sum()
         inverse = xp.where(total > 0, 1 / total, 0).astype(counted.dtype)
         nan_if_empty = xp.where(total > 0, 0, xp.nan).astype(counted.dtype)
-        out = smooth.sum() * Tensor(inverse) + Tensor(nan_if_empty)
+        out = smooth.sum() * TensorBase._from_data(inverse) + TensorBase._from_data(nan_if_empty)
     return nll * (1.0 - eps) + out * (eps / c)
 
 
 def _probability_targets(
-    input: Tensor, target: Tensor, w: Array | None, reduction: str, eps: float, class_dim: int
-) -> Tensor:
+    input: TensorBase, target: TensorBase, w: Array | None, reduction: str, eps: float, class_dim: int
+) -> TensorBase:
     """-sum over classes of weight[c] * target[c] * log_softmax(input)[c], per sample (PyTorch's formula).
 
     With label smoothing the target is first mixed with the uniform distribution:
@@ -380,7 +380,7 @@ def _probability_targets(
     probs = target * (1.0 - eps) + eps / c if eps > 0 else target
     prod = logp * probs
     if w is not None:
-        prod = prod * Tensor(w.reshape(_class_shape(input.ndim, c, class_dim)))
+        prod = prod * TensorBase._from_data(w.reshape(_class_shape(input.ndim, c, class_dim)))
     if reduction == "none":
         return -prod.sum(class_dim)
     total = -prod.sum()

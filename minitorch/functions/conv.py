@@ -17,10 +17,10 @@ from minitorch import backends, factories
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchValueError, check_int
 from minitorch.functions.autocast_policy import to_low_precision
-from minitorch.functions.matmul import product
+from minitorch.functions.linalg import product
 from minitorch.functions.shape import cat
 from minitorch.hints import Array, Gradients, Shape
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
 def pair(value: Any, name: str) -> tuple[int, int]:
@@ -274,7 +274,7 @@ def padding_for(op: str, padding: str, stride: tuple[int, int], kernel: tuple[in
     return ((kernel[0] - 1) // 2, (kernel[1] - 1) // 2)
 
 
-def _pad_bottom_right(x: Tensor, rows: int, cols: int) -> Tensor:
+def _pad_bottom_right(x: TensorBase, rows: int, cols: int) -> TensorBase:
     """``x`` (N, C, H, W) with ``rows`` zero rows below and ``cols`` zero columns to the right."""
     n, c, h, w = x.shape
     if rows:
@@ -285,14 +285,14 @@ def _pad_bottom_right(x: Tensor, rows: int, cols: int) -> Tensor:
 
 
 def conv2d(
-    input: Tensor,
-    weight: Tensor,
-    bias: Tensor | None = None,
+    input: TensorBase,
+    weight: TensorBase,
+    bias: TensorBase | None = None,
     stride: int | tuple[int, int] = 1,
     padding: int | tuple[int, int] | str = 0,
     dilation: int | tuple[int, int] = 1,
     groups: int = 1,
-) -> Tensor:
+) -> TensorBase:
     """2-D convolution of ``input`` (N, C, H, W) with ``weight`` (O, C, kh, kw), as PyTorch's.
 
     ``padding`` is an int, a pair, or PyTorch's strings ``'valid'`` and ``'same'``.
@@ -301,7 +301,7 @@ def conv2d(
     An unbatched ``input`` (C, H, W) gives a (O, Ho, Wo) result, as in PyTorch (and ``nn.Conv2d``).
     """
     check_unsupported("conv2d", dilation, groups)
-    if isinstance(input, Tensor) and input.ndim == 3:  # one unbatched image: PyTorch accepts it too
+    if isinstance(input, TensorBase) and input.ndim == 3:  # one unbatched image: PyTorch accepts it too
         return conv2d(input.unsqueeze(0), weight, bias, stride, padding).squeeze(0)
     input, weight, bias = to_low_precision(input, weight, bias)  # float16 inside autocast
     stride = pair(stride, "conv2d: stride")
@@ -449,14 +449,14 @@ def pool_geometry(
 
 
 def max_pool2d(
-    input: Tensor,
+    input: TensorBase,
     kernel_size: Any,
     stride: Any = None,
     padding: Any = 0,
     dilation: Any = 1,
     ceil_mode: bool = False,
     return_indices: bool = False,
-) -> Tensor:
+) -> TensorBase:
     """Maximum over each window of ``input`` (N, C, H, W), or of one unbatched ``input`` (C, H, W) as in
     PyTorch; ``stride`` defaults to the kernel size (also when given as None or an empty tuple).
     ``padding`` adds a border of -inf (at most half the kernel, as PyTorch requires).
@@ -467,7 +467,7 @@ def max_pool2d(
             f"max_pool2d: ceil_mode={ceil_mode!r}, return_indices={return_indices!r}: "
             "MiniTorch supports only ceil_mode=False and return_indices=False"
         )
-    if isinstance(input, Tensor) and input.ndim == 3:  # one unbatched image: PyTorch accepts it too
+    if isinstance(input, TensorBase) and input.ndim == 3:  # one unbatched image: PyTorch accepts it too
         return max_pool2d(input.unsqueeze(0), kernel_size, stride, padding).squeeze(0)
     kernel, stride, padding = pool_geometry("max_pool2d", kernel_size, stride, padding)
     if input.ndim != 4 or 0 in input.shape[1:]:

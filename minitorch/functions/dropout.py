@@ -6,7 +6,7 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchValueError
 from minitorch.hints import Array, Gradients
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
 class Dropout(Function):
@@ -31,7 +31,7 @@ def _uniform_like(x: Array) -> Array:
     return backends.of(x).uniform(x.shape, x.dtype)
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+def dropout(input: TensorBase, p: float = 0.5, training: bool = True, inplace: bool = False) -> TensorBase:
     """During training, zero elements with probability ``p`` and scale the rest by 1/(1-p).
 
     ``inplace`` is accepted for PyTorch's signature, but MiniTorch always returns a new

@@ -15,9 +15,9 @@ from typing import Any
 from minitorch import backends
 from minitorch.dtypes import SCALAR_TYPES
 from minitorch.errors import MiniTorchError
-from minitorch.functions.broadcast import broadcast_shape
 from minitorch.hints import Array
-from minitorch.tensor import Tensor
+from minitorch.size import broadcast_shape
+from minitorch.tensor_base import TensorBase
 
 # The names PyTorch uses for dtypes in its "Float did not match Double" message.
 _SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
@@ -25,22 +25,22 @@ _SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "in
 
 def _tensor(op: str, value: Any, name: str = "input", position: int = 1) -> None:
     """PyTorch's TypeError when an argument that must be a Tensor is a number (or anything else)."""
-    if not isinstance(value, Tensor):
+    if not isinstance(value, TensorBase):
         raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
 
 
 def _tensor_or_number(op: str, value: Any) -> None:
     """PyTorch's TypeError when ``other`` is neither a Tensor nor a number (None, a list...)."""
-    if not isinstance(value, (Tensor, *SCALAR_TYPES)):
+    if not isinstance(value, (TensorBase, *SCALAR_TYPES)):
         raise TypeError(f"{op}(): argument 'other' must be a Tensor or a number, not {type(value).__name__}")
 
 
-def _bool_result(out: Array) -> Tensor:
-    return Tensor._make(out, None, False)
+def _bool_result(out: Array) -> TensorBase:
+    return TensorBase._make(out, None, False)
 
 
 # ---------------------------------------------------------------------- tests of each element
-def isnan(input: Tensor) -> Tensor:
+def isnan(input: TensorBase) -> TensorBase:
     """True where an element is NaN (never for integer tensors)."""
     _tensor("isnan", input)
     xp = backends.module_of(input.data)
@@ -49,7 +49,7 @@ def isnan(input: Tensor) -> Tensor:
     )
 
 
-def isinf(input: Tensor) -> Tensor:
+def isinf(input: TensorBase) -> TensorBase:
     """True where an element is +inf or -inf (never for integer tensors)."""
     _tensor("isinf", input)
     xp = backends.module_of(input.data)
@@ -58,7 +58,7 @@ def isinf(input: Tensor) -> Tensor:
     )
 
 
-def isfinite(input: Tensor) -> Tensor:
+def isfinite(input: TensorBase) -> TensorBase:
     """True where an element is neither NaN nor infinite (always for integer tensors)."""
     _tensor("isfinite", input)
     xp = backends.module_of(input.data)
@@ -68,28 +68,28 @@ def isfinite(input: Tensor) -> Tensor:
 
 
 # ---------------------------------------------------------------------- logic
-def logical_not(input: Tensor) -> Tensor:
+def logical_not(input: TensorBase) -> TensorBase:
     """True where an element is zero (False), for any dtype."""
     _tensor("logical_not", input)
     return _bool_result(backends.module_of(input.data).logical_not(input.data))
 
 
-def logical_and(input: Tensor, other: Tensor) -> Tensor:
+def logical_and(input: TensorBase, other: TensorBase) -> TensorBase:
     """True where both elements are nonzero, with broadcasting, for any dtypes."""
     return _logical("logical_and", input, other)
 
 
-def logical_or(input: Tensor, other: Tensor) -> Tensor:
+def logical_or(input: TensorBase, other: TensorBase) -> TensorBase:
     """True where either element is nonzero, with broadcasting, for any dtypes."""
     return _logical("logical_or", input, other)
 
 
-def logical_xor(input: Tensor, other: Tensor) -> Tensor:
+def logical_xor(input: TensorBase, other: TensorBase) -> TensorBase:
     """True where exactly one of the two elements is nonzero, with broadcasting."""
     return _logical("logical_xor", input, other)
 
 
-def _logical(op: str, a: Tensor, b: Tensor) -> Tensor:
+def _logical(op: str, a: TensorBase, b: TensorBase) -> TensorBase:
     _tensor(op, a)
     _tensor(op, b, "other", 2)
     _same_device(op, a, b)
@@ -98,7 +98,7 @@ def _logical(op: str, a: Tensor, b: Tensor) -> Tensor:
     return _bool_result(getattr(xp, op)(a.data, b.data))
 
 
-def _same_device(op: str, a: Tensor, b: Tensor) -> None:
+def _same_device(op: str, a: TensorBase, b: TensorBase) -> None:
     if a.device != b.device:
         raise MiniTorchError(f"{op}(): expected both tensors on the same device, got {a.device} and {b.device}")
 
@@ -106,46 +106,48 @@ def _same_device(op: str, a: Tensor, b: Tensor) -> None:
 # ---------------------------------------------------------------------- comparisons as functions
 # The operators live on the Tensor (tensor_operators.py); these are PyTorch's function forms,
 # which want a Tensor first (``torch.lt(2, x)`` is a TypeError) and a Tensor or number second.
-def _compare(op: str, input: Any, other: Any) -> Tensor:
+def _compare(op: str, input: Any, other: Any) -> TensorBase:
     """``input.<op>(other)`` (the operator's method) once both arguments are checked."""
     _tensor(op, input)
     _tensor_or_number(op, other)
-    result: Tensor = getattr(input, op)(other)
+    result: TensorBase = getattr(input, op)(other)
     return result
 
 
-def eq(input: Tensor, other: Any) -> Tensor:
+def eq(input: TensorBase, other: Any) -> TensorBase:
     """``a == b`` elementwise (a bool tensor)."""
     return _compare("eq", input, other)
 
 
-def ne(input: Tensor, other: Any) -> Tensor:
+def ne(input: TensorBase, other: Any) -> TensorBase:
     """``a != b`` elementwise."""
     return _compare("ne", input, other)
 
 
-def lt(input: Tensor, other: Any) -> Tensor:
+def lt(input: TensorBase, other: Any) -> TensorBase:
     """``a < b`` elementwise."""
     return _compare("lt", input, other)
 
 
-def le(input: Tensor, other: Any) -> Tensor:
+def le(input: TensorBase, other: Any) -> TensorBase:
     """``a <= b`` elementwise."""
     return _compare("le", input, other)
 
 
-def gt(input: Tensor, other: Any) -> Tensor:
+def gt(input: TensorBase, other: Any) -> TensorBase:
     """``a > b`` elementwise."""
     return _compare("gt", input, other)
 
 
-def ge(input: Tensor, other: Any) -> Tensor:
+def ge(input: TensorBase, other: Any) -> TensorBase:
     """``a >= b`` elementwise."""
     return _compare("ge", input, other)
 
 
 # ---------------------------------------------------------------------- closeness and equality
-def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+def isclose(
+    input: TensorBase, other: TensorBase, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> TensorBase:
     """True where ``|a - b| <= atol + rtol * |b|`` (equal infinities count as close).
 
     Both tensors must have the same dtype, as in PyTorch (compare ``a.double()`` with a
@@ -167,12 +169,14 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     return _bool_result(xp.isclose(a_data, b_data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+def allclose(
+    input: TensorBase, other: TensorBase, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
     """True when every element of ``input`` is close to ``other``'s (see ``isclose``): a Python bool."""
     return bool(isclose(input, other, rtol, atol, equal_nan).data.all())
 
 
-def equal(input: Tensor, other: Tensor) -> bool:
+def equal(input: TensorBase, other: TensorBase) -> bool:
     """True when both tensors have the same shape and the same values (NaN never equals NaN)."""
     _tensor("equal", input)
     _tensor("equal", other, "other", 2)
@@ -183,7 +187,7 @@ def equal(input: Tensor, other: Tensor) -> bool:
 
 
 # ---------------------------------------------------------------------- predicates
-def numel(input: Tensor) -> int:
+def numel(input: TensorBase) -> int:
     """The number of elements of ``input``."""
     _tensor("numel", input)
     return input.numel()
@@ -191,10 +195,10 @@ def numel(input: Tensor) -> int:
 
 def is_tensor(obj: Any) -> bool:
     """True when ``obj`` is a MiniTorch Tensor."""
-    return isinstance(obj, Tensor)
+    return isinstance(obj, TensorBase)
 
 
-def is_floating_point(input: Tensor) -> bool:
+def is_floating_point(input: TensorBase) -> bool:
     """True for a tensor of a floating dtype (float16, float32, float64)."""
     _tensor("is_floating_point", input)
     return input.is_floating_point()

@@ -20,14 +20,13 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import SCALAR_TYPES, default_float
 from minitorch.errors import MiniTorchError, check_int
-from minitorch.functions.arithmetic import div, pow
+from minitorch.functions.arithmetic import Operand, div, pow, promote, unbroadcast
 from minitorch.functions.autocast_policy import to_float32
-from minitorch.functions.broadcast import unbroadcast
-from minitorch.functions.promotion import Operand, cast, promote
+from minitorch.functions.conversion import cast
 from minitorch.hints import Array, Gradients
 from minitorch.random import default_generator
 from minitorch.switches import SWITCHES
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -272,16 +271,16 @@ class Lerp(Function):
 # ---------------------------------------------------------------------- user functions
 def _tensor(op: str, value: Any, name: str = "input", position: int = 1) -> None:
     """PyTorch's TypeError when an argument that must be a Tensor is a number (or anything else)."""
-    if not isinstance(value, Tensor):
+    if not isinstance(value, TensorBase):
         raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
 
 
-def _not_bool(op: str, a: Tensor) -> None:
+def _not_bool(op: str, a: TensorBase) -> None:
     if a.data.dtype.kind == "b":
         raise NotImplementedError(f"{op}(): not implemented for a bool tensor (shape {tuple(a.shape)}); convert first")
 
 
-def _float_math(op: str, a: Tensor) -> Tensor:
+def _float_math(op: str, a: TensorBase) -> TensorBase:
     """Math functions compute in floating point: integer and bool tensors become the default float.
 
     Inside autocast these run in float32, as in PyTorch's autocast lists.
@@ -294,7 +293,7 @@ def _float_math(op: str, a: Tensor) -> Tensor:
     return a
 
 
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:
+def round(input: TensorBase, *, decimals: int = 0) -> TensorBase:
     """Round each element to ``decimals`` places, halves to even (0.5 -> 0, 1.5 -> 2)."""
     _tensor("round", input)
     _not_bool("round", input)
@@ -306,77 +305,77 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     return Round.apply(input, decimals)
 
 
-def floor(input: Tensor) -> Tensor:
+def floor(input: TensorBase) -> TensorBase:
     """The largest integer <= each element (integer tensors are returned as a copy)."""
     return _rounding("floor", Floor, input)
 
 
-def ceil(input: Tensor) -> Tensor:
+def ceil(input: TensorBase) -> TensorBase:
     """The smallest integer >= each element (integer tensors are returned as a copy)."""
     return _rounding("ceil", Ceil, input)
 
 
-def trunc(input: Tensor) -> Tensor:
+def trunc(input: TensorBase) -> TensorBase:
     """Each element rounded toward zero (integer tensors are returned as a copy)."""
     return _rounding("trunc", Trunc, input)
 
 
-def _rounding(op: str, function: type[Function], a: Tensor) -> Tensor:
+def _rounding(op: str, function: type[Function], a: TensorBase) -> TensorBase:
     _tensor(op, a)
     _not_bool(op, a)
     return function.apply(a) if a.data.dtype.kind == "f" else a.clone()
 
 
-def sign(input: Tensor) -> Tensor:
+def sign(input: TensorBase) -> TensorBase:
     """-1, 0 or 1 for each element by its sign (a bool tensor stays bool); zero gradient."""
     _tensor("sign", input)
     return Sign.apply(input)
 
 
-def reciprocal(input: Tensor) -> Tensor:
+def reciprocal(input: TensorBase) -> TensorBase:
     """1 / each element (integer inputs give floats)."""
     return Reciprocal.apply(_float_math("reciprocal", input))
 
 
-def rsqrt(input: Tensor) -> Tensor:
+def rsqrt(input: TensorBase) -> TensorBase:
     """1 / sqrt(each element)."""
     return Rsqrt.apply(_float_math("rsqrt", input))
 
 
-def log2(input: Tensor) -> Tensor:
+def log2(input: TensorBase) -> TensorBase:
     """Base-2 logarithm of each element."""
     return Log2.apply(_float_math("log2", input))
 
 
-def log10(input: Tensor) -> Tensor:
+def log10(input: TensorBase) -> TensorBase:
     """Base-10 logarithm of each element."""
     return Log10.apply(_float_math("log10", input))
 
 
-def expm1(input: Tensor) -> Tensor:
+def expm1(input: TensorBase) -> TensorBase:
     """exp(a) - 1 of each element, without losing tiny a to rounding."""
     return Expm1.apply(_float_math("expm1", input))
 
 
-def exp2(input: Tensor) -> Tensor:
+def exp2(input: TensorBase) -> TensorBase:
     """2 to the power of each element."""
     _tensor("exp2", input)
     input = input if input.data.dtype.kind == "f" else cast(input, default_float())  # (not on the autocast list)
     return Exp2.apply(input)
 
 
-def tan(input: Tensor) -> Tensor:
+def tan(input: TensorBase) -> TensorBase:
     """Tangent of each element (in radians)."""
     return Tan.apply(_float_math("tan", input))
 
 
-def square(input: Tensor) -> Tensor:
+def square(input: TensorBase) -> TensorBase:
     """a * a for each element; integer (and bool) tensors give int64, as ``a ** 2`` does."""
     _tensor("square", input)
     return pow(input, 2)
 
 
-def atan2(input: Tensor, other: Tensor) -> Tensor:
+def atan2(input: TensorBase, other: TensorBase) -> TensorBase:
     """The angle in radians of the point (x=b, y=a), in (-pi, pi], with broadcasting."""
     _tensor("atan2", input)
     _tensor("atan2", other, "other", 2)
@@ -386,7 +385,7 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:
     return Atan2.apply(input, other)
 
 
-def fmod(input: Tensor, other: Operand) -> Tensor:
+def fmod(input: TensorBase, other: Operand) -> TensorBase:
     """The remainder of a / b with the sign of ``input`` (``remainder`` follows b's sign instead).
 
     Integer ``fmod(a, 0)`` is an error, as in PyTorch (floats give NaN).
@@ -400,7 +399,7 @@ def fmod(input: Tensor, other: Operand) -> Tensor:
     return Fmod.apply(input, other)
 
 
-def _check_no_zero_divisor(a: Tensor, b: Operand) -> None:
+def _check_no_zero_divisor(a: TensorBase, b: Operand) -> None:
     """Integer fmod by 0 has no answer: an error, raised without making Python wait for a GPU.
 
     A number is checked here. A tensor on a GPU is checked there, as ``bounds.py`` checks
@@ -413,7 +412,7 @@ def _check_no_zero_divisor(a: Tensor, b: Operand) -> None:
     )
     if a.data.size == 0:  # no element is divided
         return
-    if not isinstance(b, Tensor):
+    if not isinstance(b, TensorBase):
         if b == 0:
             raise error
         return
@@ -424,10 +423,10 @@ def _check_no_zero_divisor(a: Tensor, b: Operand) -> None:
 
 
 def _dtype_name(value: Any) -> str:
-    return str(value.dtype) if isinstance(value, Tensor) else type(value).__name__
+    return str(value.dtype) if isinstance(value, TensorBase) else type(value).__name__
 
 
-def lerp(input: Tensor, end: Tensor, weight: Operand) -> Tensor:
+def lerp(input: TensorBase, end: TensorBase, weight: Operand) -> TensorBase:
     """start + weight * (end - start), with broadcasting; ``weight`` is a number or a tensor.
 
     As in PyTorch, ``input`` and ``end`` (and a tensor ``weight`` with dimensions) must share
@@ -439,9 +438,9 @@ def lerp(input: Tensor, end: Tensor, weight: Operand) -> Tensor:
         raise NotImplementedError(f"lerp(): not implemented for a {input.dtype} tensor; use floats, e.g. x.float()")
     for name, other in (("end", end), ("weight", weight)):
         # A 0-d weight tensor is exempt, as in PyTorch (it counts as a number).
-        if isinstance(other, Tensor) and (name == "end" or other.ndim > 0) and other.dtype != input.dtype:
+        if isinstance(other, TensorBase) and (name == "end" or other.ndim > 0) and other.dtype != input.dtype:
             raise MiniTorchError(f"lerp(): expected dtype {input.dtype} for `{name}` but got dtype {other.dtype}")
-    if isinstance(weight, Tensor):
+    if isinstance(weight, TensorBase):
         weight = cast(weight, input.dtype)
     elif not isinstance(weight, SCALAR_TYPES):  # (a bool counts as 0 or 1, as in PyTorch)
         raise TypeError(f"lerp(): weight must be a number or a Tensor, not {type(weight).__name__}")
@@ -450,12 +449,12 @@ def lerp(input: Tensor, end: Tensor, weight: Operand) -> Tensor:
     return Lerp.apply(input, end, weight)
 
 
-def true_divide(input: Operand, other: Operand) -> Tensor:
+def true_divide(input: Operand, other: Operand) -> TensorBase:
     """Alias of ``div``: a / b, always a floating result."""
     return div(input, other)
 
 
-def random_values_like(like: Tensor, distribution: str, a: float, b: float) -> Tensor:
+def random_values_like(like: TensorBase, distribution: str, a: float, b: float) -> TensorBase:
     """Samples of N(a, b**2) (``"normal"``) or U(a, b) (``"uniform"``) with ``like``'s shape, dtype
     and device, from minitorch's generator (``manual_seed``): the values of ``normal_``/``uniform_``.
 
@@ -464,4 +463,4 @@ def random_values_like(like: Tensor, distribution: str, a: float, b: float) -> T
     generator = default_generator()
     draw = generator.normal if distribution == "normal" else generator.uniform
     values = draw(a, b, size=tuple(like.shape)).astype(like.data.dtype)
-    return Tensor._make(backends.to_device(values, like.device), None, False)
+    return TensorBase._make(backends.to_device(values, like.device), None, False)

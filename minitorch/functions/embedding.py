@@ -14,7 +14,7 @@ from minitorch.errors import MiniTorchError, MiniTorchIndexError
 from minitorch.functions.bounds import check_on_device
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
 class Embedding(Function):
@@ -36,10 +36,10 @@ class Embedding(Function):
         return full, None, None
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
+def embedding(input: TensorBase, weight: TensorBase, padding_idx: int | None = None) -> TensorBase:
     """Rows of ``weight`` (num_embeddings, dim) picked by the int64 tensor ``input``: shape input.shape + (dim,)."""
-    if not isinstance(input, Tensor) or input.data.dtype.kind not in "iu":
-        shown = input.dtype if isinstance(input, Tensor) else type(input).__name__
+    if not isinstance(input, TensorBase) or input.data.dtype.kind not in "iu":
+        shown = input.dtype if isinstance(input, TensorBase) else type(input).__name__
         raise MiniTorchError(f"embedding: expected an integer (long) tensor of indices, got {shown}")
     if weight.ndim != 2:
         raise MiniTorchError(f"embedding: weight must be 2-d (num_embeddings, dim), got shape {tuple(weight.shape)}")

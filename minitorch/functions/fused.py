@@ -25,11 +25,11 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.bounds import label_range_error
-from minitorch.functions.matmul import product
+from minitorch.functions.linalg import product
 from minitorch.functions.unary import relu_grad
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
 class Linear(Function):
@@ -64,7 +64,7 @@ class Linear(Function):
         return grad_x, grad_w, grad_b
 
 
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+def linear(input: TensorBase, weight: TensorBase, bias: TensorBase | None = None) -> TensorBase:
     """``input @ weight.T + bias``: a fully connected layer with weight of shape (out, in)."""
     if SWITCHES.autocast is not None:  # float16 inside autocast
         input, weight, bias = to_low_precision(input, weight, bias)
@@ -207,11 +207,11 @@ class BiasReLU(Function):
         return (grad_x if need_x else None), grad_b
 
 
-def bias_relu(x: Tensor, b: Tensor) -> Tensor:
+def bias_relu(x: TensorBase, b: TensorBase) -> TensorBase:
     """``relu(x + b)`` as one op (one CUDA kernel forward, one backward on a GPU)."""
     return BiasReLU.apply(x, b)
 
 
-def softmax_cross_entropy(logits: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+def softmax_cross_entropy(logits: TensorBase, target: TensorBase, reduction: str = "mean") -> TensorBase:
     """Cross-entropy of (N, C) ``logits`` and int64 class ``target`` (N,) as one op."""
     return SoftmaxCrossEntropy.apply(logits, target, reduction)

@@ -16,11 +16,11 @@ import numpy as np
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
-from minitorch.functions.broadcast import unbroadcast
+from minitorch.functions.arithmetic import unbroadcast
+from minitorch.functions.conversion import cast
 from minitorch.functions.indexing import index_arrays, sequence_as_tuple
-from minitorch.functions.promotion import cast
 from minitorch.hints import Array, Gradients
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
 class IndexPut(Function):
@@ -63,16 +63,16 @@ def write_at(data: Array, index: Any, value: Any) -> None:
     data[index] = value
 
 
-def check_value_dtype(a: Tensor, index: Any, value: Any) -> None:
+def check_value_dtype(a: TensorBase, index: Any, value: Any) -> None:
     """PyTorch's index_put_ refuses a value tensor of another dtype when the index has tensors,
     lists or arrays in it (plain ints and slices copy with a cast; a bool mask takes a
     one-element value)."""
-    if not isinstance(value, Tensor) or value.data.dtype == a.data.dtype:
+    if not isinstance(value, TensorBase) or value.data.dtype == a.data.dtype:
         return
     parts = sequence_as_tuple(index)
     parts = parts if isinstance(parts, tuple) else (parts,)
-    advanced = [p for p in parts if isinstance(p, (list, Tensor)) or backends.is_backend_array(p)]
-    advanced = [p for p in advanced if not (isinstance(p, Tensor) and p.ndim == 0 and p.data.dtype.kind in "iu")]
+    advanced = [p for p in parts if isinstance(p, (list, TensorBase)) or backends.is_backend_array(p)]
+    advanced = [p for p in advanced if not (isinstance(p, TensorBase) and p.ndim == 0 and p.data.dtype.kind in "iu")]
     if not advanced:
         return
     only_masks = all(_dtype_kind(p) == "b" for p in advanced)
@@ -85,7 +85,7 @@ def check_value_dtype(a: Tensor, index: Any, value: Any) -> None:
 
 
 def _dtype_kind(part: Any) -> str:
-    data = part.data if isinstance(part, Tensor) else part
+    data = part.data if isinstance(part, TensorBase) else part
     return str(np.asarray(data).dtype.kind) if isinstance(data, list) else str(data.dtype.kind)
 
 
@@ -94,9 +94,9 @@ def index_put_index(index: Any, data: Array) -> Any:
     return index_arrays(index, backends.device_of(data))
 
 
-def index_put(a: Tensor, index: Any, value: Any) -> Tensor:
+def index_put(a: TensorBase, index: Any, value: Any) -> TensorBase:
     """A copy of ``a`` with ``value`` (a Tensor or a number) written at ``index``, recorded."""
     check_value_dtype(a, index, value)
-    if isinstance(value, Tensor) and value.data.dtype != a.data.dtype:
+    if isinstance(value, TensorBase) and value.data.dtype != a.data.dtype:
         value = cast(value, a.dtype)  # the tensor keeps its dtype, as with t[i] = v in PyTorch
     return IndexPut.apply(a, value, index_put_index(index, a.data))

@@ -15,7 +15,7 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, warn_user
 from minitorch.hints import Array, Gradients
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
 def _is_basic(index: Any) -> bool:
@@ -74,7 +74,7 @@ def sequence_as_tuple(index: Any) -> Any:
     array), and so does MiniTorch: writing the tuple says which one is meant.
     """
     if isinstance(index, list) and len(index) < 32:
-        if any(isinstance(i, (list, tuple, Tensor, slice)) or i is None or i is Ellipsis for i in index):
+        if any(isinstance(i, (list, tuple, TensorBase, slice)) or i is None or i is Ellipsis for i in index):
             warn_user(
                 "Using a non-tuple sequence for multidimensional indexing is deprecated (as in PyTorch); "
                 "use x[tuple(seq)] instead of x[seq] (or x[minitorch.tensor(seq)] for one index array)"
@@ -93,7 +93,7 @@ def index_arrays(index: Any, device: str) -> Any:
 
 def _convert(item: Any) -> Any:
     """Index parts to what NumPy indexes with: Tensors become their arrays."""
-    if isinstance(item, Tensor):
+    if isinstance(item, TensorBase):
         data = item.data
         if data.dtype.kind == "f":
             raise IndexError(
@@ -101,7 +101,7 @@ def _convert(item: Any) -> Any:
             )
         return data
     if isinstance(item, list):
-        array = np.asarray([i.item() if isinstance(i, Tensor) else i for i in item])
+        array = np.asarray([i.item() if isinstance(i, TensorBase) else i for i in item])
         # An empty list selects nothing (PyTorch: x[[]] has shape (0, ...)); NumPy would
         # make it a float array and refuse it as an index.
         return array.astype(np.int64) if array.size == 0 else array
@@ -111,11 +111,11 @@ def _convert(item: Any) -> Any:
     return item
 
 
-def getitem(a: Tensor, index: Any) -> Tensor:
+def getitem(a: TensorBase, index: Any) -> TensorBase:
     """``a[index]`` as a recorded op."""
     index = sequence_as_tuple(index)
     if a.ndim == 0 and (
-        _is_int(index) or isinstance(index, Tensor) and index.ndim == 0 and index.data.dtype.kind != "b"
+        _is_int(index) or isinstance(index, TensorBase) and index.ndim == 0 and index.data.dtype.kind != "b"
     ):
         raise IndexError(
             f"index: invalid index {index!r} of a 0-dim tensor, which has no dimension to index; "

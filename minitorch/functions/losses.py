@@ -12,12 +12,14 @@ from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.class_losses import NLLLoss, _check_reduction, cross_entropy, nll_loss
 from minitorch.functions.pointwise_losses import broadcast_pair, weighted_reduce
 from minitorch.switches import SWITCHES
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 __all__ = ["NLLLoss", "cross_entropy", "mse_loss", "nll_loss"]
 
 
-def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", *, weight: Tensor | None = None) -> Tensor:
+def mse_loss(
+    input: TensorBase, target: TensorBase, reduction: str = "mean", *, weight: TensorBase | None = None
+) -> TensorBase:
     """Mean (or sum) of squared differences; ``weight`` (input's shape) rescales each one, as PyTorch's.
 
     With a weight, ``'mean'`` is the weighted mean ``sum(w * d**2) / sum(w)``.

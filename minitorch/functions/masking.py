@@ -12,9 +12,9 @@ from typing import Any
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, check_int
-from minitorch.functions.broadcast import broadcast_shape
 from minitorch.hints import Array, Gradients
-from minitorch.tensor import Tensor
+from minitorch.size import broadcast_shape
+from minitorch.tensor_base import TensorBase
 
 
 class MaskedFill(Function):
@@ -50,25 +50,25 @@ class Triangle(Function):
         return (xp.triu(grad, ctx.diagonal) if ctx.upper else xp.tril(grad, ctx.diagonal)), None, None
 
 
-def masked_fill(x: Tensor, mask: Tensor, value: Any) -> Tensor:
+def masked_fill(x: TensorBase, mask: TensorBase, value: Any) -> TensorBase:
     """``x`` with ``value`` wherever the bool ``mask`` (broadcast to x's shape) is True."""
-    if not isinstance(mask, Tensor) or mask.data.dtype.kind != "b":
-        shown = mask.dtype if isinstance(mask, Tensor) else type(mask).__name__
+    if not isinstance(mask, TensorBase) or mask.data.dtype.kind != "b":
+        shown = mask.dtype if isinstance(mask, TensorBase) else type(mask).__name__
         raise MiniTorchError(
             f"masked_fill: expected a bool mask, got {shown}; compare first, e.g. x.masked_fill(scores < 0, 0.0)"
         )
-    if isinstance(value, Tensor) and value.ndim != 0:
+    if isinstance(value, TensorBase) and value.ndim != 0:
         raise MiniTorchError(f"masked_fill: value must be a number or a 0-dim tensor, got shape {tuple(value.shape)}")
     if broadcast_shape(tuple(x.shape), tuple(mask.shape), op="masked_fill") != tuple(x.shape):
         raise MiniTorchError(
             f"masked_fill: the mask of shape {tuple(mask.shape)} must broadcast to the tensor's shape {tuple(x.shape)}"
         )
-    if isinstance(value, Tensor):
+    if isinstance(value, TensorBase):
         if value.requires_grad and x.data.dtype.kind == "f":
             # A value that needs a gradient gets the sum of the filled positions' gradients, as in
             # PyTorch: where() does exactly that (the value cast to x's dtype first).
             from minitorch.functions.arithmetic import where
-            from minitorch.functions.promotion import cast
+            from minitorch.functions.conversion import cast
 
             return where(mask, cast(value, x.dtype), x)
         value = value.item()
@@ -83,17 +83,17 @@ def masked_fill(x: Tensor, mask: Tensor, value: Any) -> Tensor:
     return MaskedFill.apply(x, mask, value)
 
 
-def _triangle(op: str, x: Tensor, diagonal: int, upper: bool) -> Tensor:
+def _triangle(op: str, x: TensorBase, diagonal: int, upper: bool) -> TensorBase:
     if x.ndim < 2:
         raise MiniTorchError(f"{op}: input tensor must have at least 2 dimensions, got shape {tuple(x.shape)}")
     return Triangle.apply(x, check_int(op, "diagonal", diagonal), upper)
 
 
-def tril(x: Tensor, diagonal: int = 0) -> Tensor:
+def tril(x: TensorBase, diagonal: int = 0) -> TensorBase:
     """The lower triangle of the last two dims (elements with j <= i + diagonal), zeros above."""
     return _triangle("tril", x, diagonal, False)
 
 
-def triu(x: Tensor, diagonal: int = 0) -> Tensor:
+def triu(x: TensorBase, diagonal: int = 0) -> TensorBase:
     """The upper triangle of the last two dims (elements with j >= i + diagonal), zeros below."""
     return _triangle("triu", x, diagonal, True)

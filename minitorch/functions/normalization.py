@@ -10,10 +10,10 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import float16, float32
 from minitorch.errors import MiniTorchError
 from minitorch.hints import Array, Gradients
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
-def _check_dtype(op: str, x: Tensor, name: str, t: Tensor) -> None:
+def _check_dtype(op: str, x: TensorBase, name: str, t: TensorBase) -> None:
     """As PyTorch: a parameter (or statistic) has the input's dtype, or float32 for a float16 input."""
     if t.dtype != x.dtype and not (x.dtype == float16 and t.dtype == float32):
         raise MiniTorchError(
@@ -78,15 +78,15 @@ class BatchNorm(Function):
 
 
 def batch_norm(
-    input: Tensor,
-    running_mean: Tensor | None,
-    running_var: Tensor | None,
-    weight: Tensor | None = None,
-    bias: Tensor | None = None,
+    input: TensorBase,
+    running_mean: TensorBase | None,
+    running_var: TensorBase | None,
+    weight: TensorBase | None = None,
+    bias: TensorBase | None = None,
     training: bool = False,
     momentum: float = 0.1,
     eps: float = 1e-5,
-) -> Tensor:
+) -> TensorBase:
     """Normalise each channel (dim 1) of ``input`` (N, C) or (N, C, H, W), as ``torch.nn.functional.batch_norm``.
 
     In training the batch statistics are used and the running ones (if given) are updated
@@ -185,12 +185,12 @@ class LayerNorm(Function):
 
 
 def layer_norm(
-    input: Tensor,
+    input: TensorBase,
     normalized_shape: int | list[int] | tuple[int, ...],
-    weight: Tensor | None = None,
-    bias: Tensor | None = None,
+    weight: TensorBase | None = None,
+    bias: TensorBase | None = None,
     eps: float = 1e-5,
-) -> Tensor:
+) -> TensorBase:
     """Normalise each sample over its last dims ``normalized_shape``, as ``torch.nn.functional.layer_norm``."""
     if input.data.dtype.kind != "f":
         raise MiniTorchError(

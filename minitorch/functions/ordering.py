@@ -21,7 +21,7 @@ from minitorch.functions.reductions import Dims, _drop_reduced, _grad_keepdim, n
 from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.return_types import SortResult, TopKResult
 from minitorch.switches import SWITCHES
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
 def along_axis(xp: Any, index: Array, axis: int) -> tuple[Array, ...]:
@@ -70,23 +70,23 @@ def sort_order(xp: Any, a: Array, axis: int, descending: bool) -> Array:
     return xp.flip(a.shape[axis] - 1 - order, axis).astype("int64", copy=False)
 
 
-def _as_1d(op: str, a: Tensor, dim: int) -> tuple[Tensor, int]:
+def _as_1d(op: str, a: TensorBase, dim: int) -> tuple[TensorBase, int]:
     """A 0-d tensor seen as 1-d (PyTorch treats it as one element); ``dim`` checked."""
     axis = check_dim(op, dim, a.ndim)
     return (a.reshape(1), 0) if a.ndim == 0 else (a, axis)
 
 
-def _back_to_0d(a: Tensor, *outs: Tensor) -> tuple[Tensor, ...]:
+def _back_to_0d(a: TensorBase, *outs: TensorBase) -> tuple[TensorBase, ...]:
     """Undo ``_as_1d`` on results: 0-d input, 0-d outputs."""
     return tuple(o.reshape(()) if a.ndim == 0 else o for o in outs)
 
 
-def _constant(array: Array) -> Tensor:
+def _constant(array: Array) -> TensorBase:
     """An index result: a tensor that is not part of the graph."""
-    return Tensor._make(array, None, False)
+    return TensorBase._make(array, None, False)
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> SortResult:
+def sort(input: TensorBase, dim: int = -1, descending: bool = False, stable: bool = False) -> SortResult:
     """(values, indices) of ``input`` sorted along ``dim``; the gradient follows each value home.
 
     The sort is always stable (``stable`` is accepted for PyTorch's signature).
@@ -97,14 +97,14 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     return SortResult(*_back_to_0d(input, values, _constant(index)))
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+def argsort(input: TensorBase, dim: int = -1, descending: bool = False, stable: bool = False) -> TensorBase:
     """The indices that sort ``input`` along ``dim`` (``sort(a, dim).indices``)."""
     x, axis = _as_1d("argsort", input, dim)
     index = sort_order(backends.module_of(x.data), x.data, axis, descending)
     return _back_to_0d(input, _constant(index))[0]
 
 
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> TopKResult:
+def topk(input: TensorBase, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> TopKResult:
     """The ``k`` largest (or smallest) elements along ``dim`` and their indices, best first.
 
     The result is always sorted (PyTorch leaves the order open when ``sorted=False``).
@@ -195,7 +195,7 @@ class CumProd(Function):
         return result.astype(a.dtype, copy=False), None
 
 
-def _running(op: str, fn: type[Function], a: Tensor, dim: int, dtype: DTypeLike | None) -> Tensor:
+def _running(op: str, fn: type[Function], a: TensorBase, dim: int, dtype: DTypeLike | None) -> TensorBase:
     """cumsum/cumprod: ``dtype`` first (bool and int inputs count in int64, as PyTorch)."""
     check_dim(op, dim, a.ndim)  # a bad dim is reported before a bad dtype, as in PyTorch
     if dtype is not None:
@@ -206,7 +206,7 @@ def _running(op: str, fn: type[Function], a: Tensor, dim: int, dtype: DTypeLike 
     return _back_to_0d(a, fn.apply(x, axis))[0]
 
 
-def _to_dtype(op: str, a: Tensor, dtype: DTypeLike) -> Tensor:
+def _to_dtype(op: str, a: TensorBase, dtype: DTypeLike) -> TensorBase:
     """``a`` converted to the ``dtype=`` argument; PyTorch refuses an integer one when ``a`` needs a gradient."""
     target = get_dtype(dtype)
     if not target.is_floating_point and a.requires_grad and SWITCHES.grad_enabled:
@@ -217,12 +217,12 @@ def _to_dtype(op: str, a: Tensor, dtype: DTypeLike) -> Tensor:
     return a.to(target)
 
 
-def cumsum(input: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
+def cumsum(input: TensorBase, dim: int, dtype: DTypeLike | None = None) -> TensorBase:
     """Running sum along ``dim``: out[i] = a[0] + ... + a[i]."""
     return _running("cumsum", CumSum, input, dim, dtype)
 
 
-def cumprod(input: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
+def cumprod(input: TensorBase, dim: int, dtype: DTypeLike | None = None) -> TensorBase:
     """Running product along ``dim``: out[i] = a[0] * ... * a[i] (gradient exact at zeros)."""
     return _running("cumprod", CumProd, input, dim, dtype)
 
@@ -274,7 +274,9 @@ class Prod(Function):
         return (grad * local).astype(a.dtype, copy=False), None, None, None
 
 
-def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> Tensor:
+def prod(
+    input: TensorBase, dim: int | None = None, keepdim: bool = False, dtype: DTypeLike | None = None
+) -> TensorBase:
     """Product of all elements, or along ``dim`` (one int, as in PyTorch); bool and int give int64."""
     if dim is not None:  # a bad dim is reported before a bad dtype, as in PyTorch
         check_dim("prod", dim, input.ndim)
@@ -368,8 +370,8 @@ class NormP(Function):
 
 
 def norm(
-    input: Tensor, p: float | str = "fro", dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None
-) -> Tensor:
+    input: TensorBase, p: float | str = "fro", dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None
+) -> TensorBase:
     """The vector norm (sum of |a| ** p) ** (1/p) over ``dim`` (all elements when None).
 
     p = 2 or 'fro' (the default), any other number, inf (the largest |a|) or -inf (the
@@ -379,7 +381,7 @@ def norm(
         raise MiniTorchError(
             f"norm: expected a floating point tensor as input, got {input.dtype}; convert with .float()"
         )
-    if isinstance(p, Tensor) and p.ndim == 0:
+    if isinstance(p, TensorBase) and p.ndim == 0:
         p = p.item()
     if isinstance(p, str) and p != "fro":
         raise MiniTorchError(f"norm: p={p!r} is not supported: p is a number or 'fro' (MiniTorch has no matrix norms)")
@@ -423,7 +425,7 @@ class Flip(Function):
         return ctx.xp.flip(grad, ctx.axes), None
 
 
-def flip(input: Tensor, *dims_given: Any, dims: Sequence[int] | None = None) -> Tensor:
+def flip(input: TensorBase, *dims_given: Any, dims: Sequence[int] | None = None) -> TensorBase:
     """A copy reversed along each of ``dims``: ``flip(x, 0, 1)``, ``flip(x, [0, 1])``, ``flip(x, dims=[0])``."""
     if dims is not None:
         dims_given = (dims,)
@@ -450,7 +452,7 @@ class Roll(Function):
         return ctx.xp.roll(grad, back, ctx.axes), None, None
 
 
-def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
+def roll(input: TensorBase, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> TensorBase:
     """``input`` shifted cyclically by ``shifts`` along ``dims`` (over all elements when dims is None)."""
     shift_list = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
     shift_list = tuple(check_int("roll", "shifts", s) for s in shift_list)

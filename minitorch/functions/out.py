@@ -13,12 +13,12 @@ from typing import Any
 from minitorch.dtypes import dtype_of_array
 from minitorch.errors import MiniTorchError
 from minitorch.switches import SWITCHES
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
-def write_out(out: Any, result: Tensor, op: str) -> Tensor:
+def write_out(out: Any, result: TensorBase, op: str) -> TensorBase:
     """Put ``result`` into ``out`` (a Tensor) and return ``out``."""
-    if not isinstance(out, Tensor):
+    if not isinstance(out, TensorBase):
         raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if result.requires_grad and SWITCHES.grad_enabled:
         raise MiniTorchError(

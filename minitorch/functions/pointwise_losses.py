@@ -27,13 +27,13 @@ from typing import Any
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchValueError, warn_user
+from minitorch.functions.arithmetic import promote
 from minitorch.functions.autocast_policy import to_float32
-from minitorch.functions.broadcast import broadcast_shape
-from minitorch.functions.promotion import promote
 from minitorch.functions.shape import expand
 from minitorch.hints import Array, Gradients, Shape
+from minitorch.size import broadcast_shape
 from minitorch.switches import SWITCHES
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 REDUCTIONS = ("mean", "sum", "none")
 # BCE's backward divides by p (1 - p), kept >= PyTorch's EPSILON: 1e-12 stored as a float32
@@ -74,7 +74,7 @@ def _check_reduction(op: str, reduction: str) -> None:
 def _check_pair(op: str, input: Any, target: Any) -> None:
     """Both Tensors, of the same shape (a ValueError naming both shapes otherwise)."""
     for name, t in (("input", input), ("target", target)):
-        if not isinstance(t, Tensor):
+        if not isinstance(t, TensorBase):
             raise TypeError(f"{op}(): argument '{name}' must be a Tensor, not {type(t).__name__}")
     if tuple(input.shape) != tuple(target.shape):
         squeeze = input.ndim == target.ndim + 1
@@ -84,14 +84,14 @@ def _check_pair(op: str, input: Any, target: Any) -> None:
         )
 
 
-def broadcast_pair(op: str, input: Any, target: Any) -> tuple[Tensor, Tensor]:
+def broadcast_pair(op: str, input: Any, target: Any) -> tuple[TensorBase, TensorBase]:
     """Both Tensors, expanded to one shape: a target of another shape broadcasts with a warning.
 
     PyTorch's regression losses do the same (its warning, word for word, then the fix). Shapes
     that cannot broadcast are an error naming both. The warning points at the user's line.
     """
     for name, t in (("input", input), ("target", target)):
-        if not isinstance(t, Tensor):
+        if not isinstance(t, TensorBase):
             raise TypeError(f"{op}(): argument '{name}' must be a Tensor, not {type(t).__name__}")
     in_shape, target_shape = tuple(input.shape), tuple(target.shape)
     if in_shape == target_shape:
@@ -106,18 +106,18 @@ def broadcast_pair(op: str, input: Any, target: Any) -> tuple[Tensor, Tensor]:
     return expand(input, shape), expand(target, shape)
 
 
-def _check_floating(op: str, *tensors: Tensor) -> None:
+def _check_floating(op: str, *tensors: TensorBase) -> None:
     """A loss is computed in floating point: integer inputs are refused with the fix."""
     for t in tensors:
         if t.data.dtype.kind != "f":
             raise MiniTorchError(f"{op}: needs floating-point tensors, got {t.dtype}; convert with .float()")
 
 
-def _check_constant(op: str, name: str, t: Tensor | None, shape: Shape) -> None:
+def _check_constant(op: str, name: str, t: TensorBase | None, shape: Shape) -> None:
     """``weight``/``pos_weight``: a Tensor without requires_grad that broadcasts to ``shape``."""
     if t is None:
         return
-    if not isinstance(t, Tensor):
+    if not isinstance(t, TensorBase):
         raise TypeError(f"{op}(): argument '{name}' must be a Tensor or None, not {type(t).__name__}")
     if t.requires_grad:
         raise MiniTorchError(
@@ -135,13 +135,13 @@ def _check_constant(op: str, name: str, t: Tensor | None, shape: Shape) -> None:
         )
 
 
-def weighted_reduce(op: str, loss: Tensor, weight: Any, reduction: str, mean_by_weight: bool) -> Tensor:
+def weighted_reduce(op: str, loss: TensorBase, weight: Any, reduction: str, mean_by_weight: bool) -> TensorBase:
     """``loss * weight`` reduced, for the ``weight=`` of mse/l1/huber (composed of ops, so ``weight`` may need grad).
 
     PyTorch requires ``weight`` to have the input's shape. Its ``'mean'`` is
     ``sum(w * loss) / sum(w)`` for mse and l1 (``mean_by_weight``) but ``mean(w * loss)`` for huber.
     """
-    if not isinstance(weight, Tensor):
+    if not isinstance(weight, TensorBase):
         raise TypeError(f"{op}(): argument 'weight' must be a Tensor or None, not {type(weight).__name__}")
     if tuple(weight.shape) != tuple(loss.shape):
         raise MiniTorchValueError(
@@ -191,8 +191,8 @@ class BinaryCrossEntropy(Function):
 
 
 def binary_cross_entropy(
-    input: Tensor, target: Tensor, weight: Tensor | None = None, reduction: str = "mean"
-) -> Tensor:
+    input: TensorBase, target: TensorBase, weight: TensorBase | None = None, reduction: str = "mean"
+) -> TensorBase:
     """Binary cross-entropy of probabilities ``input`` (in [0, 1]) against ``target`` of the same shape.
 
     ``weight`` (broadcast to the input's shape) rescales each element's loss. Prefer
@@ -275,12 +275,12 @@ class BinaryCrossEntropyWithLogits(Function):
 
 
 def binary_cross_entropy_with_logits(
-    input: Tensor,
-    target: Tensor,
-    weight: Tensor | None = None,
+    input: TensorBase,
+    target: TensorBase,
+    weight: TensorBase | None = None,
     reduction: str = "mean",
-    pos_weight: Tensor | None = None,
-) -> Tensor:
+    pos_weight: TensorBase | None = None,
+) -> TensorBase:
     """BCE of ``sigmoid(input)`` against ``target``, computed stably from the logits in one op.
 
     ``weight`` rescales each element's loss; ``pos_weight`` (broadcast along the last
@@ -303,7 +303,7 @@ def binary_cross_entropy_with_logits(
 
 
 # ---------------------------------------------------------------------- L1, smooth L1, Huber
-def _regression_pair(op: str, input: Tensor, target: Tensor, reduction: str) -> tuple[Tensor, Tensor]:
+def _regression_pair(op: str, input: TensorBase, target: TensorBase, reduction: str) -> tuple[TensorBase, TensorBase]:
     """The shared checks of l1/smooth_l1/huber; the pair promoted to one dtype."""
     _check_reduction(op, reduction)
     input, target = broadcast_pair(op, input, target)
@@ -313,11 +313,13 @@ def _regression_pair(op: str, input: Tensor, target: Tensor, reduction: str) -> 
         raise MiniTorchError(
             f"{op}: needs floating-point tensors, got {input.dtype} and {target.dtype}; convert with .float()"
         )
-    result: tuple[Tensor, Tensor] = promote(input, target)
+    result: tuple[TensorBase, TensorBase] = promote(input, target)
     return result
 
 
-def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", *, weight: Tensor | None = None) -> Tensor:
+def l1_loss(
+    input: TensorBase, target: TensorBase, reduction: str = "mean", *, weight: TensorBase | None = None
+) -> TensorBase:
     """Mean (or sum) absolute difference ``|input - target|``; its gradient is ``sign(input - target)``.
 
     ``weight`` (input's shape) rescales each element; ``'mean'`` is then ``sum(w |d|) / sum(w)``.
@@ -394,7 +396,7 @@ def _positive_number(op: str, name: str, value: Any, allow_zero: bool) -> float:
     return value
 
 
-def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+def smooth_l1_loss(input: TensorBase, target: TensorBase, reduction: str = "mean", beta: float = 1.0) -> TensorBase:
     """Smooth L1: quadratic for ``|input - target| < beta``, linear beyond; ``beta=0`` is ``l1_loss``."""
     beta = _positive_number("smooth_l1_loss", "beta", beta, allow_zero=True)
     if beta == 0:  # the quadratic part vanishes (and would divide by zero): PyTorch calls l1_loss
@@ -404,8 +406,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", beta:
 
 
 def huber_loss(
-    input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0, weight: Tensor | None = None
-) -> Tensor:
+    input: TensorBase, target: TensorBase, reduction: str = "mean", delta: float = 1.0, weight: TensorBase | None = None
+) -> TensorBase:
     """Huber loss: ``0.5 d**2`` for ``|d| < delta``, ``delta (|d| - delta / 2)`` beyond (d = input - target).
 
     ``weight`` (input's shape) rescales each element; ``'mean'`` is then ``mean(w * loss)``, as PyTorch's.

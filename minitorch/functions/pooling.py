@@ -18,7 +18,7 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchValueError, check_int
 from minitorch.functions.conv import col2im, pool_geometry, windows
 from minitorch.hints import Array, Gradients
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
 def _accumulator(xp: Any, dtype: Any) -> Any:
@@ -55,14 +55,14 @@ class AvgPool2d(Function):
 
 
 def avg_pool2d(
-    input: Tensor,
+    input: TensorBase,
     kernel_size: Any,
     stride: Any = None,
     padding: Any = 0,
     ceil_mode: bool = False,
     count_include_pad: bool = True,
     divisor_override: int | None = None,
-) -> Tensor:
+) -> TensorBase:
     """Mean over each window of ``input`` (N, C, H, W) or (C, H, W); ``stride`` defaults to the kernel.
 
     ``padding`` adds zeros, counted in every window's divisor (at most half the kernel, as
@@ -89,7 +89,7 @@ def avg_pool2d(
 
 def _check_image(op: str, input: Any) -> None:
     """A float or integer (not bool) tensor of shape (N, C, H, W) or (C, H, W) with C, H, W > 0."""
-    if not isinstance(input, Tensor):
+    if not isinstance(input, TensorBase):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.ndim not in (3, 4) or 0 in input.shape[-3:]:
         raise MiniTorchError(
@@ -130,7 +130,7 @@ class AdaptiveAvgPool2d(Function):
         return out.astype(grad.dtype, copy=False), None
 
 
-def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+def adaptive_avg_pool2d(input: TensorBase, output_size: Any) -> TensorBase:
     """Average ``input`` (N, C, H, W) or (C, H, W) down (or up) to ``output_size`` (an int or a
     pair; None in the pair keeps that input size). Windows as PyTorch's: see ``AdaptiveAvgPool2d``."""
     sizes = (output_size, output_size) if not isinstance(output_size, (tuple, list)) else tuple(output_size)

@@ -16,15 +16,15 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim, check_int, check_sizes
 from minitorch.functions.arithmetic import mul
-from minitorch.functions.broadcast import broadcast_shape
 from minitorch.functions.indexing import getitem
-from minitorch.functions.matmul import matmul
+from minitorch.functions.linalg import matmul
 from minitorch.functions.shape import _shape_args, cat, expand, permute, reshape
 from minitorch.hints import Array, Gradients
-from minitorch.tensor import Tensor
+from minitorch.size import broadcast_shape
+from minitorch.tensor_base import TensorBase
 
 
-def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+def narrow(input: TensorBase, dim: int, start: int, length: int) -> TensorBase:
     """``length`` elements of ``input`` along ``dim`` from ``start`` (a view: the slice a[..., start:start+length])."""
     if input.ndim == 0:  # before the dim check: PyTorch's RuntimeError, not an IndexError
         raise MiniTorchError("narrow() cannot be applied to a 0-dim tensor")
@@ -44,7 +44,7 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     return getitem(input, (slice(None),) * axis + (slice(start, start + length),))
 
 
-def select(input: Tensor, dim: int, index: int) -> Tensor:
+def select(input: TensorBase, dim: int, index: int) -> TensorBase:
     """The slice at ``index`` along ``dim``, that dim removed (``a[:, index]`` for dim 1; a view)."""
     if input.ndim == 0:
         raise MiniTorchIndexError("select() cannot be applied to a 0-dim tensor")
@@ -58,7 +58,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     return getitem(input, (slice(None),) * axis + (index % n,))
 
 
-def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+def unbind(input: TensorBase, dim: int = 0) -> tuple[TensorBase, ...]:
     """Every slice along ``dim``, that dim removed: ``tuple(a.select(dim, i) for i in range(n))``."""
     if input.ndim == 0:
         raise MiniTorchIndexError("unbind: dimension specified as 0 but tensor has no dimensions")
@@ -66,7 +66,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     return tuple(select(input, axis, i) for i in range(input.shape[axis]))
 
 
-def movedim(input: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
+def movedim(input: TensorBase, source: int | Sequence[int], destination: int | Sequence[int]) -> TensorBase:
     """Move dimension(s) ``source`` to position(s) ``destination``; the others keep their order (a permute)."""
     src = (source,) if not isinstance(source, (tuple, list)) else tuple(source)
     dst = (destination,) if not isinstance(destination, (tuple, list)) else tuple(destination)
@@ -109,7 +109,7 @@ class Repeat(Function):
         return summed.reshape(ctx.in_shape), None
 
 
-def repeat(a: Tensor, *sizes: Any) -> Tensor:
+def repeat(a: TensorBase, *sizes: Any) -> TensorBase:
     """``a`` copied ``sizes[d]`` times along each dim (a copy, not a view; more sizes add leading dims)."""
     sizes = _shape_args("repeat", "repeats", sizes)
     if len(sizes) < a.ndim:
@@ -122,7 +122,7 @@ def repeat(a: Tensor, *sizes: Any) -> Tensor:
     return Repeat.apply(a, sizes)
 
 
-def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
+def tile(input: TensorBase, dims: Sequence[int]) -> TensorBase:
     """``repeat``, except that fewer ``dims`` than ``input`` has are padded with 1s at the front."""
     dims = check_sizes("tile", "dims", dims)
     return repeat(input, (1,) * (input.ndim - len(dims)) + dims)
@@ -147,8 +147,12 @@ class RepeatInterleave(Function):
 
 
 def repeat_interleave(
-    input: Tensor, repeats: int | Tensor | None = None, dim: int | None = None, *, output_size: int | None = None
-) -> Tensor:
+    input: TensorBase,
+    repeats: int | TensorBase | None = None,
+    dim: int | None = None,
+    *,
+    output_size: int | None = None,
+) -> TensorBase:
     """Each element (or slice along ``dim``) repeated ``repeats`` times in a row; flattened when dim is None.
 
     ``repeat_interleave(counts)`` with one 1-D int tensor gives each position i repeated counts[i]
@@ -160,7 +164,7 @@ def repeat_interleave(
             raise MiniTorchError(f"repeat_interleave only accept 1D vector as repeat, got shape {tuple(input.shape)}")
         if input.data.dtype.kind not in "iu":
             raise NotImplementedError(f"repeat_interleave: counts must be integers, got {input.dtype}")
-        positions = Tensor._make(backends.module_of(input.data).arange(input.shape[0]), None, False)
+        positions = TensorBase._make(backends.module_of(input.data).arange(input.shape[0]), None, False)
         return repeat_interleave(positions, input, 0, output_size=output_size)
     out = _repeat_interleave(input, repeats, dim)
     length = out.shape[0 if dim is None else check_dim("repeat_interleave", dim, out.ndim)]
@@ -169,13 +173,13 @@ def repeat_interleave(
     return out
 
 
-def _repeat_interleave(input: Tensor, repeats: int | Tensor, dim: int | None) -> Tensor:
+def _repeat_interleave(input: TensorBase, repeats: int | TensorBase, dim: int | None) -> TensorBase:
     if dim is None:
         input, dim = reshape(input, -1), 0
     elif input.ndim == 0:
         raise IndexError(f"repeat_interleave: dimension {dim} is out of range for a 0-d tensor (give no dim)")
     axis = check_dim("repeat_interleave", dim, input.ndim)
-    if isinstance(repeats, Tensor):
+    if isinstance(repeats, TensorBase):
         if repeats.data.dtype.kind not in "iu" or repeats.ndim > 1:
             raise MiniTorchError(f"repeat_interleave: repeats must be an int or a 1-D int64 tensor, got {repeats!r}")
         # The output size depends on the counts, so they are read on the host (PyTorch syncs too).
@@ -198,7 +202,7 @@ def _repeat_interleave(input: Tensor, repeats: int | Tensor, dim: int | None) ->
 def _both_tensors(op: str, input: Any, name: str, other: Any) -> None:
     """PyTorch's TypeError for a number (or anything else) where a Tensor is needed."""
     for position, (arg, value) in enumerate((("input", input), (name, other)), start=1):
-        if not isinstance(value, Tensor):
+        if not isinstance(value, TensorBase):
             raise TypeError(
                 f"{op}(): argument '{arg}' (position {position}) must be Tensor, not {type(value).__name__}"
             )
@@ -224,7 +228,7 @@ class Diag(Function):
         return full, None
 
 
-def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+def diag(input: TensorBase, diagonal: int = 0) -> TensorBase:
     """A 1-D tensor as a diagonal matrix, or the diagonal of a 2-D one (``diagonal`` > 0: above it)."""
     if input.ndim not in (1, 2):
         raise MiniTorchError(f"diag(): supports 1D or 2D tensors, got {input.ndim}D (shape {tuple(input.shape)})")
@@ -249,7 +253,7 @@ class Diagonal(Function):
         return full, None
 
 
-def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+def diagonal(input: TensorBase, offset: int = 0, dim1: int = 0, dim2: int = 1) -> TensorBase:
     """The diagonal ``offset`` (> 0: above it) of the matrices in dims ``dim1`` and ``dim2``, as the last dim."""
     _both_tensors("diagonal", input, "input", input)
     offset = check_int("diagonal", "offset", offset)
@@ -259,7 +263,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     return Diagonal.apply(movedim(input, (d1, d2), (-2, -1)), offset)
 
 
-def trace(input: Tensor) -> Tensor:
+def trace(input: TensorBase) -> TensorBase:
     """The sum of a matrix's main diagonal."""
     _both_tensors("trace", input, "input", input)
     if input.ndim != 2:
@@ -267,7 +271,7 @@ def trace(input: Tensor) -> Tensor:
     return diagonal(input).sum()
 
 
-def outer(input: Tensor, vec2: Tensor) -> Tensor:
+def outer(input: TensorBase, vec2: TensorBase) -> TensorBase:
     """out[i][j] = a[i] * b[j] for 1-D ``input`` and ``vec2`` (the usual dtype promotion)."""
     _both_tensors("outer", input, "vec2", vec2)
     for name, t in (("self", input), ("vec2", vec2)):
@@ -276,7 +280,7 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
     return mul(reshape(input, -1, 1), reshape(vec2, 1, -1))
 
 
-def dot(input: Tensor, tensor: Tensor) -> Tensor:
+def dot(input: TensorBase, tensor: TensorBase) -> TensorBase:
     """The sum of a[i] * b[i] for two 1-D tensors of one size and one dtype (a 0-d result)."""
     _both_tensors("dot", input, "tensor", tensor)
     if input.ndim != 1 or tensor.ndim != 1:
@@ -296,18 +300,18 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
 
 
 # ---------------------------------------------------------------------- broadcasting and joining
-def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
+def broadcast_to(input: TensorBase, size: Sequence[int]) -> TensorBase:
     """``a.expand(size)``: a view of ``input`` at the broadcast shape ``size``."""
     return expand(input, size)
 
 
-def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+def broadcast_tensors(*tensors: TensorBase) -> tuple[TensorBase, ...]:
     """The tensors expanded to their common broadcast shape (views)."""
     shape = broadcast_shape(*(tuple(t.shape) for t in tensors), op="broadcast_tensors")
     return tuple(expand(t, shape) for t in tensors)
 
 
-def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+def concat(tensors: Sequence[TensorBase], dim: int = 0) -> TensorBase:
     """Another name for ``cat``."""
     return cat(tensors, dim)
 
@@ -315,21 +319,64 @@ def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 concatenate = concat
 
 
-def hstack(tensors: Sequence[Tensor]) -> Tensor:
+def hstack(tensors: Sequence[TensorBase]) -> TensorBase:
     """Join along dim 1 (dim 0 for 1-D tensors): side by side."""
     tensors = [reshape(t, 1) if t.ndim == 0 else t for t in _tensor_list("hstack", tensors)]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
-def vstack(tensors: Sequence[Tensor]) -> Tensor:
+def vstack(tensors: Sequence[TensorBase]) -> TensorBase:
     """Join along dim 0, 1-D tensors becoming rows: one on top of the other."""
     tensors = [reshape(t, 1, -1) if t.ndim < 2 else t for t in _tensor_list("vstack", tensors)]
     return cat(tensors, 0)
 
 
-def _tensor_list(op: str, tensors: Any) -> list[Tensor]:
+def _tensor_list(op: str, tensors: Any) -> list[TensorBase]:
     if not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{op}(): argument 'tensors' must be a tuple or list of Tensors, not {type(tensors).__name__}")
     if not tensors:  # PyTorch's RuntimeError
         raise MiniTorchError(f"{op} expects a non-empty TensorList")
     return list(tensors)
+
+
+# ---------------------------------------------------------------------- chunk and split (views along a dimension)
+def _pieces(x: TensorBase, dim: int, sizes: Sequence[int]) -> tuple[TensorBase, ...]:
+    """Slices of ``x`` along ``dim`` with the given lengths, in order."""
+    before = (slice(None),) * dim
+    out, start = [], 0
+    for size in sizes:
+        out.append(getitem(x, before + (slice(start, start + size),)))
+        start += size
+    return tuple(out)
+
+
+def split(x: TensorBase, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[TensorBase, ...]:
+    """Pieces of ``split_size`` along ``dim`` (the last one may be shorter), or of the listed sizes."""
+    dim = check_dim("split", dim, x.ndim)
+    n = x.shape[dim] if x.ndim else 1
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [check_int("split", "split_size_or_sections", s) for s in split_size_or_sections]
+        if any(s < 0 for s in sizes) or sum(sizes) != n:
+            raise MiniTorchError(
+                f"split: the sizes {list(sizes)} must be >= 0 and sum to the size of dimension {dim}, {n}"
+            )
+        return _pieces(x, dim, sizes)
+    size = check_int("split", "split_size", split_size_or_sections)
+    if size <= 0:
+        if size == 0 and n == 0:
+            return (x,)
+        raise MiniTorchError(f"split: split_size must be positive, got {size}")
+    count = max(1, -(-n // size))
+    return _pieces(x, dim, [min(size, n - i * size) for i in range(count)])
+
+
+def chunk(x: TensorBase, chunks: int, dim: int = 0) -> tuple[TensorBase, ...]:
+    """``chunks`` pieces along ``dim`` of ceil(n / chunks) elements each (fewer if n runs out), as PyTorch."""
+    chunks = check_int("chunk", "chunks", chunks)
+    if chunks <= 0:
+        raise MiniTorchError(f"chunk: chunks must be positive, got {chunks}")
+    dim = check_dim("chunk", dim, x.ndim)
+    n = x.shape[dim] if x.ndim else 1
+    if n == 0:  # PyTorch gives ``chunks`` empty pieces
+        return _pieces(x, dim, [0] * chunks)
+    return split(x, -(-n // chunks), dim)

@@ -22,7 +22,7 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.indexing import getitem
 from minitorch.hints import Array, Gradients
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
 def _input_projection(x: Array, w_ih: Array, bias: Array | None) -> Array:
@@ -266,7 +266,7 @@ class RNNLayer(Function):
         return grads[0], dh_next, *grads[1:], None
 
 
-def _check(op: str, x: Tensor, states: list[Tensor], w_ih: Tensor, w_hh: Tensor, gates: int) -> None:
+def _check(op: str, x: TensorBase, states: list[TensorBase], w_ih: TensorBase, w_hh: TensorBase, gates: int) -> None:
     H = w_hh.shape[1]
     if x.ndim != 3 or x.shape[2] != w_ih.shape[1]:
         raise MiniTorchError(f"{op}: expected input (T, N, {w_ih.shape[1]}), got shape {tuple(x.shape)}")
@@ -283,8 +283,14 @@ def _check(op: str, x: Tensor, states: list[Tensor], w_ih: Tensor, w_hh: Tensor,
 
 
 def lstm_layer(
-    x: Tensor, h0: Tensor, c0: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None, b_hh: Tensor | None
-) -> tuple[Tensor, Tensor, Tensor]:
+    x: TensorBase,
+    h0: TensorBase,
+    c0: TensorBase,
+    w_ih: TensorBase,
+    w_hh: TensorBase,
+    b_ih: TensorBase | None,
+    b_hh: TensorBase | None,
+) -> tuple[TensorBase, TensorBase, TensorBase]:
     """One LSTM layer over x (T, N, I) from (h0, c0): returns (all h (T, N, H), h_T, c_T)."""
     _check("lstm", x, [h0, c0], w_ih, w_hh, 4)
     packed = LSTMLayer.apply(x, h0, c0, w_ih, w_hh, b_ih, b_hh)
@@ -293,8 +299,8 @@ def lstm_layer(
 
 
 def gru_layer(
-    x: Tensor, h0: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None, b_hh: Tensor | None
-) -> tuple[Tensor, Tensor]:
+    x: TensorBase, h0: TensorBase, w_ih: TensorBase, w_hh: TensorBase, b_ih: TensorBase | None, b_hh: TensorBase | None
+) -> tuple[TensorBase, TensorBase]:
     """One GRU layer over x (T, N, I) from h0: returns (all h (T, N, H), h_T)."""
     _check("gru", x, [h0], w_ih, w_hh, 3)
     out = GRULayer.apply(x, h0, w_ih, w_hh, b_ih, b_hh)
@@ -302,14 +308,14 @@ def gru_layer(
 
 
 def rnn_layer(
-    x: Tensor,
-    h0: Tensor,
-    w_ih: Tensor,
-    w_hh: Tensor,
-    b_ih: Tensor | None,
-    b_hh: Tensor | None,
+    x: TensorBase,
+    h0: TensorBase,
+    w_ih: TensorBase,
+    w_hh: TensorBase,
+    b_ih: TensorBase | None,
+    b_hh: TensorBase | None,
     nonlinearity: str = "tanh",
-) -> tuple[Tensor, Tensor]:
+) -> tuple[TensorBase, TensorBase]:
     """One tanh/relu RNN layer over x (T, N, I) from h0: returns (all h (T, N, H), h_T)."""
     if nonlinearity not in ("tanh", "relu"):
         raise MiniTorchError(f"rnn: unknown nonlinearity {nonlinearity!r} (use 'tanh' or 'relu')")

@@ -14,11 +14,11 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim
 from minitorch.functions.autocast_policy import to_float32
-from minitorch.functions.promotion import cast
+from minitorch.functions.conversion import cast
 from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.return_types import MaxResult, MinResult, ValuesIndices
 from minitorch.switches import SWITCHES
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 Pair = TypeVar("Pair", bound=ValuesIndices)  # MaxResult or MinResult
 
@@ -71,7 +71,8 @@ class Sum(Function):
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
+        if grad.ndim:  # a partial sum: put the summed axes back as size 1 first
+            grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
         return ctx.xp.broadcast_to(grad, ctx.in_shape), None, None
 
 
@@ -278,7 +279,7 @@ class LogSumExp(Function):
 
 
 # ---------------------------------------------------------------------- user functions
-def sum(a: Tensor, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> Tensor:
+def sum(a: TensorBase, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> TensorBase:
     """Sum of all elements, or over ``dim`` (an int or a tuple)."""
     if SWITCHES.autocast is not None:  # float32 inside autocast
         (a,) = to_float32(a)
@@ -286,10 +287,11 @@ def sum(a: Tensor, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | N
         a = a.to(dtype)
     elif a.data.dtype.kind == "b":
         a = a.long()
-    return Sum.apply(a, normalize_dims("sum", dim, a.ndim), keepdim)
+    axes = tuple(range(a.data.ndim)) if dim is None else normalize_dims("sum", dim, a.data.ndim)
+    return Sum.apply(a, axes, keepdim)
 
 
-def mean(a: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
+def mean(a: TensorBase, dim: Dims = None, keepdim: bool = False) -> TensorBase:
     """Mean of all elements, or over ``dim``; needs a floating-point tensor, as in PyTorch."""
     if SWITCHES.autocast is not None:  # float32 inside autocast
         (a,) = to_float32(a)
@@ -301,21 +303,21 @@ def mean(a: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     return Mean.apply(a, normalize_dims("mean", dim, a.ndim), keepdim)
 
 
-def amax(a: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
+def amax(a: TensorBase, dim: Dims = None, keepdim: bool = False) -> TensorBase:
     """Largest value over ``dim`` (all dims when None); ties share the gradient."""
     _check_not_empty("amax", a, dim)
     return Amax.apply(a, normalize_dims("amax", dim, a.ndim), keepdim)
 
 
-def amin(a: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
+def amin(a: TensorBase, dim: Dims = None, keepdim: bool = False) -> TensorBase:
     """Smallest value over ``dim`` (all dims when None); ties share the gradient."""
     _check_not_empty("amin", a, dim)
     return Amin.apply(a, normalize_dims("amin", dim, a.ndim), keepdim)
 
 
-def max(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> Tensor | MaxResult:
+def max(a: TensorBase, dim: int | TensorBase | None = None, keepdim: bool = False) -> TensorBase | MaxResult:
     """``max(a)``: the largest element; ``max(a, dim)``: (values, indices) along ``dim``."""
-    if isinstance(dim, Tensor):
+    if isinstance(dim, TensorBase):
         from minitorch.functions.arithmetic import maximum
 
         return maximum(a, dim)
@@ -325,9 +327,9 @@ def max(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> Te
     return _along_dim("max", a, dim, keepdim, MaxResult)
 
 
-def min(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> Tensor | MinResult:
+def min(a: TensorBase, dim: int | TensorBase | None = None, keepdim: bool = False) -> TensorBase | MinResult:
     """``min(a)``: the smallest element; ``min(a, dim)``: (values, indices) along ``dim``."""
-    if isinstance(dim, Tensor):
+    if isinstance(dim, TensorBase):
         from minitorch.functions.arithmetic import minimum
 
         return minimum(a, dim)
@@ -337,22 +339,22 @@ def min(a: Tensor, dim: int | Tensor | None = None, keepdim: bool = False) -> Te
     return _along_dim("min", a, dim, keepdim, MinResult)
 
 
-def _along_dim(op: str, a: Tensor, dim: int, keepdim: bool, result: type[Pair]) -> Pair:
+def _along_dim(op: str, a: TensorBase, dim: int, keepdim: bool, result: type[Pair]) -> Pair:
     """(values, indices) of the max (``result`` MaxResult) or min (MinResult) along ``dim``."""
     largest = result is MaxResult
     axis = check_dim(op, dim, a.ndim)
     _check_not_empty(op, a, axis)
     if a.ndim == 0:
-        return result(a, Tensor._make(a.data.astype("int64") * 0, None, False))
+        return result(a, TensorBase._make(a.data.astype("int64") * 0, None, False))
     values = MaxAlongDim.apply(a, axis, keepdim, largest)
     indices = values.grad_fn.index if values.grad_fn is not None else None
     if indices is None:
         index = (a.data.argmax if largest else a.data.argmin)(axis=axis, keepdims=keepdim)
         indices = index
-    return result(values, Tensor._make(indices.astype("int64", copy=False), None, False))
+    return result(values, TensorBase._make(indices.astype("int64", copy=False), None, False))
 
 
-def _check_not_empty(op: str, a: Tensor, dim: Dims) -> None:
+def _check_not_empty(op: str, a: TensorBase, dim: Dims) -> None:
     """Refuse a max/min over nothing, as PyTorch: an empty tensor is fine when every reduced
     dim has elements (the (2, 0) tensor's max over dim 0 is an empty (0,) result)."""
     if a.data.size != 0:
@@ -370,8 +372,8 @@ def _check_not_empty(op: str, a: Tensor, dim: Dims) -> None:
 
 
 def var(
-    a: Tensor, dim: Dims = None, unbiased: bool = True, keepdim: bool = False, correction: int | None = None
-) -> Tensor:
+    a: TensorBase, dim: Dims = None, unbiased: bool = True, keepdim: bool = False, correction: int | None = None
+) -> TensorBase:
     """Variance over ``dim``; ``unbiased=True`` divides by N - 1 (``correction`` overrides)."""
     if a.data.dtype.kind != "f":
         raise MiniTorchError(f"var(): input dtype must be floating point, got {a.dtype}")
@@ -381,8 +383,8 @@ def var(
 
 
 def std(
-    a: Tensor, dim: Dims = None, unbiased: bool = True, keepdim: bool = False, correction: int | None = None
-) -> Tensor:
+    a: TensorBase, dim: Dims = None, unbiased: bool = True, keepdim: bool = False, correction: int | None = None
+) -> TensorBase:
     """Standard deviation over ``dim``: the square root of ``var``."""
     if a.data.dtype.kind != "f":
         raise MiniTorchError(f"std(): input dtype must be floating point, got {a.dtype}")
@@ -391,7 +393,7 @@ def std(
     return Std.apply(a, None if dim is None else normalize_dims("std", dim, a.ndim), correction, keepdim)
 
 
-def logsumexp(a: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
+def logsumexp(a: TensorBase, dim: Dims, keepdim: bool = False) -> TensorBase:
     """log(sum(exp(a), dim)) without overflow."""
     if a.data.dtype.kind != "f":
         from minitorch.dtypes import default_float
@@ -399,17 +401,17 @@ def logsumexp(a: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
     return LogSumExp.apply(a, normalize_dims("logsumexp", dim, a.ndim), keepdim)
 
 
-def argmax(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+def argmax(a: TensorBase, dim: int | None = None, keepdim: bool = False) -> TensorBase:
     """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
     return _arg_extreme("argmax", a, dim, keepdim)
 
 
-def argmin(a: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+def argmin(a: TensorBase, dim: int | None = None, keepdim: bool = False) -> TensorBase:
     """Index of the smallest element (of the flattened tensor when ``dim`` is None)."""
     return _arg_extreme("argmin", a, dim, keepdim)
 
 
-def _arg_extreme(op: str, a: Tensor, dim: int | None, keepdim: bool) -> Tensor:
+def _arg_extreme(op: str, a: TensorBase, dim: int | None, keepdim: bool) -> TensorBase:
     if a.data.dtype.kind == "b":
         raise MiniTorchError(f"{op}(): does not support bool input (as PyTorch); convert first, e.g. .long()")
     if a.data.size == 0 and (dim is None or a.shape[check_dim(op, dim, a.ndim)] == 0):
@@ -425,4 +427,4 @@ def _arg_extreme(op: str, a: Tensor, dim: int | None, keepdim: bool) -> Tensor:
     xp_array = type(data)
     if not isinstance(index, xp_array):
         index = backends.module_of(data).asarray(index)
-    return Tensor._make(index.astype("int64", copy=False), None, False)
+    return TensorBase._make(index.astype("int64", copy=False), None, False)

@@ -17,8 +17,8 @@ from typing import Any
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim
+from minitorch.functions.arithmetic import unbroadcast
 from minitorch.functions.bounds import check_on_device
-from minitorch.functions.broadcast import broadcast_shape, unbroadcast
 from minitorch.functions.indexing import getitem
 from minitorch.functions.ordering import (  # noqa: F401  (re-exported: the package imports the family from here)
     CumProd,
@@ -69,14 +69,15 @@ from minitorch.functions.rearranging import (  # noqa: F401  (re-exported, as or
 from minitorch.functions.reductions import normalize_dims
 from minitorch.functions.shape import reshape
 from minitorch.hints import Array, Gradients
+from minitorch.size import broadcast_shape
 from minitorch.switches import SWITCHES
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
 # ---------------------------------------------------------------------- index checks
-def _check_index(op: str, index: Any) -> Tensor:
+def _check_index(op: str, index: Any) -> TensorBase:
     """``index`` must be an integer (int64) tensor: NumPy would read a bool one as a mask."""
-    if not isinstance(index, Tensor):
+    if not isinstance(index, TensorBase):
         raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
     if index.data.dtype.kind not in "iu":
         raise MiniTorchError(f"{op}(): expected dtype int64 for index, got {index.dtype}")
@@ -98,7 +99,7 @@ def _check_range(op: str, index: Array, n: int, axis: int) -> None:
             )
 
 
-def _check_fits(op: str, index: Tensor, axis: int, limits: Sequence[tuple[str, Tensor, bool]]) -> None:
+def _check_fits(op: str, index: TensorBase, axis: int, limits: Sequence[tuple[str, TensorBase, bool]]) -> None:
     """gather/scatter: index has the input's rank and is no larger than each limit (apart from ``axis``)."""
     for name, t, skip_axis in limits:
         if index.ndim != t.ndim:
@@ -115,7 +116,7 @@ def _check_fits(op: str, index: Tensor, axis: int, limits: Sequence[tuple[str, T
 
 
 # ---------------------------------------------------------------------- gather, index_select, scatter
-def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+def gather(input: TensorBase, dim: int, index: TensorBase, *, sparse_grad: bool = False) -> TensorBase:
     """out[i][j] = a[i][index[i][j]] for dim 1 (likewise for every dim): values picked along ``dim``."""
     index = _check_index("gather", index)
     axis = check_dim("gather", dim, input.ndim)
@@ -145,7 +146,7 @@ class IndexSelect(Function):
         return full, None, None
 
 
-def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+def index_select(input: TensorBase, dim: int, index: TensorBase) -> TensorBase:
     """The slices of ``input`` along ``dim`` at the positions of the 1-D ``index`` (repeats allowed)."""
     index = _check_index("index_select", index)
     if index.ndim > 1:
@@ -188,14 +189,16 @@ class Scatter(Function):
         return grad_a, None, grad_src, None
 
 
-def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None) -> Tensor:
+def scatter(input: TensorBase, dim: int, index: TensorBase, src: Any = None, *, value: Any = None) -> TensorBase:
     """A copy of ``input`` with the values of ``src`` (a tensor or a number) written at ``index`` along ``dim``."""
     index = _check_index("scatter", index)
     src = value if src is None else src
     if src is None:
         raise TypeError("scatter(): expected a src tensor or a value")
-    if not isinstance(src, Tensor):
-        src = Tensor._make(backends.module_of(input.data).full(index.shape, src, dtype=input.data.dtype), None, False)
+    if not isinstance(src, TensorBase):
+        src = TensorBase._make(
+            backends.module_of(input.data).full(index.shape, src, dtype=input.data.dtype), None, False
+        )
     if src.data.dtype != input.data.dtype:
         raise MiniTorchError(
             f"scatter(): expected self.dtype to be equal to src.dtype, got {input.dtype} and {src.dtype}"
@@ -228,39 +231,39 @@ class MaskedSelect(Function):
         return unbroadcast(full, ctx.in_shape), None, None
 
 
-def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+def masked_select(input: TensorBase, mask: TensorBase) -> TensorBase:
     """The elements of ``input`` where the bool ``mask`` is True (both broadcast), as a 1-D tensor."""
-    if not isinstance(mask, Tensor) or mask.data.dtype.kind != "b":
-        shown = mask.dtype if isinstance(mask, Tensor) else type(mask).__name__
+    if not isinstance(mask, TensorBase) or mask.data.dtype.kind != "b":
+        shown = mask.dtype if isinstance(mask, TensorBase) else type(mask).__name__
         raise MiniTorchError(f"masked_select: expected a bool tensor for mask, got {shown}")
     shape = broadcast_shape(tuple(input.shape), tuple(mask.shape), op="masked_select")
     return MaskedSelect.apply(input, mask, shape)
 
 
-def nonzero(input: Tensor, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]:
+def nonzero(input: TensorBase, *, as_tuple: bool = False) -> TensorBase | tuple[TensorBase, ...]:
     """The indices of the non-zero elements: one row each (n, ndim), or one 1-D tensor per dim."""
     xp = backends.module_of(input.data)
     if as_tuple:
         found = xp.nonzero(input.data.reshape(1) if input.ndim == 0 else input.data)
-        return tuple(Tensor._make(i.astype("int64"), None, False) for i in found)
+        return tuple(TensorBase._make(i.astype("int64"), None, False) for i in found)
     # argwhere, not nonzero: a 0-d input gives (n, 0) rows, as PyTorch
-    return Tensor._make(xp.argwhere(input.data).astype("int64"), None, False)
+    return TensorBase._make(xp.argwhere(input.data).astype("int64"), None, False)
 
 
-def count_nonzero(input: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
+def count_nonzero(input: TensorBase, dim: int | tuple[int, ...] | None = None) -> TensorBase:
     """How many elements are not zero, in all of ``input`` or over ``dim``."""
     axes = normalize_dims("count_nonzero", dim, input.ndim)
     count = (input.data != 0).sum(axis=axes)
-    return Tensor._make(backends.module_of(input.data).asarray(count, dtype="int64"), None, False)
+    return TensorBase._make(backends.module_of(input.data).asarray(count, dtype="int64"), None, False)
 
 
 def unique(
-    input: Tensor,
+    input: TensorBase,
     sorted: bool = True,
     return_inverse: bool = False,
     return_counts: bool = False,
     dim: int | None = None,
-) -> Tensor | tuple[Tensor, ...]:
+) -> TensorBase | tuple[TensorBase, ...]:
     """The distinct values of ``input`` in increasing order (always sorted), or the distinct slices
     along ``dim``; optionally, for each element (slice) the position of its value in the result
     (``return_inverse``) and how often each value occurs (``return_counts``)."""
@@ -278,12 +281,12 @@ def unique(
         values, inverse, counts = xp.unique(input.data, return_inverse=True, return_counts=True)
     else:
         values, inverse, counts = _unique_slices(xp, input.data, axis)
-    out = [Tensor._make(values, None, False)]  # no gradient: which copy would it go to?
+    out = [TensorBase._make(values, None, False)]  # no gradient: which copy would it go to?
     if return_inverse:  # where each element's value (each slice along dim) is in ``values``
         shape = input.shape if axis is None else (input.shape[axis],)
-        out.append(Tensor._make(inverse.reshape(shape).astype("int64"), None, False))
+        out.append(TensorBase._make(inverse.reshape(shape).astype("int64"), None, False))
     if return_counts:
-        out.append(Tensor._make(counts.astype("int64"), None, False))
+        out.append(TensorBase._make(counts.astype("int64"), None, False))
     return out[0] if len(out) == 1 else tuple(out)
 
 

@@ -14,10 +14,9 @@ from typing import Any
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchValueError, check_dim, check_int, check_sizes
-from minitorch.functions.broadcast import unbroadcast
-from minitorch.functions.promotion import promote
+from minitorch.functions.arithmetic import promote, unbroadcast
 from minitorch.hints import Array, Gradients, Shape
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
 def infer_shape(op: str, in_shape: Shape, shape: Iterable[int]) -> Shape:
@@ -164,39 +163,6 @@ class Stack(Function):
         return (None, *(grad.take(i, axis=ctx.axis) for i in range(count)))
 
 
-class Clone(Function):
-    """A contiguous copy that stays in the graph."""
-
-    @staticmethod
-    def forward(ctx: BackwardNode, a: Array) -> Array:
-        return a.copy()
-
-    @staticmethod
-    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        return (grad,)
-
-
-class ToDevice(Function):
-    """Copy to another device; the gradient is copied back to where the input lives."""
-
-    @staticmethod
-    def forward(ctx: BackwardNode, a: Array, device: str) -> Array:
-        ctx.source = backends.device_of(a)
-        return backends.to_device(a, device)
-
-    @staticmethod
-    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        return backends.to_device(grad, ctx.source), None
-
-    @classmethod
-    def apply(cls, a: Tensor, device: str) -> Tensor:
-        out = super().apply(a, device)
-        # Function.apply picked the input's array module; the output lives on ``device``.
-        if out.grad_fn is not None:
-            out.grad_fn.xp = backends.array_module(device)
-        return out
-
-
 # ---------------------------------------------------------------------- user functions
 def _shape_args(op: str, name: str, shape: tuple[Any, ...]) -> Shape:
     """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` alike; every size must be an int.
@@ -208,14 +174,14 @@ def _shape_args(op: str, name: str, shape: tuple[Any, ...]) -> Shape:
         raise TypeError(f"{op}() missing 1 required positional argument: '{name}' (use {op}(()) for no dims)")
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         return check_sizes(op, name, shape[0])
-    if len(shape) == 1 and isinstance(shape[0], Tensor) and shape[0].ndim == 1:
+    if len(shape) == 1 and isinstance(shape[0], TensorBase) and shape[0].ndim == 1:
         if shape[0].data.dtype.kind not in "iu":
             raise TypeError(f"{op}(): argument '{name}' must be a tuple of ints, not a {shape[0].dtype} tensor")
         return tuple(int(s) for s in shape[0].tolist())
     return check_sizes(op, name, shape)
 
 
-def reshape(a: Tensor, *shape: Any) -> Tensor:
+def reshape(a: TensorBase, *shape: Any) -> TensorBase:
     """The same elements in a new shape (a view when possible); one size may be -1."""
     shape = infer_shape("reshape", a.shape, _shape_args("reshape", "shape", shape))
     if shape == a.shape:
@@ -223,13 +189,13 @@ def reshape(a: Tensor, *shape: Any) -> Tensor:
     return Reshape.apply(a, shape)
 
 
-def view(a: Tensor, *shape: Any) -> Tensor:
+def view(a: TensorBase, *shape: Any) -> TensorBase:
     """The same memory seen with a new shape; fails for non-contiguous layouts, as in PyTorch."""
     shape = infer_shape("view", a.shape, _shape_args("view", "shape", shape))
     return View.apply(a, shape)
 
 
-def permute(a: Tensor, *dims: Any) -> Tensor:
+def permute(a: TensorBase, *dims: Any) -> TensorBase:
     """Reorder the dimensions: ``x.permute(2, 0, 1)``."""
     dims = _shape_args("permute", "dims", dims)
     ndim = a.ndim
@@ -243,7 +209,7 @@ def permute(a: Tensor, *dims: Any) -> Tensor:
     return Permute.apply(a, normalized)
 
 
-def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
+def transpose(a: TensorBase, dim0: int, dim1: int) -> TensorBase:
     """Swap dimensions ``dim0`` and ``dim1`` (a view)."""
     ndim = a.ndim
     axis0, axis1 = check_dim("transpose", dim0, ndim, "dim0"), check_dim("transpose", dim1, ndim, "dim1")
@@ -252,7 +218,7 @@ def transpose(a: Tensor, dim0: int, dim1: int) -> Tensor:
     return Transpose.apply(a, axis0, axis1)
 
 
-def expand(a: Tensor, *sizes: Any) -> Tensor:
+def expand(a: TensorBase, *sizes: Any) -> TensorBase:
     """Repeat size-1 dimensions to ``sizes`` without copying; -1 keeps a size."""
     sizes = _shape_args("expand", "size", sizes)
     if len(sizes) < a.ndim:
@@ -288,12 +254,12 @@ def expand(a: Tensor, *sizes: Any) -> Tensor:
     return Expand.apply(a, tuple(shape))
 
 
-def expand_as(a: Tensor, other: Tensor) -> Tensor:
+def expand_as(a: TensorBase, other: TensorBase) -> TensorBase:
     """``a.expand(other.shape)``."""
     return expand(a, other.shape)
 
 
-def unsqueeze(a: Tensor, dim: int) -> Tensor:
+def unsqueeze(a: TensorBase, dim: int) -> TensorBase:
     """Insert a dimension of size 1 at ``dim``."""
     dim = check_int("unsqueeze", "dim", dim)
     if not -a.ndim - 1 <= dim <= a.ndim:
@@ -307,7 +273,7 @@ def unsqueeze(a: Tensor, dim: int) -> Tensor:
     return Reshape.apply(a, tuple(shape))
 
 
-def squeeze(a: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
+def squeeze(a: TensorBase, dim: int | tuple[int, ...] | None = None) -> TensorBase:
     """Remove size-1 dimensions (all of them, or ``dim`` only when its size is 1)."""
     if dim is None:
         axes = {i for i, s in enumerate(a.shape) if s == 1}
@@ -318,12 +284,12 @@ def squeeze(a: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
             raise MiniTorchError(f"squeeze: a dim appears multiple times in the list of dims {dims}")
         axes = {i for i in listed if a.ndim and a.shape[i] == 1}
     if not axes:
-        return Reshape.apply(a, a.shape) if a.requires_grad else Tensor._make(a.data, None, False)
+        return Reshape.apply(a, a.shape) if a.requires_grad else TensorBase._make(a.data, None, False)
     shape = tuple(s for i, s in enumerate(a.shape) if i not in axes)
     return Reshape.apply(a, shape)
 
 
-def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+def flatten(a: TensorBase, start_dim: int = 0, end_dim: int = -1) -> TensorBase:
     """Merge dimensions ``start_dim..end_dim`` into one."""
     start = check_dim("flatten", start_dim, a.ndim, "start_dim")
     end = check_dim("flatten", end_dim, a.ndim, "end_dim")
@@ -335,12 +301,12 @@ def flatten(a: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(a, shape)
 
 
-def _promote_all(tensors: Sequence[Tensor], op: str) -> list[Tensor]:
+def _promote_all(tensors: Sequence[TensorBase], op: str) -> list[TensorBase]:
     """The tensors of a list or tuple, promoted to one dtype (as PyTorch, a generator or a
     single Tensor is refused: ``cat(x)`` would silently join the rows of ``x``)."""
     if not isinstance(tensors, (list, tuple)):
         hint = f"; collect it first: {op}(list(...))" if isinstance(tensors, Iterator) else (
-            f"; to join several, pass a list: {op}([a, b])" if isinstance(tensors, Tensor) else ""
+            f"; to join several, pass a list: {op}([a, b])" if isinstance(tensors, TensorBase) else ""
         )
         raise TypeError(
             f"{op}(): argument 'tensors' must be a tuple or list of Tensors, not "
@@ -352,7 +318,7 @@ def _promote_all(tensors: Sequence[Tensor], op: str) -> list[Tensor]:
             raise MiniTorchValueError("cat(): expected a non-empty list of Tensors")
         raise MiniTorchError(f"{op}: expected a non-empty list of tensors")
     for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
+        if not isinstance(t, TensorBase):
             raise TypeError(f"{op}: expected a list of Tensors, but element {i} is {type(t).__name__}")
     first = tensors[0]
     for t in tensors[1:]:
@@ -362,7 +328,7 @@ def _promote_all(tensors: Sequence[Tensor], op: str) -> list[Tensor]:
     return [t.to(target) for t in tensors]
 
 
-def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+def cat(tensors: Sequence[TensorBase], dim: int = 0) -> TensorBase:
     """Join tensors along dimension ``dim``; the other sizes must match."""
     tensors = _promote_all(tensors, "cat")
     # PyTorch's legacy rule: 1-D empty tensors (shape (0,)) are skipped, so a result can be
@@ -395,7 +361,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     return Cat.apply(axis, *all_tensors)
 
 
-def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+def stack(tensors: Sequence[TensorBase], dim: int = 0) -> TensorBase:
     """Join same-shaped tensors along a new dimension ``dim``."""
     tensors = _promote_all(tensors, "stack")
     ref = tensors[0]

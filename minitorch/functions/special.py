@@ -20,7 +20,7 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.unary import _floating
 from minitorch.hints import Array, Gradients
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 try:  # an optional speed-up: MiniTorch needs only NumPy
     from scipy.special import erf as _scipy_erf  # type: ignore[import-untyped]
@@ -145,16 +145,16 @@ class Gelu(Function):
         return grad * (saved + x * pdf), None
 
 
-def erf(x: Tensor) -> Tensor:
+def erf(x: TensorBase) -> TensorBase:
     """The error function of each element (float64-accurate; integers become float32)."""
     return Erf.apply(_floating(x, "erf"))
 
 
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+def gelu(input: TensorBase, approximate: str = "none") -> TensorBase:
     """The Gaussian error linear unit x * Phi(x); ``approximate="tanh"`` as PyTorch's."""
     if approximate not in ("none", "tanh"):
         raise MiniTorchError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    if isinstance(input, Tensor) and input.data.dtype.kind != "f":  # PyTorch has no integer GELU either
+    if isinstance(input, TensorBase) and input.data.dtype.kind != "f":  # PyTorch has no integer GELU either
         raise NotImplementedError(
             f"gelu: not implemented for {input.dtype} tensors (shape {tuple(input.shape)}); convert with .float()"
         )

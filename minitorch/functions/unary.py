@@ -8,10 +8,10 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import default_float
 from minitorch.errors import MiniTorchError, MiniTorchNotImplementedError
 from minitorch.functions.autocast_policy import to_float32
-from minitorch.functions.promotion import cast
+from minitorch.functions.conversion import cast
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
 class Exp(Function):
@@ -207,16 +207,16 @@ class Clamp(Function):
 
 
 # ---------------------------------------------------------------------- user functions
-def _floating(a: Tensor, op: str) -> Tensor:
+def _floating(a: TensorBase, op: str) -> TensorBase:
     """Math functions compute in floating point: integer tensors become float32 first."""
-    if not isinstance(a, Tensor):
+    if not isinstance(a, TensorBase):
         raise TypeError(f"{op}(): expected a Tensor, got {type(a).__name__}")
     if a.data.dtype.kind != "f":
         return cast(a, default_float())
     return a
 
 
-def exp(a: Tensor) -> Tensor:
+def exp(a: TensorBase) -> TensorBase:
     """e to the power of each element."""
     a = _floating(a, "exp")
     if SWITCHES.autocast is not None:  # float32 inside autocast
@@ -224,7 +224,7 @@ def exp(a: Tensor) -> Tensor:
     return Exp.apply(a)
 
 
-def log(a: Tensor) -> Tensor:
+def log(a: TensorBase) -> TensorBase:
     """Natural logarithm of each element."""
     a = _floating(a, "log")
     if SWITCHES.autocast is not None:  # float32 inside autocast
@@ -232,7 +232,7 @@ def log(a: Tensor) -> Tensor:
     return Log.apply(a)
 
 
-def log1p(a: Tensor) -> Tensor:
+def log1p(a: TensorBase) -> TensorBase:
     """log(1 + a) of each element, without losing tiny a to rounding."""
     a = _floating(a, "log1p")
     if SWITCHES.autocast is not None:  # float32 inside autocast
@@ -240,43 +240,43 @@ def log1p(a: Tensor) -> Tensor:
     return Log1p.apply(a)
 
 
-def sqrt(a: Tensor) -> Tensor:
+def sqrt(a: TensorBase) -> TensorBase:
     """Square root of each element."""
     return Sqrt.apply(_floating(a, "sqrt"))
 
 
-def sin(a: Tensor) -> Tensor:
+def sin(a: TensorBase) -> TensorBase:
     """Sine of each element."""
     return Sin.apply(_floating(a, "sin"))
 
 
-def cos(a: Tensor) -> Tensor:
+def cos(a: TensorBase) -> TensorBase:
     """Cosine of each element."""
     return Cos.apply(_floating(a, "cos"))
 
 
-def tanh(input: Tensor) -> Tensor:
+def tanh(input: TensorBase) -> TensorBase:
     """Hyperbolic tangent of each element."""
     return Tanh.apply(_floating(input, "tanh"))
 
 
-def sigmoid(input: Tensor) -> Tensor:
+def sigmoid(input: TensorBase) -> TensorBase:
     """The logistic function 1 / (1 + exp(-input)) of each element."""
     return Sigmoid.apply(_floating(input, "sigmoid"))
 
 
-def relu(input: Tensor) -> Tensor:
+def relu(input: TensorBase) -> TensorBase:
     """max(input, 0) for each element; a bool tensor is refused, as in PyTorch."""
     _not_bool(input, "relu")
     return ReLU.apply(input)
 
 
-def abs(a: Tensor) -> Tensor:
+def abs(a: TensorBase) -> TensorBase:
     """Absolute value of each element; a bool tensor is refused, as in PyTorch."""
     _not_bool(a, "abs", MiniTorchNotImplementedError)  # PyTorch: no "abs" kernel for Bool
     return Abs.apply(a)
 
 
-def _not_bool(a: Tensor, op: str, error: type[MiniTorchError] = MiniTorchError) -> None:
-    if isinstance(a, Tensor) and a.data.dtype.kind == "b":
+def _not_bool(a: TensorBase, op: str, error: type[MiniTorchError] = MiniTorchError) -> None:
+    if isinstance(a, TensorBase) and a.data.dtype.kind == "b":
         raise error(f"{op}(): not supported for a bool tensor (shape {tuple(a.shape)}); convert first, e.g. .long()")

@@ -16,10 +16,12 @@ from minitorch.functions.activations import (
     elu,
     hardtanh,
     leaky_relu,
+    log_softmax,
     logsigmoid,
     mish,
     relu6,
     silu,
+    softmax,
     softmin,
     softplus,
     threshold,
@@ -39,7 +41,6 @@ from minitorch.functions.pointwise_losses import (
     smooth_l1_loss,
 )
 from minitorch.functions.pooling import adaptive_avg_pool2d, avg_pool2d
-from minitorch.functions.softmax import log_softmax, softmax
 from minitorch.functions.special import gelu
 from minitorch.functions.unary import sigmoid, tanh
 from minitorch.tensor import Tensor

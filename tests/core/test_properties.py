@@ -14,7 +14,7 @@ from hypothesis.extra import numpy as hnp
 
 import minitorch
 from minitorch.errors import MiniTorchError
-from minitorch.functions.broadcast import unbroadcast
+from minitorch.functions.arithmetic import unbroadcast
 
 SETTINGS = settings(max_examples=60, deadline=None)
 SHAPES = hnp.array_shapes(min_dims=0, max_dims=4, min_side=1, max_side=4)

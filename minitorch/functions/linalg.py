@@ -13,12 +13,13 @@ import numpy as np
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchNotImplementedError
+from minitorch.functions.arithmetic import unbroadcast
 from minitorch.functions.autocast_policy import to_low_precision
-from minitorch.functions.broadcast import broadcast_shape, unbroadcast
 from minitorch.functions.out import write_out
 from minitorch.hints import Array, Gradients, Shape
+from minitorch.size import broadcast_shape
 from minitorch.switches import SWITCHES
-from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 
 
 def product(a: Array, b: Array) -> Array:
@@ -77,13 +78,13 @@ def check_matmul_shapes(a_shape: Shape, b_shape: Shape) -> None:
         broadcast_shape(a_shape[:-2], b_shape[:-2], op="matmul (batch dimensions)")
 
 
-def matmul(a: Tensor, b: Tensor, *, out: Tensor | None = None) -> Tensor:
+def matmul(a: TensorBase, b: TensorBase, *, out: TensorBase | None = None) -> TensorBase:
     """Matrix product with broadcasting of batch dimensions, as ``numpy.matmul``."""
     if out is not None:
         return write_out(out, matmul(a, b), "matmul")
     if SWITCHES.autocast is not None:  # float16 inside autocast
         a, b = to_low_precision(a, b)
-    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+    if not isinstance(a, TensorBase) or not isinstance(b, TensorBase):
         raise TypeError(
             f"matmul: expected two Tensors, got {type(a).__name__} and {type(b).__name__}"
         )
@@ -102,7 +103,7 @@ def matmul(a: Tensor, b: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 
 def _require_dims(op: str, name: str, t: Any, ndim: int) -> None:
-    if not isinstance(t, Tensor):
+    if not isinstance(t, TensorBase):
         raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(t).__name__}")
     if t.ndim != ndim:
         raise MiniTorchError(
@@ -110,21 +111,21 @@ def _require_dims(op: str, name: str, t: Any, ndim: int) -> None:
         )
 
 
-def mm(a: Tensor, b: Tensor, *, out: Tensor | None = None) -> Tensor:
+def mm(a: TensorBase, b: TensorBase, *, out: TensorBase | None = None) -> TensorBase:
     """Product of two matrices (2-D only, as ``torch.mm``)."""
     _require_dims("mm", "input", a, 2)
     _require_dims("mm", "mat2", b, 2)
     return matmul(a, b, out=out)
 
 
-def mv(a: Tensor, v: Tensor, *, out: Tensor | None = None) -> Tensor:
+def mv(a: TensorBase, v: TensorBase, *, out: TensorBase | None = None) -> TensorBase:
     """Matrix (2-D) times vector (1-D), as ``torch.mv``."""
     _require_dims("mv", "input", a, 2)
     _require_dims("mv", "vec", v, 1)
     return matmul(a, v, out=out)
 
 
-def bmm(a: Tensor, b: Tensor, *, out: Tensor | None = None) -> Tensor:
+def bmm(a: TensorBase, b: TensorBase, *, out: TensorBase | None = None) -> TensorBase:
     """Batches of matrix products: (B, n, k) @ (B, k, m), same B (no broadcasting), as ``torch.bmm``."""
     _require_dims("bmm", "input", a, 3)
     _require_dims("bmm", "mat2", b, 3)
@@ -134,8 +135,8 @@ def bmm(a: Tensor, b: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 
 def addmm(
-    input: Tensor, a: Tensor, b: Tensor, *, beta: float = 1, alpha: float = 1, out: Tensor | None = None
-) -> Tensor:
+    input: TensorBase, a: TensorBase, b: TensorBase, *, beta: float = 1, alpha: float = 1, out: TensorBase | None = None
+) -> TensorBase:
     """``beta * input + alpha * (a @ b)`` for matrices a and b, as ``torch.addmm``."""
     product = mm(a, b)
     if alpha != 1:

@@ -14,8 +14,8 @@ Two rules make them safe, as in PyTorch:
    changed in place while recording (its ``.grad`` would describe values it no longer
    holds): update parameters under ``with minitorch.no_grad():``, as optimizers do.
 
-Like ``tensor_methods.py``, this module calls up into the ops: ``_link_ops()`` imports
-them once ``Tensor`` exists.
+Every in-place method lives here (not beside its out-of-place op), because they share
+one mechanism (``_update``): it finds the op by name in ``minitorch.functions``.
 """
 
 from __future__ import annotations
@@ -26,19 +26,17 @@ from typing import Any
 import numpy as np
 
 from minitorch import backends
+from minitorch import functions as ops
 from minitorch.dtypes import dtype_of_array, result_dtype, scalar_category
 from minitorch.errors import MiniTorchError, device_mismatch_message
+from minitorch.functions.clamping import check_bound_kinds
 from minitorch.switches import SWITCHES
-
-# Bound by _link_ops(); None until then.
-_ops: Any = None  # the minitorch.functions package
-Tensor: Any = None
-_check_bound_kinds: Any = None  # clamping.py's check of clamp's bounds
+from minitorch.tensor_base import TensorBase
 
 _CATEGORY_NAMES = {0: "Bool", 1: "Long", 2: "Float"}
 
 
-class InPlaceMethods:
+class InPlaceMethods(TensorBase):
     """The in-place methods of ``Tensor`` (a mixin: it holds no state of its own)."""
 
     __slots__ = ()
@@ -75,26 +73,26 @@ class InPlaceMethods:
     # ------------------------------------------------------------------ elementwise ops
     def clamp_(self, min: Any = None, max: Any = None) -> Any:
         """In-place ``clamp``: limit every element to [min, max]."""
-        _check_bound_kinds("clamp_", min, max)
-        return self._apply_op("clamp_", _ops.clamp, min, max)
+        check_bound_kinds("clamp_", min, max)
+        return self._apply_op("clamp_", ops.clamp, min, max)
 
     clip_ = clamp_
 
     def exp_(self) -> Any:
         """In-place ``exp``."""
-        return self._apply_op("exp_", _ops.exp)
+        return self._apply_op("exp_", ops.exp)
 
     def log_(self) -> Any:
         """In-place ``log``."""
-        return self._apply_op("log_", _ops.log)
+        return self._apply_op("log_", ops.log)
 
     def sqrt_(self) -> Any:
         """In-place ``sqrt``."""
-        return self._apply_op("sqrt_", _ops.sqrt)
+        return self._apply_op("sqrt_", ops.sqrt)
 
     def abs_(self) -> Any:
         """In-place ``abs``."""
-        return self._apply_op("abs_", _ops.abs)
+        return self._apply_op("abs_", ops.abs)
 
     def neg_(self) -> Any:
         """In-place negation (a bool tensor is refused, as for ``-x``)."""
@@ -102,23 +100,23 @@ class InPlaceMethods:
 
     def pow_(self, exponent: Any) -> Any:
         """In-place ``self ** exponent``."""
-        return self._apply_op("pow_", _ops.pow, exponent)
+        return self._apply_op("pow_", ops.pow, exponent)
 
     def relu_(self) -> Any:
         """In-place ``relu``."""
-        return self._apply_op("relu_", _ops.relu)
+        return self._apply_op("relu_", ops.relu)
 
     def sigmoid_(self) -> Any:
         """In-place ``sigmoid``."""
-        return self._apply_op("sigmoid_", _ops.sigmoid)
+        return self._apply_op("sigmoid_", ops.sigmoid)
 
     def tanh_(self) -> Any:
         """In-place ``tanh``."""
-        return self._apply_op("tanh_", _ops.tanh)
+        return self._apply_op("tanh_", ops.tanh)
 
     def masked_fill_(self, mask: Any, value: Any) -> Any:
         """In-place ``masked_fill``: ``value`` where the bool ``mask`` is True."""
-        return self._apply_op("masked_fill_", _ops.masked_fill, mask, value)
+        return self._apply_op("masked_fill_", ops.masked_fill, mask, value)
 
     # ------------------------------------------------------------------ random fills
     def normal_(self, mean: float = 0.0, std: float = 1.0) -> Any:
@@ -150,7 +148,7 @@ class InPlaceMethods:
     def copy_(self, src: Any) -> Any:
         """Copy ``src``'s values into this tensor in place (``src`` broadcasts to its shape)."""
         if not isinstance(src, InPlaceMethods):
-            src = Tensor._make(backends.module_of(src).asarray(src), None, False)
+            src = TensorBase._make(backends.module_of(src).asarray(src), None, False)
         elif src.device != self.device:  # type: ignore[attr-defined]
             src = src.to(self.device)  # type: ignore[attr-defined]  # copy_ moves between devices
         me: Any = self
@@ -183,7 +181,7 @@ class InPlaceMethods:
                 f"{_CATEGORY_NAMES[mine]} (a {me.dtype} tensor); convert first, e.g. x = x.float()"
             )
         if result.data.dtype != me.data.dtype:
-            result = _ops.cast(result, me.dtype)
+            result = ops.cast(result, me.dtype)
         return _write_recorded(me, name, result)
 
     def _random_fill(self, name: str, distribution: str, a: float, b: float) -> Any:
@@ -191,7 +189,7 @@ class InPlaceMethods:
         me: Any = self
         if me.data.dtype.kind != "f":
             raise NotImplementedError(f"{name}: not implemented for a {me.dtype} tensor (floating tensors only)")
-        return self._overwrite(name, Ellipsis, _ops.random_values_like(me, distribution, a, b))
+        return self._overwrite(name, Ellipsis, ops.random_values_like(me, distribution, a, b))
 
     def _update(self, name: str, op_name: str, other: Any) -> Any:
         """``self <op>= other``: recorded when it involves the graph, else done on the data."""
@@ -207,7 +205,7 @@ class InPlaceMethods:
             )
         if SWITCHES.grad_enabled and (me.requires_grad or (other_is_tensor and other.requires_grad)):
             _refuse_leaf(me, name)
-            return _write_recorded(me, name, getattr(_ops, op_name)(me, other))
+            return _write_recorded(me, name, getattr(ops, op_name)(me, other))
         value = other.data if other_is_tensor else other
         if other_is_tensor and other.device != me.device:
             raise MiniTorchError(device_mismatch_message(name, [(0, me.device), (1, other.device)]))
@@ -229,7 +227,7 @@ class InPlaceMethods:
         value_is_tensor = isinstance(value, InPlaceMethods)
         if SWITCHES.grad_enabled and (me.requires_grad or (value_is_tensor and value.requires_grad)):
             _refuse_leaf(me, name)
-            return _write_recorded(me, name, _ops.index_put(me, index, value))
+            return _write_recorded(me, name, ops.index_put(me, index, value))
         if value_is_tensor and value.device != me.device:
             raise MiniTorchError(device_mismatch_message(name, [(0, me.device), (1, value.device)]))
         from minitorch.functions.index_put import check_value_dtype, write_at  # (import cycle)
@@ -237,7 +235,7 @@ class InPlaceMethods:
         data = value.data if value_is_tensor else value
         check_value_dtype(me, index, value)
         try:
-            write_at(me.data, _ops.index_put_index(index, me.data), data)
+            write_at(me.data, ops.index_put_index(index, me.data), data)
         except (IndexError, ValueError, TypeError) as exc:
             shape = tuple(getattr(data, "shape", ()))
             raise type(exc)(
@@ -321,11 +319,3 @@ def _check_result_dtype(tensor: Any, name: str, op_name: str, value: Any) -> Non
             f"{name}: result type {_CATEGORY_NAMES[category]} can't be cast to the desired output type "
             f"{_CATEGORY_NAMES[mine.category]} (a {mine} tensor); convert first, e.g. x = x.float()"
         )
-
-
-def _link_ops() -> None:
-    """Import what the methods above call; run by ``tensor.py`` right after ``Tensor`` exists."""
-    global _ops, Tensor, _check_bound_kinds
-    from minitorch import functions as _ops
-    from minitorch.functions.clamping import check_bound_kinds as _check_bound_kinds
-    from minitorch.tensor import Tensor

@@ -1,22 +1,23 @@
-"""The Tensor: an n-dimensional array plus what autograd needs to know about it.
+"""``TensorBase``: a tensor's own state, below the ops and the engine.
 
-A Tensor wraps a backend array (``.data``: a NumPy array on the CPU, a CuPy array on a
-GPU) and adds ``requires_grad``, ``.grad`` and ``.grad_fn``. This file holds the Tensor's
-own state: its attributes, conversions to Python and NumPy, ``.grad``, hooks, the version
-counter and Python protocols. It imports nothing above the device seam.
+A tensor wraps a backend array (``.data``: a NumPy array on the CPU, a CuPy array on a
+GPU) and adds what autograd needs: ``requires_grad``, ``.grad``, ``.grad_fn``, gradient
+hooks and a version counter for in-place changes. This file holds that state, the
+conversions to Python and NumPy, and the Python protocols (``len``, ``bool``, ``repr``).
 
-The methods that run ops (``+``, ``exp``, ``sum``, ``reshape``, ``backward``, ...) live in
-``tensor_methods.py``, the operators in ``tensor_operators.py`` and the in-place updates
-(``+=``, ``zero_``, ``t[i] = v``) in ``tensor_inplace.py``; ``Tensor`` inherits all three.
-They are the only places where the Tensor reaches up to the ops and the engine, which
-themselves import ``Tensor``.
+The ops (``minitorch/functions/``) and the engine (``minitorch/autograd/``) import only
+this class: they make new tensors with ``TensorBase._make``. The class users meet,
+``minitorch.Tensor`` (``minitorch/tensor/``), stands above the ops: it adds one method line
+per op (``exp``, ``sum``, ``+`` ...) and registers itself here as the class that
+``_make`` creates (``class Tensor(TensorBase, ..., face=True)``). So the imports go one
+way: from the face down to the ops, to the engine, to this state.
 """
 
 from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -28,19 +29,10 @@ from minitorch.hints import Array, DTypeLike
 from minitorch.printing import tensor_repr
 from minitorch.python_data import check_fits_int64, check_rectangular
 from minitorch.size import Size
-from minitorch.tensor_elementwise_methods import ElementwiseMethods
-from minitorch.tensor_elementwise_methods import _link_ops as _link_elementwise_methods
-from minitorch.tensor_inplace import InPlaceMethods
-from minitorch.tensor_inplace import _link_ops as _link_inplace_ops
-from minitorch.tensor_methods import TensorMethods, _link_ops
-from minitorch.tensor_operators import TensorOperators
-from minitorch.tensor_operators import _link_ops as _link_operators
-from minitorch.tensor_selection_methods import SelectionMethods
-from minitorch.tensor_selection_methods import _link_ops as _link_selection_methods
 
 
-class Tensor(TensorOperators, TensorMethods, ElementwiseMethods, SelectionMethods, InPlaceMethods):
-    """An n-dimensional array that can record the operations applied to it."""
+class TensorBase:
+    """The state of an n-dimensional array that can record the operations applied to it."""
 
     __slots__ = ("data", "requires_grad", "_grad", "grad_fn", "_hooks", "_version_counter", "__dict__", "__weakref__")
 
@@ -51,7 +43,7 @@ class Tensor(TensorOperators, TensorMethods, ElementwiseMethods, SelectionMethod
     # The fields (see __slots__), with what each holds.
     data: Array  # the values: a NumPy array on the CPU, a CuPy array on a GPU
     requires_grad: bool
-    _grad: Tensor | None  # ``.grad``: filled in by backward, for leaves (and retain_grad tensors)
+    _grad: TensorBase | None  # ``.grad``: filled in by backward, for leaves (and retain_grad tensors)
     grad_fn: Any  # the BackwardNode of the op that made it (autograd/function.py); None for a leaf
     _hooks: list[Hook] | None  # register_hook functions of a leaf
     _version_counter: VersionCounter | None  # in-place changes to .data; made on first need
@@ -73,16 +65,34 @@ class Tensor(TensorOperators, TensorMethods, ElementwiseMethods, SelectionMethod
         if requires_grad:
             self.requires_grad_(True)
 
-    @classmethod
-    def _make(cls, data: Array, grad_fn: Any, requires_grad: bool) -> Tensor:
-        """Fast constructor used by ops: ``data`` is already a backend array."""
-        t = object.__new__(cls)
+    # The class ``_make`` creates: ``minitorch.Tensor`` once it is defined (it passes
+    # ``face=True``), so the ops return tensors with every method without importing them.
+    _face: ClassVar[type[TensorBase]]
+
+    def __init_subclass__(cls, face: bool = False, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if face:
+            TensorBase._face = cls
+
+    @staticmethod
+    def _make(data: Array, grad_fn: Any, requires_grad: bool) -> TensorBase:
+        """Fast constructor used by ops and the engine: ``data`` is already a backend array."""
+        t = object.__new__(TensorBase._face)
         t.data = data
         t.grad_fn = grad_fn
         t.requires_grad = requires_grad
         t._grad = None
         t._hooks = None
         t._version_counter = None
+        return t
+
+    @staticmethod
+    def _from_data(
+        data: Any, dtype: DTypeLike | None = None, device: Any = None, requires_grad: bool = False
+    ) -> TensorBase:
+        """A new leaf tensor (of the face class) from data, as ``minitorch.tensor(...)`` makes it."""
+        t = object.__new__(TensorBase._face)
+        t._init_leaf(_to_array(data, dtype, device), requires_grad)
         return t
 
     # ------------------------------------------------------------------ attributes
@@ -119,18 +129,6 @@ class Tensor(TensorOperators, TensorMethods, ElementwiseMethods, SelectionMethod
         """True when the data lives on a GPU."""
         return self.device == "cuda"
 
-    @property
-    def T(self) -> Tensor:
-        """The transpose of a 2-D tensor (dimensions reversed for other ranks)."""
-        if self.data.ndim < 2:
-            return self
-        return self.permute(*reversed(range(self.data.ndim)))
-
-    @property
-    def mT(self) -> Tensor:
-        """The last two dimensions swapped (a batch of transposed matrices)."""
-        return self.transpose(-2, -1)
-
     def size(self, dim: int | None = None) -> Any:
         """The shape (a ``minitorch.Size``), or the size of dimension ``dim``."""
         if dim is None:
@@ -140,6 +138,24 @@ class Tensor(TensorOperators, TensorMethods, ElementwiseMethods, SelectionMethod
     def numel(self) -> int:
         """Total number of elements."""
         return int(self.data.size)
+
+    def nelement(self) -> int:
+        """Total number of elements (``numel``)."""
+        return int(self.data.size)
+
+    def element_size(self) -> int:
+        """Bytes per element."""
+        return int(self.data.itemsize)
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element."""
+        return int(self.data.itemsize)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of all the elements."""
+        return int(self.data.size * self.data.itemsize)
 
     def dim(self) -> int:
         """Number of dimensions (same as ``ndim``)."""
@@ -201,14 +217,14 @@ class Tensor(TensorOperators, TensorMethods, ElementwiseMethods, SelectionMethod
         data = self.data
         return data if dtype is None else data.astype(dtype)
 
-    def detach(self) -> Tensor:
+    def detach(self) -> TensorBase:
         """A tensor sharing this one's data (and version counter) but cut off from the graph."""
-        out = Tensor._make(self.data, None, False)
+        out = TensorBase._make(self.data, None, False)
         out._version_counter = self._counter()
         out._version_counter.shared = True
         return out
 
-    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+    def requires_grad_(self, requires_grad: bool = True) -> TensorBase:
         """Start (or stop) recording operations on this leaf tensor; returns self."""
         if requires_grad and self.data.dtype.kind != "f":
             raise MiniTorchError(
@@ -225,12 +241,12 @@ class Tensor(TensorOperators, TensorMethods, ElementwiseMethods, SelectionMethod
 
     # ------------------------------------------------------------------ autograd
     @property
-    def grad(self) -> Tensor | None:
+    def grad(self) -> TensorBase | None:
         """The gradient that backward computed for this tensor (None before the first backward)."""
         return self._grad
 
     @grad.setter
-    def grad(self, value: Tensor | None) -> None:
+    def grad(self, value: TensorBase | None) -> None:
         # As in PyTorch: a gradient must match its tensor, or the next optimizer step would
         # silently broadcast it (a (1,) gradient spread over a (3, 4) weight).
         if value is not None:
@@ -265,13 +281,13 @@ class Tensor(TensorOperators, TensorMethods, ElementwiseMethods, SelectionMethod
         self._retains_grad = True
         target = weakref.ref(self)
 
-        def keep(grad: Tensor) -> None:
+        def keep(grad: TensorBase) -> None:
             tensor = target()
             if tensor is not None:
                 if tensor.grad is None:
-                    tensor.grad = Tensor._make(grad.data.copy(), None, False)  # its own memory
+                    tensor.grad = TensorBase._make(grad.data.copy(), None, False)  # its own memory
                 else:
-                    tensor.grad = Tensor._make(tensor.grad.data + grad.data, None, False)
+                    tensor.grad = TensorBase._make(tensor.grad.data + grad.data, None, False)
 
         self._retain_hook = keep
         self._add_hook(keep)
@@ -290,7 +306,7 @@ class Tensor(TensorOperators, TensorMethods, ElementwiseMethods, SelectionMethod
             raise MiniTorchError("register_hook(): cannot register a hook on a tensor that doesn't require grad")
         return self._add_hook(hook)
 
-    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> _HookHandle:
+    def register_post_accumulate_grad_hook(self, hook: Callable[[TensorBase], None]) -> _HookHandle:
         """Call ``hook(tensor)`` right after backward added into this leaf's ``.grad``.
 
         It fires during backward, as soon as the leaf's gradient is complete (distributed
@@ -335,7 +351,7 @@ class Tensor(TensorOperators, TensorMethods, ElementwiseMethods, SelectionMethod
             raise TypeError("len() of a 0-d tensor")
         return self.data.shape[0]
 
-    def __iter__(self) -> Iterator[Tensor]:
+    def __iter__(self) -> Iterator[TensorBase]:
         if self.data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self.data.shape[0]))
@@ -366,13 +382,13 @@ class Tensor(TensorOperators, TensorMethods, ElementwiseMethods, SelectionMethod
     def __repr__(self) -> str:
         return tensor_repr(self)
 
-    def any(self) -> Tensor:
+    def any(self) -> TensorBase:
         """True when any element is non-zero (a bool tensor)."""
-        return Tensor._make(backends.module_of(self.data).asarray(self.data.any()), None, False)
+        return TensorBase._make(backends.module_of(self.data).asarray(self.data.any()), None, False)
 
-    def all(self) -> Tensor:
+    def all(self) -> TensorBase:
         """True when every element is non-zero (a bool tensor)."""
-        return Tensor._make(backends.module_of(self.data).asarray(self.data.all()), None, False)
+        return TensorBase._make(backends.module_of(self.data).asarray(self.data.all()), None, False)
 
 
 class _HookHandle:
@@ -408,9 +424,9 @@ class VersionCounter:
         self.shared = False  # True once a second tensor (a view, a detach) uses this counter
 
 
-def _check_assigned_grad(tensor: Tensor, grad: Any) -> None:
+def _check_assigned_grad(tensor: TensorBase, grad: Any) -> None:
     """``tensor.grad = grad`` is allowed only for a Tensor of the same shape, dtype and device."""
-    if not isinstance(grad, Tensor):
+    if not isinstance(grad, TensorBase):
         raise TypeError(
             f"assigned grad expected to be a Tensor or None but got grad of type {type(grad).__name__}; "
             "wrap it with minitorch.tensor(...)"
@@ -430,13 +446,13 @@ def _check_assigned_grad(tensor: Tensor, grad: Any) -> None:
 
 
 # A gradient hook: called with the gradient, returns a replacement or None (register_hook).
-Hook = Callable[[Tensor], "Tensor | None"]
+Hook = Callable[[TensorBase], "TensorBase | None"]
 
 
 # ---------------------------------------------------------------------- helpers
 def _to_array(data: Any, dtype: DTypeLike | None = None, device: Any = None) -> Array:
     """Build the backend array for ``minitorch.tensor(data, dtype, device)`` (always a copy)."""
-    if isinstance(data, Tensor):
+    if isinstance(data, TensorBase):
         array = data.data.copy()
     elif backends.is_backend_array(data):
         check_fits_int64(data)
@@ -469,7 +485,9 @@ def _to_array(data: Any, dtype: DTypeLike | None = None, device: Any = None) -> 
     target = get_dtype(dtype) if dtype is not None else dtype_of_array(array)
     if array.dtype != target.np_dtype:
         array = array.astype(target.np_dtype)
-    keeps_its_device = isinstance(data, Tensor) or (backends.is_backend_array(data) and type(data) is not np.ndarray)
+    keeps_its_device = isinstance(data, TensorBase) or (
+        backends.is_backend_array(data) and type(data) is not np.ndarray
+    )
     if device is None and keeps_its_device:
         return array  # a copy where the data already lives (a tensor, a GPU array), as torch.tensor(t)
     return backends.to_device(array, backends.normalize_device(device))
@@ -480,7 +498,7 @@ def _unwrap_nested(data: list[Any] | tuple[Any, ...], saw_float64: list[bool]) -
     True to ``saw_float64`` if an item is float64 NumPy data (which decides the dtype)."""
     out: list[Any] = []
     for item in data:
-        if isinstance(item, Tensor):
+        if isinstance(item, TensorBase):
             item = backends.to_device(item.data, "cpu")
         elif isinstance(item, (list, tuple)):
             item = _unwrap_nested(item, saw_float64)
@@ -490,10 +508,4 @@ def _unwrap_nested(data: list[Any] | tuple[Any, ...], saw_float64: list[bool]) -
     return out
 
 
-# Tensor exists now: let its methods (tensor_methods.py, tensor_operators.py,
-# tensor_inplace.py and the two extra method modules) import the ops, which import Tensor.
-_link_ops()
-_link_operators()
-_link_inplace_ops()
-_link_elementwise_methods()
-_link_selection_methods()
+TensorBase._face = TensorBase  # until minitorch.Tensor registers itself

@@ -1,0 +1,101 @@
+"""Tensor methods and operators of the ops in ``functions/arithmetic.py``: ``+ - * / ** // %``, neg.
+
+``a * b`` is ``Tensor.__mul__``, made by ``binary_operator(arithmetic.mul)``: it checks the other
+operand and calls ``functions.arithmetic.mul(a, b)``, the same function as
+``minitorch.mul(a, b)``. Follow it there for the rest of the story (type promotion, the
+``Mul`` op, ``Function.apply``).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+from minitorch.errors import MiniTorchError
+from minitorch.functions import arithmetic
+from minitorch.tensor_base import TensorBase
+
+
+def binary_operator(
+    op: Callable[[Any, Any], TensorBase], reflected: builtins.bool = False
+) -> Callable[[Any, Any], Any]:
+    """The Python operator for the binary op ``op``: ``a * b`` is ``op(a, b)``.
+
+    ``reflected`` makes the right-hand form: ``2 * a`` is ``a.__rmul__(2)``, which is
+    ``op(2, a)``. The other operand may be a Tensor, a Python or NumPy number, or an array;
+    for anything else the operator returns NotImplemented, so that Python asks the other
+    operand (and raises its usual TypeError if that cannot do it either).
+    """
+
+    def operator(self: TensorBase, other: Any) -> Any:
+        if not isinstance(other, TensorBase):  # a number or an array: checked and wrapped
+            other = arithmetic.as_operand(other)
+            if other is None:
+                return NotImplemented
+        return op(other, self) if reflected else op(self, other)
+
+    operator.__name__ = f"__r{op.__name__}__" if reflected else f"__{op.__name__}__"
+    return operator
+
+
+class ArithmeticMethods(TensorBase):
+    """``Tensor``'s arithmetic: the methods ``add`` ... ``where`` and the operators ``+ - * / ** // %``."""
+
+    __slots__ = ()
+
+    def add(self, other: Any, *, alpha: builtins.float = 1) -> TensorBase:
+        """``self + alpha * other``."""
+        return arithmetic.add(self, other, alpha=alpha)
+
+    def sub(self, other: Any, *, alpha: builtins.float = 1) -> TensorBase:
+        """``self - alpha * other``."""
+        return arithmetic.sub(self, other, alpha=alpha)
+
+    def mul(self, other: Any) -> TensorBase:
+        """``self * other``."""
+        return arithmetic.mul(self, other)
+
+    def div(self, other: Any) -> TensorBase:
+        """``self / other``."""
+        return arithmetic.div(self, other)
+
+    def neg(self) -> TensorBase:
+        """``-self``."""
+        return arithmetic.Neg.apply(self)
+
+    def pow(self, exponent: Any) -> TensorBase:
+        """``self ** exponent``."""
+        return arithmetic.pow(self, exponent)
+
+    def maximum(self, other: Any) -> TensorBase:
+        """Elementwise maximum with ``other``."""
+        return arithmetic.maximum(self, other)
+
+    def minimum(self, other: Any) -> TensorBase:
+        """Elementwise minimum with ``other``."""
+        return arithmetic.minimum(self, other)
+
+    def where(self, condition: Any, other: Any) -> TensorBase:
+        """``where(condition, self, other)``."""
+        return arithmetic.where(condition, self, other)
+
+    # ------------------------------------------------------------------ operators
+    __add__, __radd__ = binary_operator(arithmetic.add), binary_operator(arithmetic.add, reflected=True)
+    __sub__, __rsub__ = binary_operator(arithmetic.sub), binary_operator(arithmetic.sub, reflected=True)
+    __mul__, __rmul__ = binary_operator(arithmetic.mul), binary_operator(arithmetic.mul, reflected=True)
+    __truediv__, __rtruediv__ = binary_operator(arithmetic.div), binary_operator(arithmetic.div, reflected=True)
+    __pow__, __rpow__ = binary_operator(arithmetic.pow), binary_operator(arithmetic.pow, reflected=True)
+    __floordiv__ = binary_operator(arithmetic.floor_divide)
+    __rfloordiv__ = binary_operator(arithmetic.floor_divide, reflected=True)
+    __mod__, __rmod__ = binary_operator(arithmetic.remainder), binary_operator(arithmetic.remainder, reflected=True)
+
+    def __neg__(self) -> TensorBase:
+        if self.data.dtype.kind == "b":
+            raise MiniTorchError("neg: negation (-) of a bool tensor is not supported; use ~ (logical not) instead")
+        return arithmetic.Neg.apply(self)
+
+    def __pos__(self) -> TensorBase:
+        if self.data.dtype.kind == "b":  # as PyTorch: "+" on a bool tensor is not supported
+            raise MiniTorchError("pos: the unary + operator on a bool tensor is not supported")
+        return self  # type: ignore[return-value]

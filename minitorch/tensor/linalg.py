@@ -1,0 +1,39 @@
+"""Tensor methods of the ops in ``functions/linalg.py``."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+from minitorch.functions import linalg
+from minitorch.tensor.arithmetic import binary_operator
+from minitorch.tensor_base import TensorBase
+
+
+class LinalgMethods(TensorBase):
+    """PLACEHOLDER"""
+
+    __slots__ = ()
+
+    __matmul__, __rmatmul__ = binary_operator(linalg.matmul), binary_operator(linalg.matmul, reflected=True)
+
+    def matmul(self, other: Any) -> TensorBase:
+        """``self @ other``."""
+        return linalg.matmul(self, other)
+
+    def mm(self, other: Any) -> TensorBase:
+        """Matrix product of two 2-D tensors."""
+        return linalg.mm(self, other)
+
+    def mv(self, vec: Any) -> TensorBase:
+        """This 2-D tensor times a 1-D vector."""
+        return linalg.mv(self, vec)
+
+    def bmm(self, other: Any) -> TensorBase:
+        """Batched matrix product of two 3-D tensors."""
+        return linalg.bmm(self, other)
+
+    def addmm(self, mat1: Any, mat2: Any, *, beta: builtins.float = 1, alpha: builtins.float = 1) -> TensorBase:
+        """``beta * self + alpha * (mat1 @ mat2)``."""
+        return linalg.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+

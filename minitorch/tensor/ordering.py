@@ -1,0 +1,34 @@
+"""Tensor methods of the ops in ``functions/ordering.py``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minitorch.functions import ordering
+from minitorch.tensor_base import TensorBase
+
+
+class OrderingMethods(TensorBase):
+    """PLACEHOLDER"""
+
+    __slots__ = ()
+
+    sort = ordering.sort
+
+    argsort = ordering.argsort
+
+    topk = ordering.topk
+
+    cumsum = ordering.cumsum
+
+    cumprod = ordering.cumprod
+
+    prod = ordering.prod
+
+    norm = ordering.norm
+
+    def flip(self, *dims: Any, **kwargs: Any) -> TensorBase:
+        """Reversed along ``dims`` (a copy)."""
+        return ordering.flip(self, *dims, **kwargs)
+
+    roll = ordering.roll
