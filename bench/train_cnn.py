@@ -5,7 +5,7 @@
 The network of ``python -m minitorch.examples.digits --model cnn``: conv 1->16 3x3 pad 1,
 ReLU, max-pool 2, conv 16->32 3x3 pad 1, ReLU, max-pool 2, flatten, linear 128->10;
 Adam lr 1e-2, batch 64, float32, the same initial weights in both. PyTorch's conv is a
-native kernel; MiniTorch's is chosen by ``minitorch.functions.conv.CONV_DESIGN``, and
+native kernel; MiniTorch's is chosen by ``minitorch.switches.SWITCHES.conv_design``, and
 ``--designs im2col,shifted`` times each design as its own row (im2col: a strided view
 copied into one matrix and one matmul; shifted: kh*kw shifted matmuls, no copy).
 Target: MiniTorch / PyTorch <= 1.3. Epochs are interleaved (every implementation once per
@@ -31,7 +31,7 @@ from _machine import start_report  # noqa: E402
 import minitorch  # noqa: E402
 from minitorch.data import DataLoader, TensorDataset  # noqa: E402
 from minitorch.examples.digits import make_cnn  # noqa: E402
-from minitorch.functions import conv  # noqa: E402
+from minitorch.switches import SWITCHES  # noqa: E402
 
 LR = 1e-2
 BATCH = 64
@@ -51,7 +51,7 @@ class MiniTorchCNN:
 
     def epoch(self):
         F = minitorch.nn.functional
-        conv.CONV_DESIGN["design"] = self.design
+        SWITCHES.conv_design = self.design
         for xb, yb in self.loader:
             loss = F.cross_entropy(self.model(xb), yb)
             self.opt.zero_grad()

@@ -11,7 +11,10 @@ Tests call ``SWITCHES.reset()`` to start from the defaults.
 class Switches:
     """Named process-wide settings with their defaults; ``reset()`` restores the defaults."""
 
-    __slots__ = ("grad_enabled", "debug", "anomaly", "custom_kernels", "default_dtype", "default_device", "autocast")
+    __slots__ = (
+        "grad_enabled", "debug", "anomaly", "custom_kernels", "default_dtype", "default_device", "autocast",
+        "conv_design",
+    )
 
     def __init__(self) -> None:
         self.reset()
@@ -25,6 +28,9 @@ class Switches:
         self.default_dtype = "float32"  # Python floats and float factories (set_default_dtype)
         self.default_device = "cpu"  # where factories put new tensors (set_default_device)
         self.autocast: tuple[str, str] | None = None  # (device type, dtype name) inside autocast
+        # Which design conv2d uses: "im2col", "shifted" (stride 1 only; else im2col) or "auto"
+        # (the faster one for the shape, as measured by bench/train_cnn.py --design).
+        self.conv_design = "auto"
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)}" for name in self.__slots__)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import minitorch
+from minitorch.autograd.engine import ENGINE
 from minitorch.switches import SWITCHES
 
 
@@ -21,16 +22,19 @@ def rng():
 
 @pytest.fixture(autouse=True)
 def _clean_autograd_state():
-    """Put the engine's process-wide switches back as they were before every test.
+    """Put every piece of process-wide state back to its defaults after each test.
 
-    Observers are restored, not cleared: ``widgets`` registers one when it is imported.
+    That state lives in three named objects, each with ``reset()``: ``SWITCHES`` (grad mode,
+    debug, anomaly, kernels, default dtype and device, autocast, the conv design), the
+    engine's ``ENGINE`` (observers, queued callbacks, passes running) and the op registry
+    (``restore_backward()`` undoes every ``override_backward``). Observers that were there
+    before the test (a widget's recorder, if a test module opened one) are put back.
     """
     observers = minitorch.autograd.backward_observers()
     yield
     SWITCHES.reset()
     minitorch.autograd.restore_backward()
-    for observer in minitorch.autograd.backward_observers():
-        minitorch.autograd.remove_backward_observer(observer)
+    ENGINE.reset()
     for observer in observers:
         minitorch.autograd.add_backward_observer(observer)
 

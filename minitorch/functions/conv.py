@@ -3,7 +3,7 @@
 - ``Conv2d``: im2col (a strided *view* of every kernel window, copied into one matrix)
   and one matrix product; col2im for the backward.
 - ``ShiftedConv2d`` (stride 1): kh*kw shifted matrix products, no window copy at all.
-  ``conv2d`` picks one of the two (``CONV_DESIGN``; measured in bench/train_cnn.py).
+  ``conv2d`` picks one of the two (``SWITCHES.conv_design``; measured in bench/train_cnn.py).
 - ``MaxPool2d``: the same windows, an ``argmax`` and a scatter of the gradient.
 
 Every op works on ``ctx.xp`` (NumPy or CuPy), so it runs on either device.
@@ -20,6 +20,7 @@ from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.linalg import product
 from minitorch.functions.shape import cat
 from minitorch.hints import Array, Gradients, Shape
+from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
 
 
@@ -88,10 +89,6 @@ def windows_last(x: Array, kh: int, kw: int, sh: int, sw: int) -> Array:
     return as_strided(x, (n, ho, wo, kh, kw, c), (s_n, s_h * sh, s_w * sw, s_h, s_w, s_c))
 
 
-# Which convolution design Conv2d uses: "im2col", "shifted" (stride 1 only; else im2col) or
-# "auto" (the measured choice, see ``_use_shifted``). A module setting so that
-# bench/train_cnn.py --design can time both, and tests can run both.
-CONV_DESIGN = {"design": "auto"}
 
 
 def _use_shifted(stride: tuple[int, int], x_shape: Shape, kernel: tuple[int, int], padding: tuple[int, int]) -> bool:
@@ -102,7 +99,7 @@ def _use_shifted(stride: tuple[int, int], x_shape: Shape, kernel: tuple[int, int
     32x32 images, 16-64 channels) when that grid wastes little and C is not tiny; it loses
     on the digits CNN's 8x8 and 4x4 images (1.5-3.6x), where im2col's copy is small anyway.
     """
-    design = CONV_DESIGN["design"]
+    design = SWITCHES.conv_design  # "auto", "im2col" or "shifted"
     if stride != (1, 1) or design == "im2col":
         return False
     if design == "shifted":

@@ -7,6 +7,7 @@ import minitorch
 import minitorch.nn.functional as F
 from minitorch.autograd import gradcheck
 from minitorch.errors import MiniTorchError
+from minitorch.switches import SWITCHES
 
 
 def t64(rng, *shape, requires_grad=True):
@@ -69,13 +70,12 @@ def test_dropout_gradcheck_with_fixed_mask(rng):
 
 @pytest.fixture(params=["im2col", "shifted"])
 def conv_design(request):
-    """Run a test with each convolution design (``conv.CONV_DESIGN``; shifted is stride 1 only)."""
-    from minitorch.functions import conv
+    """Run a test with each convolution design (``SWITCHES.conv_design``; shifted is stride 1 only)."""
 
-    previous = conv.CONV_DESIGN["design"]
-    conv.CONV_DESIGN["design"] = request.param
+    previous = SWITCHES.conv_design
+    SWITCHES.conv_design = request.param
     yield request.param
-    conv.CONV_DESIGN["design"] = previous
+    SWITCHES.conv_design = previous
 
 
 @pytest.mark.parametrize("stride,padding", [(1, 0), (1, 1), (2, 1), ((2, 1), (0, 2))])
