@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterator
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from minitorch.hints import Array, DTypeLike
 from minitorch.printing import tensor_repr
 from minitorch.python_data import check_fits_int64, check_rectangular
 from minitorch.size import Size
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 class TensorBase:
@@ -75,7 +78,7 @@ class TensorBase:
             TensorBase._face = cls
 
     @staticmethod
-    def _make(data: Array, grad_fn: Any, requires_grad: bool) -> TensorBase:
+    def _make(data: Array, grad_fn: Any, requires_grad: bool) -> Tensor:
         """Fast constructor used by ops and the engine: ``data`` is already a backend array."""
         t = object.__new__(TensorBase._face)
         t.data = data
@@ -89,11 +92,24 @@ class TensorBase:
     @staticmethod
     def _from_data(
         data: Any, dtype: DTypeLike | None = None, device: Any = None, requires_grad: bool = False
-    ) -> TensorBase:
+    ) -> Tensor:
         """A new leaf tensor (of the face class) from data, as ``minitorch.tensor(...)`` makes it."""
         t = object.__new__(TensorBase._face)
         t._init_leaf(_to_array(data, dtype, device), requires_grad)
         return t
+
+    if TYPE_CHECKING:
+        # Every tensor at run time is a ``Tensor``, whose methods (``reshape``, ``+`` ...) the
+        # ops below the face also call on their inputs; to the type checker those are Any here.
+        def __getattr__(self, name: str) -> Any: ...
+        def __mul__(self, other: Any) -> Tensor: ...
+        def __rmul__(self, other: Any) -> Tensor: ...
+        def __add__(self, other: Any) -> Tensor: ...
+        def __radd__(self, other: Any) -> Tensor: ...
+        def __sub__(self, other: Any) -> Tensor: ...
+        def __rsub__(self, other: Any) -> Tensor: ...
+        def __truediv__(self, other: Any) -> Tensor: ...
+        def __neg__(self) -> Tensor: ...
 
     # ------------------------------------------------------------------ attributes
     @property
@@ -217,14 +233,14 @@ class TensorBase:
         data = self.data
         return data if dtype is None else data.astype(dtype)
 
-    def detach(self) -> TensorBase:
+    def detach(self) -> Tensor:
         """A tensor sharing this one's data (and version counter) but cut off from the graph."""
         out = TensorBase._make(self.data, None, False)
         out._version_counter = self._counter()
         out._version_counter.shared = True
         return out
 
-    def requires_grad_(self, requires_grad: bool = True) -> TensorBase:
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Start (or stop) recording operations on this leaf tensor; returns self."""
         if requires_grad and self.data.dtype.kind != "f":
             raise MiniTorchError(
@@ -241,7 +257,7 @@ class TensorBase:
 
     # ------------------------------------------------------------------ autograd
     @property
-    def grad(self) -> TensorBase | None:
+    def grad(self) -> Tensor | None:
         """The gradient that backward computed for this tensor (None before the first backward)."""
         return self._grad
 
@@ -351,7 +367,7 @@ class TensorBase:
             raise TypeError("len() of a 0-d tensor")
         return self.data.shape[0]
 
-    def __iter__(self) -> Iterator[TensorBase]:
+    def __iter__(self) -> Iterator[Tensor]:
         if self.data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self.data.shape[0]))
@@ -382,11 +398,11 @@ class TensorBase:
     def __repr__(self) -> str:
         return tensor_repr(self)
 
-    def any(self) -> TensorBase:
+    def any(self) -> Tensor:
         """True when any element is non-zero (a bool tensor)."""
         return TensorBase._make(backends.module_of(self.data).asarray(self.data.any()), None, False)
 
-    def all(self) -> TensorBase:
+    def all(self) -> Tensor:
         """True when every element is non-zero (a bool tensor)."""
         return TensorBase._make(backends.module_of(self.data).asarray(self.data.all()), None, False)
 

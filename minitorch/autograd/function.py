@@ -41,6 +41,9 @@ from minitorch.size import broadcast_shape
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import Hook, TensorBase
 
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
+
 _CPU = backends.CPU
 
 
@@ -182,7 +185,7 @@ class Function(metaclass=_FunctionMeta):
         raise NotImplementedError("a Function subclass must define backward(ctx, grad_output)")
 
     @classmethod
-    def apply(cls, *args: Any) -> TensorBase:
+    def apply(cls, *args: Any) -> Tensor:
         """Run the op on Tensors (or plain values) and record it for backward when needed."""
         arrays: list[Any] = []
         next_nodes: list[BackwardNode | TensorBase | None] = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -18,12 +18,15 @@ from minitorch import backends
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.tensor_base import TensorBase
 
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
+
 
 class GradcheckError(RuntimeError):
     """Analytic and numerical gradients disagree."""
 
 
-def _outputs(fn: Callable[..., Any], inputs: Sequence[Any]) -> list[TensorBase]:
+def _outputs(fn: Callable[..., Any], inputs: Sequence[Any]) -> list[Tensor]:
     out = fn(*inputs)
     outs = out if isinstance(out, (tuple, list)) else (out,)
     return [o for o in outs if isinstance(o, TensorBase)]

@@ -15,13 +15,16 @@ is refused.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
 from minitorch.autograd.engine import run_backward
 from minitorch.errors import MiniTorchError
 from minitorch.hints import Array
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 def _as_tuple(name: str, value: Any) -> tuple[Any, ...]:
@@ -65,7 +68,7 @@ def grad(
     allow_unused: bool | None = None,
     is_grads_batched: bool = False,
     materialize_grads: bool = False,
-) -> tuple[TensorBase | None, ...]:
+) -> tuple[Tensor | None, ...]:
     """The gradients of the sum of ``outputs`` (weighted by ``grad_outputs``) w.r.t. each of ``inputs``.
 
     Returns one Tensor per input (None for an input the outputs do not depend on, which

@@ -20,6 +20,9 @@ from typing import TYPE_CHECKING
 from minitorch.autograd.engine import backward_plan, consumer_counts
 from minitorch.tensor_base import TensorBase
 
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
+
 if TYPE_CHECKING:
     from minitorch.autograd.function import BackwardNode
 
@@ -43,7 +46,7 @@ def nodes(root: BackwardNode) -> list[BackwardNode]:
     return found
 
 
-def leaves(root: BackwardNode) -> list[TensorBase]:
+def leaves(root: BackwardNode) -> list[Tensor]:
     """The leaf tensors whose ``.grad`` a backward from ``root`` fills, each once."""
     found: dict[int, TensorBase] = {}
     for node in nodes(root):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import get_dtype
@@ -31,6 +31,9 @@ from minitorch.functions.conversion import cast
 from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 def _sigmoid(xp: Any, x: Array) -> Array:
@@ -184,7 +187,7 @@ def _number(op: str, name: str, value: Any) -> float:
     return value  # kept as given (an int stays an int), as PyTorch prints and uses it
 
 
-def _float_input(input: Any, op: str) -> TensorBase:
+def _float_input(input: Any, op: str) -> Tensor:
     """The input of a smooth activation: a float tensor (PyTorch has no integer kernel for these)."""
     if not isinstance(input, TensorBase):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
@@ -200,41 +203,41 @@ def _integer_bound(input: TensorBase, value: float) -> float:
     return int(value) if input.data.dtype.kind in "iu" else value
 
 
-def leaky_relu(input: TensorBase, negative_slope: float = 0.01, inplace: bool = False) -> TensorBase:
+def leaky_relu(input: TensorBase, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x for x > 0, else ``negative_slope * x``. ``inplace=True`` gives a new tensor all the same."""
     slope = _number("leaky_relu", "negative_slope", negative_slope)
     return LeakyReLU.apply(_float_input(input, "leaky_relu"), slope)
 
 
-def elu(input: TensorBase, alpha: float = 1.0, inplace: bool = False) -> TensorBase:
+def elu(input: TensorBase, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x for x > 0, else ``alpha * (exp(x) - 1)``. ``inplace=True`` gives a new tensor all the same."""
     alpha = _number("elu", "alpha", alpha)
     return ELU.apply(_float_input(input, "elu"), alpha)
 
 
-def silu(input: TensorBase, inplace: bool = False) -> TensorBase:
+def silu(input: TensorBase, inplace: bool = False) -> Tensor:
     """x * sigmoid(x) (also called swish). ``inplace=True`` gives a new tensor all the same."""
     return SiLU.apply(_float_input(input, "silu"))
 
 
-def softplus(input: TensorBase, beta: float = 1.0, threshold: float = 20.0) -> TensorBase:
+def softplus(input: TensorBase, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """A smooth ReLU, log(1 + exp(beta * x)) / beta; x itself where beta * x > threshold."""
     beta = _number("softplus", "beta", beta)
     threshold = _number("softplus", "threshold", threshold)
     return Softplus.apply(_float_input(input, "softplus"), beta, threshold)
 
 
-def mish(input: TensorBase, inplace: bool = False) -> TensorBase:
+def mish(input: TensorBase, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x)). ``inplace=True`` gives a new tensor all the same."""
     return Mish.apply(_float_input(input, "mish"))
 
 
-def logsigmoid(input: TensorBase) -> TensorBase:
+def logsigmoid(input: TensorBase) -> Tensor:
     """log(sigmoid(x)), exact for large |x| (log(sigmoid(-800)) is -800, not -inf)."""
     return LogSigmoid.apply(_float_input(input, "log_sigmoid"))
 
 
-def hardtanh(input: TensorBase, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> TensorBase:
+def hardtanh(input: TensorBase, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     """x clamped to [min_val, max_val]; integer tensors too (with the bounds truncated), as PyTorch."""
     min_val = _number("hardtanh", "min_val", min_val)
     max_val = _number("hardtanh", "max_val", max_val)
@@ -247,12 +250,12 @@ def hardtanh(input: TensorBase, min_val: float = -1.0, max_val: float = 1.0, inp
     return Hardtanh.apply(input, _integer_bound(input, min_val), _integer_bound(input, max_val))
 
 
-def relu6(input: TensorBase, inplace: bool = False) -> TensorBase:
+def relu6(input: TensorBase, inplace: bool = False) -> Tensor:
     """min(max(x, 0), 6): hardtanh(x, 0, 6), gradient 0 at both bounds."""
     return hardtanh(input, 0.0, 6.0)
 
 
-def threshold(input: TensorBase, threshold: float, value: float, inplace: bool = False) -> TensorBase:
+def threshold(input: TensorBase, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``value`` where x <= ``threshold``, else x; integer tensors too (numbers truncated), as PyTorch."""
     threshold = _number("threshold", "threshold", threshold)
     value = _number("threshold", "value", value)
@@ -265,7 +268,7 @@ def threshold(input: TensorBase, threshold: float, value: float, inplace: bool =
 
 def softmin(
     input: TensorBase, dim: int | None = None, _stacklevel: int = 3, dtype: DTypeLike | None = None
-) -> TensorBase:
+) -> Tensor:
     """softmax(-input, dim): weights that favour the smallest entries (``_stacklevel`` is PyTorch's, unused).
 
     As MiniTorch's softmax, ``dim`` must be given (PyTorch guesses it with a deprecation warning).
@@ -337,7 +340,7 @@ class LogSoftmax(Function):
         return grad - ctx.xp.exp(out) * grad.sum(axis=ctx.dim, keepdims=True), None
 
 
-def _float(x: TensorBase, op: str, dtype: DTypeLike | None) -> TensorBase:
+def _float(x: TensorBase, op: str, dtype: DTypeLike | None) -> Tensor:
     """The input of softmax and friends: a float tensor, converted to ``dtype`` first if given.
 
     As in PyTorch, an integer tensor is an error unless ``dtype`` asks for a float.
@@ -354,7 +357,7 @@ def _float(x: TensorBase, op: str, dtype: DTypeLike | None) -> TensorBase:
     return x
 
 
-def softmax(input: TensorBase, dim: int | None = None, dtype: DTypeLike | None = None) -> TensorBase:
+def softmax(input: TensorBase, dim: int | None = None, dtype: DTypeLike | None = None) -> Tensor:
     """Probabilities along ``dim``: exp(input) normalised to sum to 1 (in ``dtype`` if given)."""
     input = _float(input, "softmax", dtype)
     if SWITCHES.autocast is not None and dtype is None:  # float32 inside autocast
@@ -362,7 +365,7 @@ def softmax(input: TensorBase, dim: int | None = None, dtype: DTypeLike | None =
     return Softmax.apply(input, _norm_dim("softmax", dim, input.ndim))
 
 
-def log_softmax(input: TensorBase, dim: int | None = None, dtype: DTypeLike | None = None) -> TensorBase:
+def log_softmax(input: TensorBase, dim: int | None = None, dtype: DTypeLike | None = None) -> Tensor:
     """log(softmax(input, dim)), computed without overflow (logits of +-1000 are fine; in ``dtype`` if given)."""
     input = _float(input, "log_softmax", dtype)
     if SWITCHES.autocast is not None and dtype is None:  # float32 inside autocast

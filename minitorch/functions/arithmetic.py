@@ -17,7 +17,7 @@ input, reduced to that input's shape with ``unbroadcast``. Inputs may be Python 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +30,9 @@ from minitorch.functions.out import write_out
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.size import broadcast_shape
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 # ---------------------------------------------------------------------- the rules of binary ops
 # An operand of a binary op: a Tensor or a Python number (NumPy numbers are accepted too).
@@ -297,7 +300,7 @@ class Where(Function):
 
 
 # ---------------------------------------------------------------------- user functions
-def add(a: Operand, b: Operand, *, alpha: float = 1, out: TensorBase | None = None) -> TensorBase:
+def add(a: Operand, b: Operand, *, alpha: float = 1, out: TensorBase | None = None) -> Tensor:
     """a + alpha * b with broadcasting; ``out=`` writes the result into a given tensor."""
     if alpha != 1:
         b = mul(b, alpha)
@@ -306,7 +309,7 @@ def add(a: Operand, b: Operand, *, alpha: float = 1, out: TensorBase | None = No
     return result if out is None else write_out(out, result, "add")
 
 
-def sub(a: Operand, b: Operand, *, alpha: float = 1) -> TensorBase:
+def sub(a: Operand, b: Operand, *, alpha: float = 1) -> Tensor:
     """a - alpha * b with broadcasting; a bool operand is refused, as in PyTorch.
 
     PyTorch refuses any bool operand, not only two bool tensors: ``x - mask`` and
@@ -332,14 +335,14 @@ def _describe(value: Any) -> str:
     return f"{value.dtype} tensor of shape {tuple(value.shape)}" if isinstance(value, TensorBase) else repr(value)
 
 
-def mul(a: Operand, b: Operand, *, out: TensorBase | None = None) -> TensorBase:
+def mul(a: Operand, b: Operand, *, out: TensorBase | None = None) -> Tensor:
     """a * b with broadcasting; ``out=`` writes the result into a given tensor."""
     a, b = promote(a, b)
     result = Mul.apply(a, b)
     return result if out is None else write_out(out, result, "mul")
 
 
-def div(a: Operand, b: Operand) -> TensorBase:
+def div(a: Operand, b: Operand) -> Tensor:
     """a / b with broadcasting; integer inputs give a float result, as in PyTorch."""
     a, b = promote(a, b)
     if not _is_float(a) and not _is_float(b):
@@ -347,12 +350,12 @@ def div(a: Operand, b: Operand) -> TensorBase:
     return Div.apply(a, b)
 
 
-def neg(a: TensorBase) -> TensorBase:
+def neg(a: TensorBase) -> Tensor:
     """-a."""
     return Neg.apply(a)
 
 
-def pow(a: Operand, b: Operand) -> TensorBase:
+def pow(a: Operand, b: Operand) -> Tensor:
     """a ** b (either may be a Python number)."""
     if isinstance(b, TensorBase) and b.data.dtype.kind == "b" and _is_bool(a):
         # PyTorch has no bool pow kernel ("pow" not implemented for 'Bool'); bool ** True works.
@@ -374,14 +377,14 @@ def _is_int_number(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def maximum(a: TensorBase, b: TensorBase) -> TensorBase:
+def maximum(a: TensorBase, b: TensorBase) -> Tensor:
     """Elementwise maximum of two tensors (a number is refused, as in PyTorch: use clamp)."""
     _both_tensors("maximum", a, b)
     a, b = promote(a, b)
     return Maximum.apply(a, b)
 
 
-def minimum(a: TensorBase, b: TensorBase) -> TensorBase:
+def minimum(a: TensorBase, b: TensorBase) -> Tensor:
     """Elementwise minimum of two tensors (a number is refused, as in PyTorch: use clamp)."""
     _both_tensors("minimum", a, b)
     a, b = promote(a, b)
@@ -397,7 +400,7 @@ def _both_tensors(op: str, a: Any, b: Any) -> None:
             )
 
 
-def where(condition: TensorBase | Array, a: Operand, b: Operand) -> TensorBase:
+def where(condition: TensorBase | Array, a: Operand, b: Operand) -> Tensor:
     """Elements of ``a`` where ``condition`` is true, else of ``b`` (scalars allowed).
 
     ``condition`` must be a bool tensor, as in PyTorch: a float one is refused, never read
@@ -484,7 +487,7 @@ def _floor_op(xp: Any, op: str, a: Any, b: Any) -> Array:
     return xp.asarray(getattr(xp, op)(a, b)).astype(ref.dtype, copy=False)
 
 
-def floor_divide(a: Operand, b: Operand) -> TensorBase:
+def floor_divide(a: Operand, b: Operand) -> Tensor:
     """``a // b`` elementwise with PyTorch's dtypes; recorded, but backward raises (as PyTorch).
 
     Integer division by zero is an error, as in PyTorch (NumPy would give 0 silently).
@@ -493,7 +496,7 @@ def floor_divide(a: Operand, b: Operand) -> TensorBase:
     return FloorDivide.apply(a, b)
 
 
-def remainder(a: Operand, b: Operand) -> TensorBase:
+def remainder(a: Operand, b: Operand) -> Tensor:
     """``a % b`` elementwise (the sign of ``b``, as Python); integer ``% 0`` is an error, as in
     PyTorch."""
     a, b = promote(a, b)

@@ -20,6 +20,7 @@ all masked gives zeros (PyTorch's "safe softmax"), not NaN.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
@@ -32,6 +33,9 @@ from minitorch.functions.dropout import dropout
 from minitorch.functions.masking import masked_fill
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 def _swap(a: Array) -> Array:
@@ -95,7 +99,7 @@ def scaled_dot_product_attention(
     dropout_p: float = 0.0,
     is_causal: bool = False,
     scale: float | None = None,
-) -> TensorBase:
+) -> Tensor:
     """Attention of ``query`` (..., L, E) over ``key`` (..., S, E) and ``value`` (..., S, Ev), as PyTorch.
 
     ``attn_mask``: a bool mask is True where attention is allowed; a float mask is added to
@@ -140,7 +144,7 @@ def scaled_dot_product_attention(
 
 def _attention_with_dropout(
     query: TensorBase, key: TensorBase, value: TensorBase, attn_mask: TensorBase | None, dropout_p: float, scale: float
-) -> TensorBase:
+) -> Tensor:
     """``dropout(softmax(q @ k^T * scale + mask)) @ v`` from ordinary ops, as PyTorch's reference math.
 
     Dropout zeroes attention *weights* (each with probability ``dropout_p``, the rest scaled

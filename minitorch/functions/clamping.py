@@ -13,7 +13,7 @@ An element equal to a bound keeps its gradient for ``x``; the bound gets none th
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,6 +27,9 @@ from minitorch.functions.unary import Clamp
 from minitorch.hints import Array, Gradients
 from minitorch.size import broadcast_shape
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 class ClampTensor(Function):
@@ -62,7 +65,7 @@ class ClampTensor(Function):
 
 def clamp(
     input: TensorBase, min: float | TensorBase | None = None, max: float | TensorBase | None = None
-) -> TensorBase:
+) -> Tensor:
     """Limit each element to ``[min, max]`` (either bound may be None; numbers or tensors)."""
     if min is None and max is None:
         raise MiniTorchError("clamp(): at least one of 'min' or 'max' must not be None")
@@ -76,7 +79,7 @@ def clamp(
     return Clamp.apply(input, min, max)
 
 
-def clamp_with_tensors(a: TensorBase, low: Any, high: Any) -> TensorBase:
+def clamp_with_tensors(a: TensorBase, low: Any, high: Any) -> Tensor:
     """``clamp`` when a bound is a Tensor: the three promoted to PyTorch's common dtype first."""
     values = (a, low, high)
     shaped = [v.dtype for v in values if isinstance(v, TensorBase) and v.data.ndim]
@@ -114,19 +117,19 @@ def _kind(value: Any) -> str:
     return f"a {tuple(value.shape)} tensor" if isinstance(value, TensorBase) else type(value).__name__
 
 
-def clip(input: TensorBase, min: Any = None, max: Any = None) -> TensorBase:
+def clip(input: TensorBase, min: Any = None, max: Any = None) -> Tensor:
     """Alias of ``clamp``: limit each element to ``[min, max]``."""
     check_bound_kinds("clip", min, max)
     return clamp(input, min, max)
 
 
-def clamp_min(input: TensorBase, min: Any) -> TensorBase:
+def clamp_min(input: TensorBase, min: Any) -> Tensor:
     """``clamp(a, min=min)``: every element at least ``min``."""
     _not_bool_bound("clamp_min", input, min)
     return clamp(input, min=min)
 
 
-def clamp_max(input: TensorBase, max: Any) -> TensorBase:
+def clamp_max(input: TensorBase, max: Any) -> Tensor:
     """``clamp(a, max=max)``: every element at most ``max``."""
     _not_bool_bound("clamp_max", input, max)
     return clamp(input, max=max)

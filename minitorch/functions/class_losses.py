@@ -15,7 +15,7 @@ ignored"), plus, for label smoothing and probability targets, ordinary different
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from minitorch.functions.fused import SoftmaxCrossEntropy, _fits_forward_kernel,
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 def _check_reduction(op: str, reduction: str) -> None:
@@ -91,7 +94,7 @@ def nll_loss(
     *,
     ignore_index: int = -100,
     reduction: str = "mean",
-) -> TensorBase:
+) -> Tensor:
     """Negative log-likelihood of integer class ``target`` under log-probabilities ``input`` (N, C[, ...]).
 
     ``weight`` (C,) weighs each class ('mean' divides by the summed weights of the targets
@@ -234,7 +237,7 @@ def cross_entropy(
     ignore_index: int = -100,
     reduction: str = "mean",
     label_smoothing: float = 0.0,
-) -> TensorBase:
+) -> Tensor:
     """Softmax cross-entropy: ``nll_loss(log_softmax(input, 1), target)`` with PyTorch's options.
 
     ``target`` holds class indices (integers, of shape (N, d1, ...)) or class probabilities
@@ -278,7 +281,7 @@ def _is_class_batch(logits: TensorBase, target: Any) -> bool:
 
 def _cross_entropy(
     input: TensorBase, target: Any, weight: Any, ignore_index: int, reduction: str, label_smoothing: float
-) -> TensorBase:
+) -> Tensor:
     """Every case but the plain fused one: checks, then the composition that fits the target."""
     _check_reduction("cross_entropy", reduction)
     _check_positional("cross_entropy", weight, reduction)
@@ -337,7 +340,7 @@ def _smoothed(
     reduction: str,
     eps: float,
     class_dim: int,
-) -> TensorBase:
+) -> Tensor:
     """PyTorch's label smoothing of class-index targets: (1 - eps) * nll + eps / C * smooth.
 
     ``smooth`` is -sum over classes of weight[c] * logp[c] per sample, 0 where ignored;
@@ -369,7 +372,7 @@ def _smoothed(
 
 def _probability_targets(
     input: TensorBase, target: TensorBase, w: Array | None, reduction: str, eps: float, class_dim: int
-) -> TensorBase:
+) -> Tensor:
     """-sum over classes of weight[c] * target[c] * log_softmax(input)[c], per sample (PyTorch's formula).
 
     With label smoothing the target is first mixed with the uniform distribution:

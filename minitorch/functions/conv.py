@@ -11,7 +11,7 @@ Every op works on ``ctx.xp`` (NumPy or CuPy), so it runs on either device.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch import backends, factories
 from minitorch.autograd.function import BackwardNode, Function
@@ -22,6 +22,9 @@ from minitorch.functions.shape import cat
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 def pair(value: Any, name: str) -> tuple[int, int]:
@@ -271,7 +274,7 @@ def padding_for(op: str, padding: str, stride: tuple[int, int], kernel: tuple[in
     return ((kernel[0] - 1) // 2, (kernel[1] - 1) // 2)
 
 
-def _pad_bottom_right(x: TensorBase, rows: int, cols: int) -> TensorBase:
+def _pad_bottom_right(x: TensorBase, rows: int, cols: int) -> Tensor:
     """``x`` (N, C, H, W) with ``rows`` zero rows below and ``cols`` zero columns to the right."""
     n, c, h, w = x.shape
     if rows:
@@ -289,7 +292,7 @@ def conv2d(
     padding: int | tuple[int, int] | str = 0,
     dilation: int | tuple[int, int] = 1,
     groups: int = 1,
-) -> TensorBase:
+) -> Tensor:
     """2-D convolution of ``input`` (N, C, H, W) with ``weight`` (O, C, kh, kw), as PyTorch's.
 
     ``padding`` is an int, a pair, or PyTorch's strings ``'valid'`` and ``'same'``.
@@ -453,7 +456,7 @@ def max_pool2d(
     dilation: Any = 1,
     ceil_mode: bool = False,
     return_indices: bool = False,
-) -> TensorBase:
+) -> Tensor:
     """Maximum over each window of ``input`` (N, C, H, W), or of one unbatched ``input`` (C, H, W) as in
     PyTorch; ``stride`` defaults to the kernel size (also when given as None or an empty tuple).
     ``padding`` adds a border of -inf (at most half the kernel, as PyTorch requires).

@@ -8,13 +8,16 @@ device.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import DType
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 class Cast(Function):
@@ -57,7 +60,7 @@ class ToDevice(Function):
         return backends.to_device(grad, ctx.source), None
 
     @classmethod
-    def apply(cls, a: TensorBase, device: str) -> TensorBase:
+    def apply(cls, a: TensorBase, device: str) -> Tensor:
         out = super().apply(a, device)
         # Function.apply picked the input's array module; the output lives on ``device``.
         if out.grad_fn is not None:
@@ -65,7 +68,7 @@ class ToDevice(Function):
         return out
 
 
-def cast(t: TensorBase, dtype: DType) -> TensorBase:
+def cast(t: TensorBase, dtype: DType) -> Tensor:
     """``t`` converted to ``dtype`` (a recorded op, so gradients flow back), or t itself."""
     if t.data.dtype == dtype.np_dtype:
         return t

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchValueError
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 class Dropout(Function):
@@ -31,7 +36,7 @@ def _uniform_like(x: Array) -> Array:
     return backends.of(x).uniform(x.shape, x.dtype)
 
 
-def dropout(input: TensorBase, p: float = 0.5, training: bool = True, inplace: bool = False) -> TensorBase:
+def dropout(input: TensorBase, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """During training, zero elements with probability ``p`` and scale the rest by 1/(1-p).
 
     ``inplace`` is accepted for PyTorch's signature, but MiniTorch always returns a new

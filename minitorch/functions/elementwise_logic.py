@@ -10,7 +10,7 @@ numbers.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
 from minitorch.dtypes import SCALAR_TYPES
@@ -18,6 +18,9 @@ from minitorch.errors import MiniTorchError
 from minitorch.hints import Array
 from minitorch.size import broadcast_shape
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 # The names PyTorch uses for dtypes in its "Float did not match Double" message.
 _SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
@@ -35,12 +38,12 @@ def _tensor_or_number(op: str, value: Any) -> None:
         raise TypeError(f"{op}(): argument 'other' must be a Tensor or a number, not {type(value).__name__}")
 
 
-def _bool_result(out: Array) -> TensorBase:
+def _bool_result(out: Array) -> Tensor:
     return TensorBase._make(out, None, False)
 
 
 # ---------------------------------------------------------------------- tests of each element
-def isnan(input: TensorBase) -> TensorBase:
+def isnan(input: TensorBase) -> Tensor:
     """True where an element is NaN (never for integer tensors)."""
     _tensor("isnan", input)
     xp = backends.module_of(input.data)
@@ -49,7 +52,7 @@ def isnan(input: TensorBase) -> TensorBase:
     )
 
 
-def isinf(input: TensorBase) -> TensorBase:
+def isinf(input: TensorBase) -> Tensor:
     """True where an element is +inf or -inf (never for integer tensors)."""
     _tensor("isinf", input)
     xp = backends.module_of(input.data)
@@ -58,7 +61,7 @@ def isinf(input: TensorBase) -> TensorBase:
     )
 
 
-def isfinite(input: TensorBase) -> TensorBase:
+def isfinite(input: TensorBase) -> Tensor:
     """True where an element is neither NaN nor infinite (always for integer tensors)."""
     _tensor("isfinite", input)
     xp = backends.module_of(input.data)
@@ -68,28 +71,28 @@ def isfinite(input: TensorBase) -> TensorBase:
 
 
 # ---------------------------------------------------------------------- logic
-def logical_not(input: TensorBase) -> TensorBase:
+def logical_not(input: TensorBase) -> Tensor:
     """True where an element is zero (False), for any dtype."""
     _tensor("logical_not", input)
     return _bool_result(backends.module_of(input.data).logical_not(input.data))
 
 
-def logical_and(input: TensorBase, other: TensorBase) -> TensorBase:
+def logical_and(input: TensorBase, other: TensorBase) -> Tensor:
     """True where both elements are nonzero, with broadcasting, for any dtypes."""
     return _logical("logical_and", input, other)
 
 
-def logical_or(input: TensorBase, other: TensorBase) -> TensorBase:
+def logical_or(input: TensorBase, other: TensorBase) -> Tensor:
     """True where either element is nonzero, with broadcasting, for any dtypes."""
     return _logical("logical_or", input, other)
 
 
-def logical_xor(input: TensorBase, other: TensorBase) -> TensorBase:
+def logical_xor(input: TensorBase, other: TensorBase) -> Tensor:
     """True where exactly one of the two elements is nonzero, with broadcasting."""
     return _logical("logical_xor", input, other)
 
 
-def _logical(op: str, a: TensorBase, b: TensorBase) -> TensorBase:
+def _logical(op: str, a: TensorBase, b: TensorBase) -> Tensor:
     _tensor(op, a)
     _tensor(op, b, "other", 2)
     _same_device(op, a, b)
@@ -106,7 +109,7 @@ def _same_device(op: str, a: TensorBase, b: TensorBase) -> None:
 # ---------------------------------------------------------------------- comparisons as functions
 # The operators live on the Tensor (tensor_operators.py); these are PyTorch's function forms,
 # which want a Tensor first (``torch.lt(2, x)`` is a TypeError) and a Tensor or number second.
-def _compare(op: str, input: Any, other: Any) -> TensorBase:
+def _compare(op: str, input: Any, other: Any) -> Tensor:
     """``input.<op>(other)`` (the operator's method) once both arguments are checked."""
     _tensor(op, input)
     _tensor_or_number(op, other)
@@ -114,32 +117,32 @@ def _compare(op: str, input: Any, other: Any) -> TensorBase:
     return result
 
 
-def eq(input: TensorBase, other: Any) -> TensorBase:
+def eq(input: TensorBase, other: Any) -> Tensor:
     """``a == b`` elementwise (a bool tensor)."""
     return _compare("eq", input, other)
 
 
-def ne(input: TensorBase, other: Any) -> TensorBase:
+def ne(input: TensorBase, other: Any) -> Tensor:
     """``a != b`` elementwise."""
     return _compare("ne", input, other)
 
 
-def lt(input: TensorBase, other: Any) -> TensorBase:
+def lt(input: TensorBase, other: Any) -> Tensor:
     """``a < b`` elementwise."""
     return _compare("lt", input, other)
 
 
-def le(input: TensorBase, other: Any) -> TensorBase:
+def le(input: TensorBase, other: Any) -> Tensor:
     """``a <= b`` elementwise."""
     return _compare("le", input, other)
 
 
-def gt(input: TensorBase, other: Any) -> TensorBase:
+def gt(input: TensorBase, other: Any) -> Tensor:
     """``a > b`` elementwise."""
     return _compare("gt", input, other)
 
 
-def ge(input: TensorBase, other: Any) -> TensorBase:
+def ge(input: TensorBase, other: Any) -> Tensor:
     """``a >= b`` elementwise."""
     return _compare("ge", input, other)
 
@@ -147,7 +150,7 @@ def ge(input: TensorBase, other: Any) -> TensorBase:
 # ---------------------------------------------------------------------- closeness and equality
 def isclose(
     input: TensorBase, other: TensorBase, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
-) -> TensorBase:
+) -> Tensor:
     """True where ``|a - b| <= atol + rtol * |b|`` (equal infinities count as close).
 
     Both tensors must have the same dtype, as in PyTorch (compare ``a.double()`` with a

@@ -14,7 +14,7 @@ tensors outside the graph: they are in ``elementwise_logic.py``.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
@@ -27,6 +27,9 @@ from minitorch.hints import Array, Gradients
 from minitorch.random import default_generator
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -280,7 +283,7 @@ def _not_bool(op: str, a: TensorBase) -> None:
         raise NotImplementedError(f"{op}(): not implemented for a bool tensor (shape {tuple(a.shape)}); convert first")
 
 
-def _float_math(op: str, a: TensorBase) -> TensorBase:
+def _float_math(op: str, a: TensorBase) -> Tensor:
     """Math functions compute in floating point: integer and bool tensors become the default float.
 
     Inside autocast these run in float32, as in PyTorch's autocast lists.
@@ -293,7 +296,7 @@ def _float_math(op: str, a: TensorBase) -> TensorBase:
     return a
 
 
-def round(input: TensorBase, *, decimals: int = 0) -> TensorBase:
+def round(input: TensorBase, *, decimals: int = 0) -> Tensor:
     """Round each element to ``decimals`` places, halves to even (0.5 -> 0, 1.5 -> 2)."""
     _tensor("round", input)
     _not_bool("round", input)
@@ -305,77 +308,77 @@ def round(input: TensorBase, *, decimals: int = 0) -> TensorBase:
     return Round.apply(input, decimals)
 
 
-def floor(input: TensorBase) -> TensorBase:
+def floor(input: TensorBase) -> Tensor:
     """The largest integer <= each element (integer tensors are returned as a copy)."""
     return _rounding("floor", Floor, input)
 
 
-def ceil(input: TensorBase) -> TensorBase:
+def ceil(input: TensorBase) -> Tensor:
     """The smallest integer >= each element (integer tensors are returned as a copy)."""
     return _rounding("ceil", Ceil, input)
 
 
-def trunc(input: TensorBase) -> TensorBase:
+def trunc(input: TensorBase) -> Tensor:
     """Each element rounded toward zero (integer tensors are returned as a copy)."""
     return _rounding("trunc", Trunc, input)
 
 
-def _rounding(op: str, function: type[Function], a: TensorBase) -> TensorBase:
+def _rounding(op: str, function: type[Function], a: TensorBase) -> Tensor:
     _tensor(op, a)
     _not_bool(op, a)
     return function.apply(a) if a.data.dtype.kind == "f" else a.clone()
 
 
-def sign(input: TensorBase) -> TensorBase:
+def sign(input: TensorBase) -> Tensor:
     """-1, 0 or 1 for each element by its sign (a bool tensor stays bool); zero gradient."""
     _tensor("sign", input)
     return Sign.apply(input)
 
 
-def reciprocal(input: TensorBase) -> TensorBase:
+def reciprocal(input: TensorBase) -> Tensor:
     """1 / each element (integer inputs give floats)."""
     return Reciprocal.apply(_float_math("reciprocal", input))
 
 
-def rsqrt(input: TensorBase) -> TensorBase:
+def rsqrt(input: TensorBase) -> Tensor:
     """1 / sqrt(each element)."""
     return Rsqrt.apply(_float_math("rsqrt", input))
 
 
-def log2(input: TensorBase) -> TensorBase:
+def log2(input: TensorBase) -> Tensor:
     """Base-2 logarithm of each element."""
     return Log2.apply(_float_math("log2", input))
 
 
-def log10(input: TensorBase) -> TensorBase:
+def log10(input: TensorBase) -> Tensor:
     """Base-10 logarithm of each element."""
     return Log10.apply(_float_math("log10", input))
 
 
-def expm1(input: TensorBase) -> TensorBase:
+def expm1(input: TensorBase) -> Tensor:
     """exp(a) - 1 of each element, without losing tiny a to rounding."""
     return Expm1.apply(_float_math("expm1", input))
 
 
-def exp2(input: TensorBase) -> TensorBase:
+def exp2(input: TensorBase) -> Tensor:
     """2 to the power of each element."""
     _tensor("exp2", input)
     input = input if input.data.dtype.kind == "f" else cast(input, default_float())  # (not on the autocast list)
     return Exp2.apply(input)
 
 
-def tan(input: TensorBase) -> TensorBase:
+def tan(input: TensorBase) -> Tensor:
     """Tangent of each element (in radians)."""
     return Tan.apply(_float_math("tan", input))
 
 
-def square(input: TensorBase) -> TensorBase:
+def square(input: TensorBase) -> Tensor:
     """a * a for each element; integer (and bool) tensors give int64, as ``a ** 2`` does."""
     _tensor("square", input)
     return pow(input, 2)
 
 
-def atan2(input: TensorBase, other: TensorBase) -> TensorBase:
+def atan2(input: TensorBase, other: TensorBase) -> Tensor:
     """The angle in radians of the point (x=b, y=a), in (-pi, pi], with broadcasting."""
     _tensor("atan2", input)
     _tensor("atan2", other, "other", 2)
@@ -385,7 +388,7 @@ def atan2(input: TensorBase, other: TensorBase) -> TensorBase:
     return Atan2.apply(input, other)
 
 
-def fmod(input: TensorBase, other: Operand) -> TensorBase:
+def fmod(input: TensorBase, other: Operand) -> Tensor:
     """The remainder of a / b with the sign of ``input`` (``remainder`` follows b's sign instead).
 
     Integer ``fmod(a, 0)`` is an error, as in PyTorch (floats give NaN).
@@ -426,7 +429,7 @@ def _dtype_name(value: Any) -> str:
     return str(value.dtype) if isinstance(value, TensorBase) else type(value).__name__
 
 
-def lerp(input: TensorBase, end: TensorBase, weight: Operand) -> TensorBase:
+def lerp(input: TensorBase, end: TensorBase, weight: Operand) -> Tensor:
     """start + weight * (end - start), with broadcasting; ``weight`` is a number or a tensor.
 
     As in PyTorch, ``input`` and ``end`` (and a tensor ``weight`` with dimensions) must share
@@ -449,12 +452,12 @@ def lerp(input: TensorBase, end: TensorBase, weight: Operand) -> TensorBase:
     return Lerp.apply(input, end, weight)
 
 
-def true_divide(input: Operand, other: Operand) -> TensorBase:
+def true_divide(input: Operand, other: Operand) -> Tensor:
     """Alias of ``div``: a / b, always a floating result."""
     return div(input, other)
 
 
-def random_values_like(like: TensorBase, distribution: str, a: float, b: float) -> TensorBase:
+def random_values_like(like: TensorBase, distribution: str, a: float, b: float) -> Tensor:
     """Samples of N(a, b**2) (``"normal"``) or U(a, b) (``"uniform"``) with ``like``'s shape, dtype
     and device, from minitorch's generator (``manual_seed``): the values of ``normal_``/``uniform_``.
 

@@ -8,6 +8,8 @@ The ``padding_idx`` row gets no gradient, so padding never learns.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError
@@ -15,6 +17,9 @@ from minitorch.functions.bounds import check_on_device
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 class Embedding(Function):
@@ -36,7 +41,7 @@ class Embedding(Function):
         return full, None, None
 
 
-def embedding(input: TensorBase, weight: TensorBase, padding_idx: int | None = None) -> TensorBase:
+def embedding(input: TensorBase, weight: TensorBase, padding_idx: int | None = None) -> Tensor:
     """Rows of ``weight`` (num_embeddings, dim) picked by the int64 tensor ``input``: shape input.shape + (dim,)."""
     if not isinstance(input, TensorBase) or input.data.dtype.kind not in "iu":
         shown = input.dtype if isinstance(input, TensorBase) else type(input).__name__

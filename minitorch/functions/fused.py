@@ -16,7 +16,7 @@ Each runs on NumPy too; where the array's backend has hand-written kernels
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +30,9 @@ from minitorch.functions.unary import relu_grad
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 class Linear(Function):
@@ -64,7 +67,7 @@ class Linear(Function):
         return grad_x, grad_w, grad_b
 
 
-def linear(input: TensorBase, weight: TensorBase, bias: TensorBase | None = None) -> TensorBase:
+def linear(input: TensorBase, weight: TensorBase, bias: TensorBase | None = None) -> Tensor:
     """``input @ weight.T + bias``: a fully connected layer with weight of shape (out, in)."""
     if SWITCHES.autocast is not None:  # float16 inside autocast
         input, weight, bias = to_low_precision(input, weight, bias)
@@ -207,11 +210,11 @@ class BiasReLU(Function):
         return (grad_x if need_x else None), grad_b
 
 
-def bias_relu(x: TensorBase, b: TensorBase) -> TensorBase:
+def bias_relu(x: TensorBase, b: TensorBase) -> Tensor:
     """``relu(x + b)`` as one op (one CUDA kernel forward, one backward on a GPU)."""
     return BiasReLU.apply(x, b)
 
 
-def softmax_cross_entropy(logits: TensorBase, target: TensorBase, reduction: str = "mean") -> TensorBase:
+def softmax_cross_entropy(logits: TensorBase, target: TensorBase, reduction: str = "mean") -> Tensor:
     """Cross-entropy of (N, C) ``logits`` and int64 class ``target`` (N,) as one op."""
     return SoftmaxCrossEntropy.apply(logits, target, reduction)

@@ -9,7 +9,7 @@ region it was written to, summed over the dimensions it was broadcast along.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from minitorch.functions.conversion import cast
 from minitorch.functions.indexing import index_arrays, sequence_as_tuple
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 class IndexPut(Function):
@@ -94,7 +97,7 @@ def index_put_index(index: Any, data: Array) -> Any:
     return index_arrays(index, backends.device_of(data))
 
 
-def index_put(a: TensorBase, index: Any, value: Any) -> TensorBase:
+def index_put(a: TensorBase, index: Any, value: Any) -> Tensor:
     """A copy of ``a`` with ``value`` (a Tensor or a number) written at ``index``, recorded."""
     check_value_dtype(a, index, value)
     if isinstance(value, TensorBase) and value.data.dtype != a.data.dtype:

@@ -7,7 +7,7 @@ gradients are added (``add.at``), never just assigned.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -16,6 +16,9 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, warn_user
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 def _is_basic(index: Any) -> bool:
@@ -111,7 +114,7 @@ def _convert(item: Any) -> Any:
     return item
 
 
-def getitem(a: TensorBase, index: Any) -> TensorBase:
+def getitem(a: TensorBase, index: Any) -> Tensor:
     """``a[index]`` as a recorded op."""
     index = sequence_as_tuple(index)
     if a.ndim == 0 and (

@@ -7,7 +7,7 @@ summed back with ``unbroadcast``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from minitorch.hints import Array, Gradients, Shape
 from minitorch.size import broadcast_shape
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 def product(a: Array, b: Array) -> Array:
@@ -78,7 +81,7 @@ def check_matmul_shapes(a_shape: Shape, b_shape: Shape) -> None:
         broadcast_shape(a_shape[:-2], b_shape[:-2], op="matmul (batch dimensions)")
 
 
-def matmul(a: TensorBase, b: TensorBase, *, out: TensorBase | None = None) -> TensorBase:
+def matmul(a: TensorBase, b: TensorBase, *, out: TensorBase | None = None) -> Tensor:
     """Matrix product with broadcasting of batch dimensions, as ``numpy.matmul``."""
     if out is not None:
         return write_out(out, matmul(a, b), "matmul")
@@ -111,21 +114,21 @@ def _require_dims(op: str, name: str, t: Any, ndim: int) -> None:
         )
 
 
-def mm(a: TensorBase, b: TensorBase, *, out: TensorBase | None = None) -> TensorBase:
+def mm(a: TensorBase, b: TensorBase, *, out: TensorBase | None = None) -> Tensor:
     """Product of two matrices (2-D only, as ``torch.mm``)."""
     _require_dims("mm", "input", a, 2)
     _require_dims("mm", "mat2", b, 2)
     return matmul(a, b, out=out)
 
 
-def mv(a: TensorBase, v: TensorBase, *, out: TensorBase | None = None) -> TensorBase:
+def mv(a: TensorBase, v: TensorBase, *, out: TensorBase | None = None) -> Tensor:
     """Matrix (2-D) times vector (1-D), as ``torch.mv``."""
     _require_dims("mv", "input", a, 2)
     _require_dims("mv", "vec", v, 1)
     return matmul(a, v, out=out)
 
 
-def bmm(a: TensorBase, b: TensorBase, *, out: TensorBase | None = None) -> TensorBase:
+def bmm(a: TensorBase, b: TensorBase, *, out: TensorBase | None = None) -> Tensor:
     """Batches of matrix products: (B, n, k) @ (B, k, m), same B (no broadcasting), as ``torch.bmm``."""
     _require_dims("bmm", "input", a, 3)
     _require_dims("bmm", "mat2", b, 3)
@@ -136,7 +139,7 @@ def bmm(a: TensorBase, b: TensorBase, *, out: TensorBase | None = None) -> Tenso
 
 def addmm(
     input: TensorBase, a: TensorBase, b: TensorBase, *, beta: float = 1, alpha: float = 1, out: TensorBase | None = None
-) -> TensorBase:
+) -> Tensor:
     """``beta * input + alpha * (a @ b)`` for matrices a and b, as ``torch.addmm``."""
     product = mm(a, b)
     if alpha != 1:

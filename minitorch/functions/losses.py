@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from minitorch.errors import MiniTorchError
 from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.class_losses import NLLLoss, _check_reduction, cross_entropy, nll_loss
@@ -14,12 +16,15 @@ from minitorch.functions.pointwise_losses import broadcast_pair, weighted_reduce
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
 
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
+
 __all__ = ["NLLLoss", "cross_entropy", "mse_loss", "nll_loss"]
 
 
 def mse_loss(
     input: TensorBase, target: TensorBase, reduction: str = "mean", *, weight: TensorBase | None = None
-) -> TensorBase:
+) -> Tensor:
     """Mean (or sum) of squared differences; ``weight`` (input's shape) rescales each one, as PyTorch's.
 
     With a weight, ``'mean'`` is the weighted mean ``sum(w * d**2) / sum(w)``.

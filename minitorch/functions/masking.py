@@ -8,13 +8,16 @@ incoming gradient where the element was kept, zero where it was replaced.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, check_int
 from minitorch.hints import Array, Gradients
 from minitorch.size import broadcast_shape
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 class MaskedFill(Function):
@@ -50,7 +53,7 @@ class Triangle(Function):
         return (xp.triu(grad, ctx.diagonal) if ctx.upper else xp.tril(grad, ctx.diagonal)), None, None
 
 
-def masked_fill(x: TensorBase, mask: TensorBase, value: Any) -> TensorBase:
+def masked_fill(x: TensorBase, mask: TensorBase, value: Any) -> Tensor:
     """``x`` with ``value`` wherever the bool ``mask`` (broadcast to x's shape) is True."""
     if not isinstance(mask, TensorBase) or mask.data.dtype.kind != "b":
         shown = mask.dtype if isinstance(mask, TensorBase) else type(mask).__name__
@@ -83,17 +86,17 @@ def masked_fill(x: TensorBase, mask: TensorBase, value: Any) -> TensorBase:
     return MaskedFill.apply(x, mask, value)
 
 
-def _triangle(op: str, x: TensorBase, diagonal: int, upper: bool) -> TensorBase:
+def _triangle(op: str, x: TensorBase, diagonal: int, upper: bool) -> Tensor:
     if x.ndim < 2:
         raise MiniTorchError(f"{op}: input tensor must have at least 2 dimensions, got shape {tuple(x.shape)}")
     return Triangle.apply(x, check_int(op, "diagonal", diagonal), upper)
 
 
-def tril(x: TensorBase, diagonal: int = 0) -> TensorBase:
+def tril(x: TensorBase, diagonal: int = 0) -> Tensor:
     """The lower triangle of the last two dims (elements with j <= i + diagonal), zeros above."""
     return _triangle("tril", x, diagonal, False)
 
 
-def triu(x: TensorBase, diagonal: int = 0) -> TensorBase:
+def triu(x: TensorBase, diagonal: int = 0) -> Tensor:
     """The upper triangle of the last two dims (elements with j >= i + diagonal), zeros below."""
     return _triangle("triu", x, diagonal, True)

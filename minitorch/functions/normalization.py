@@ -4,6 +4,7 @@ normalisation (each sample over its last dims, the transformer's normalisation).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
@@ -11,6 +12,9 @@ from minitorch.dtypes import float16, float32
 from minitorch.errors import MiniTorchError
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 def _check_dtype(op: str, x: TensorBase, name: str, t: TensorBase) -> None:
@@ -86,7 +90,7 @@ def batch_norm(
     training: bool = False,
     momentum: float = 0.1,
     eps: float = 1e-5,
-) -> TensorBase:
+) -> Tensor:
     """Normalise each channel (dim 1) of ``input`` (N, C) or (N, C, H, W), as ``torch.nn.functional.batch_norm``.
 
     In training the batch statistics are used and the running ones (if given) are updated
@@ -190,7 +194,7 @@ def layer_norm(
     weight: TensorBase | None = None,
     bias: TensorBase | None = None,
     eps: float = 1e-5,
-) -> TensorBase:
+) -> Tensor:
     """Normalise each sample over its last dims ``normalized_shape``, as ``torch.nn.functional.layer_norm``."""
     if input.data.dtype.kind != "f":
         raise MiniTorchError(

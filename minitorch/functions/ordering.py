@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
@@ -22,6 +22,9 @@ from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.return_types import SortResult, TopKResult
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 def along_axis(xp: Any, index: Array, axis: int) -> tuple[Array, ...]:
@@ -70,18 +73,18 @@ def sort_order(xp: Any, a: Array, axis: int, descending: bool) -> Array:
     return xp.flip(a.shape[axis] - 1 - order, axis).astype("int64", copy=False)
 
 
-def _as_1d(op: str, a: TensorBase, dim: int) -> tuple[TensorBase, int]:
+def _as_1d(op: str, a: TensorBase, dim: int) -> tuple[Tensor, int]:
     """A 0-d tensor seen as 1-d (PyTorch treats it as one element); ``dim`` checked."""
     axis = check_dim(op, dim, a.ndim)
     return (a.reshape(1), 0) if a.ndim == 0 else (a, axis)
 
 
-def _back_to_0d(a: TensorBase, *outs: TensorBase) -> tuple[TensorBase, ...]:
+def _back_to_0d(a: TensorBase, *outs: TensorBase) -> tuple[Tensor, ...]:
     """Undo ``_as_1d`` on results: 0-d input, 0-d outputs."""
     return tuple(o.reshape(()) if a.ndim == 0 else o for o in outs)
 
 
-def _constant(array: Array) -> TensorBase:
+def _constant(array: Array) -> Tensor:
     """An index result: a tensor that is not part of the graph."""
     return TensorBase._make(array, None, False)
 
@@ -97,7 +100,7 @@ def sort(input: TensorBase, dim: int = -1, descending: bool = False, stable: boo
     return SortResult(*_back_to_0d(input, values, _constant(index)))
 
 
-def argsort(input: TensorBase, dim: int = -1, descending: bool = False, stable: bool = False) -> TensorBase:
+def argsort(input: TensorBase, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """The indices that sort ``input`` along ``dim`` (``sort(a, dim).indices``)."""
     x, axis = _as_1d("argsort", input, dim)
     index = sort_order(backends.module_of(x.data), x.data, axis, descending)
@@ -195,7 +198,7 @@ class CumProd(Function):
         return result.astype(a.dtype, copy=False), None
 
 
-def _running(op: str, fn: type[Function], a: TensorBase, dim: int, dtype: DTypeLike | None) -> TensorBase:
+def _running(op: str, fn: type[Function], a: TensorBase, dim: int, dtype: DTypeLike | None) -> Tensor:
     """cumsum/cumprod: ``dtype`` first (bool and int inputs count in int64, as PyTorch)."""
     check_dim(op, dim, a.ndim)  # a bad dim is reported before a bad dtype, as in PyTorch
     if dtype is not None:
@@ -206,7 +209,7 @@ def _running(op: str, fn: type[Function], a: TensorBase, dim: int, dtype: DTypeL
     return _back_to_0d(a, fn.apply(x, axis))[0]
 
 
-def _to_dtype(op: str, a: TensorBase, dtype: DTypeLike) -> TensorBase:
+def _to_dtype(op: str, a: TensorBase, dtype: DTypeLike) -> Tensor:
     """``a`` converted to the ``dtype=`` argument; PyTorch refuses an integer one when ``a`` needs a gradient."""
     target = get_dtype(dtype)
     if not target.is_floating_point and a.requires_grad and SWITCHES.grad_enabled:
@@ -217,12 +220,12 @@ def _to_dtype(op: str, a: TensorBase, dtype: DTypeLike) -> TensorBase:
     return a.to(target)
 
 
-def cumsum(input: TensorBase, dim: int, dtype: DTypeLike | None = None) -> TensorBase:
+def cumsum(input: TensorBase, dim: int, dtype: DTypeLike | None = None) -> Tensor:
     """Running sum along ``dim``: out[i] = a[0] + ... + a[i]."""
     return _running("cumsum", CumSum, input, dim, dtype)
 
 
-def cumprod(input: TensorBase, dim: int, dtype: DTypeLike | None = None) -> TensorBase:
+def cumprod(input: TensorBase, dim: int, dtype: DTypeLike | None = None) -> Tensor:
     """Running product along ``dim``: out[i] = a[0] * ... * a[i] (gradient exact at zeros)."""
     return _running("cumprod", CumProd, input, dim, dtype)
 
@@ -276,7 +279,7 @@ class Prod(Function):
 
 def prod(
     input: TensorBase, dim: int | None = None, keepdim: bool = False, dtype: DTypeLike | None = None
-) -> TensorBase:
+) -> Tensor:
     """Product of all elements, or along ``dim`` (one int, as in PyTorch); bool and int give int64."""
     if dim is not None:  # a bad dim is reported before a bad dtype, as in PyTorch
         check_dim("prod", dim, input.ndim)
@@ -371,7 +374,7 @@ class NormP(Function):
 
 def norm(
     input: TensorBase, p: float | str = "fro", dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None
-) -> TensorBase:
+) -> Tensor:
     """The vector norm (sum of |a| ** p) ** (1/p) over ``dim`` (all elements when None).
 
     p = 2 or 'fro' (the default), any other number, inf (the largest |a|) or -inf (the
@@ -425,7 +428,7 @@ class Flip(Function):
         return ctx.xp.flip(grad, ctx.axes), None
 
 
-def flip(input: TensorBase, *dims_given: Any, dims: Sequence[int] | None = None) -> TensorBase:
+def flip(input: TensorBase, *dims_given: Any, dims: Sequence[int] | None = None) -> Tensor:
     """A copy reversed along each of ``dims``: ``flip(x, 0, 1)``, ``flip(x, [0, 1])``, ``flip(x, dims=[0])``."""
     if dims is not None:
         dims_given = (dims,)
@@ -452,7 +455,7 @@ class Roll(Function):
         return ctx.xp.roll(grad, back, ctx.axes), None, None
 
 
-def roll(input: TensorBase, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> TensorBase:
+def roll(input: TensorBase, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
     """``input`` shifted cyclically by ``shifts`` along ``dims`` (over all elements when dims is None)."""
     shift_list = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
     shift_list = tuple(check_int("roll", "shifts", s) for s in shift_list)

@@ -22,7 +22,7 @@ mismatch is almost always an (N, 1) output against (N,) targets, which broadcast
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
@@ -34,6 +34,9 @@ from minitorch.hints import Array, Gradients, Shape
 from minitorch.size import broadcast_shape
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 REDUCTIONS = ("mean", "sum", "none")
 # BCE's backward divides by p (1 - p), kept >= PyTorch's EPSILON: 1e-12 stored as a float32
@@ -84,7 +87,7 @@ def _check_pair(op: str, input: Any, target: Any) -> None:
         )
 
 
-def broadcast_pair(op: str, input: Any, target: Any) -> tuple[TensorBase, TensorBase]:
+def broadcast_pair(op: str, input: Any, target: Any) -> tuple[Tensor, Tensor]:
     """Both Tensors, expanded to one shape: a target of another shape broadcasts with a warning.
 
     PyTorch's regression losses do the same (its warning, word for word, then the fix). Shapes
@@ -135,7 +138,7 @@ def _check_constant(op: str, name: str, t: TensorBase | None, shape: Shape) -> N
         )
 
 
-def weighted_reduce(op: str, loss: TensorBase, weight: Any, reduction: str, mean_by_weight: bool) -> TensorBase:
+def weighted_reduce(op: str, loss: TensorBase, weight: Any, reduction: str, mean_by_weight: bool) -> Tensor:
     """``loss * weight`` reduced, for the ``weight=`` of mse/l1/huber (composed of ops, so ``weight`` may need grad).
 
     PyTorch requires ``weight`` to have the input's shape. Its ``'mean'`` is
@@ -192,7 +195,7 @@ class BinaryCrossEntropy(Function):
 
 def binary_cross_entropy(
     input: TensorBase, target: TensorBase, weight: TensorBase | None = None, reduction: str = "mean"
-) -> TensorBase:
+) -> Tensor:
     """Binary cross-entropy of probabilities ``input`` (in [0, 1]) against ``target`` of the same shape.
 
     ``weight`` (broadcast to the input's shape) rescales each element's loss. Prefer
@@ -280,7 +283,7 @@ def binary_cross_entropy_with_logits(
     weight: TensorBase | None = None,
     reduction: str = "mean",
     pos_weight: TensorBase | None = None,
-) -> TensorBase:
+) -> Tensor:
     """BCE of ``sigmoid(input)`` against ``target``, computed stably from the logits in one op.
 
     ``weight`` rescales each element's loss; ``pos_weight`` (broadcast along the last
@@ -303,7 +306,7 @@ def binary_cross_entropy_with_logits(
 
 
 # ---------------------------------------------------------------------- L1, smooth L1, Huber
-def _regression_pair(op: str, input: TensorBase, target: TensorBase, reduction: str) -> tuple[TensorBase, TensorBase]:
+def _regression_pair(op: str, input: TensorBase, target: TensorBase, reduction: str) -> tuple[Tensor, Tensor]:
     """The shared checks of l1/smooth_l1/huber; the pair promoted to one dtype."""
     _check_reduction(op, reduction)
     input, target = broadcast_pair(op, input, target)
@@ -319,7 +322,7 @@ def _regression_pair(op: str, input: TensorBase, target: TensorBase, reduction: 
 
 def l1_loss(
     input: TensorBase, target: TensorBase, reduction: str = "mean", *, weight: TensorBase | None = None
-) -> TensorBase:
+) -> Tensor:
     """Mean (or sum) absolute difference ``|input - target|``; its gradient is ``sign(input - target)``.
 
     ``weight`` (input's shape) rescales each element; ``'mean'`` is then ``sum(w |d|) / sum(w)``.
@@ -396,7 +399,7 @@ def _positive_number(op: str, name: str, value: Any, allow_zero: bool) -> float:
     return value
 
 
-def smooth_l1_loss(input: TensorBase, target: TensorBase, reduction: str = "mean", beta: float = 1.0) -> TensorBase:
+def smooth_l1_loss(input: TensorBase, target: TensorBase, reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """Smooth L1: quadratic for ``|input - target| < beta``, linear beyond; ``beta=0`` is ``l1_loss``."""
     beta = _positive_number("smooth_l1_loss", "beta", beta, allow_zero=True)
     if beta == 0:  # the quadratic part vanishes (and would divide by zero): PyTorch calls l1_loss
@@ -407,7 +410,7 @@ def smooth_l1_loss(input: TensorBase, target: TensorBase, reduction: str = "mean
 
 def huber_loss(
     input: TensorBase, target: TensorBase, reduction: str = "mean", delta: float = 1.0, weight: TensorBase | None = None
-) -> TensorBase:
+) -> Tensor:
     """Huber loss: ``0.5 d**2`` for ``|d| < delta``, ``delta (|d| - delta / 2)`` beyond (d = input - target).
 
     ``weight`` (input's shape) rescales each element; ``'mean'`` is then ``mean(w * loss)``, as PyTorch's.

@@ -12,13 +12,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchValueError, check_int
 from minitorch.functions.conv import col2im, pool_geometry, windows
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 def _accumulator(xp: Any, dtype: Any) -> Any:
@@ -62,7 +65,7 @@ def avg_pool2d(
     ceil_mode: bool = False,
     count_include_pad: bool = True,
     divisor_override: int | None = None,
-) -> TensorBase:
+) -> Tensor:
     """Mean over each window of ``input`` (N, C, H, W) or (C, H, W); ``stride`` defaults to the kernel.
 
     ``padding`` adds zeros, counted in every window's divisor (at most half the kernel, as
@@ -130,7 +133,7 @@ class AdaptiveAvgPool2d(Function):
         return out.astype(grad.dtype, copy=False), None
 
 
-def adaptive_avg_pool2d(input: TensorBase, output_size: Any) -> TensorBase:
+def adaptive_avg_pool2d(input: TensorBase, output_size: Any) -> Tensor:
     """Average ``input`` (N, C, H, W) or (C, H, W) down (or up) to ``output_size`` (an int or a
     pair; None in the pair keeps that input size). Windows as PyTorch's: see ``AdaptiveAvgPool2d``."""
     sizes = (output_size, output_size) if not isinstance(output_size, (tuple, list)) else tuple(output_size)

@@ -10,7 +10,7 @@ element is the sum of its copies' gradients.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
@@ -23,8 +23,11 @@ from minitorch.hints import Array, Gradients
 from minitorch.size import broadcast_shape
 from minitorch.tensor_base import TensorBase
 
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
-def narrow(input: TensorBase, dim: int, start: int, length: int) -> TensorBase:
+
+def narrow(input: TensorBase, dim: int, start: int, length: int) -> Tensor:
     """``length`` elements of ``input`` along ``dim`` from ``start`` (a view: the slice a[..., start:start+length])."""
     if input.ndim == 0:  # before the dim check: PyTorch's RuntimeError, not an IndexError
         raise MiniTorchError("narrow() cannot be applied to a 0-dim tensor")
@@ -44,7 +47,7 @@ def narrow(input: TensorBase, dim: int, start: int, length: int) -> TensorBase:
     return getitem(input, (slice(None),) * axis + (slice(start, start + length),))
 
 
-def select(input: TensorBase, dim: int, index: int) -> TensorBase:
+def select(input: TensorBase, dim: int, index: int) -> Tensor:
     """The slice at ``index`` along ``dim``, that dim removed (``a[:, index]`` for dim 1; a view)."""
     if input.ndim == 0:
         raise MiniTorchIndexError("select() cannot be applied to a 0-dim tensor")
@@ -58,7 +61,7 @@ def select(input: TensorBase, dim: int, index: int) -> TensorBase:
     return getitem(input, (slice(None),) * axis + (index % n,))
 
 
-def unbind(input: TensorBase, dim: int = 0) -> tuple[TensorBase, ...]:
+def unbind(input: TensorBase, dim: int = 0) -> tuple[Tensor, ...]:
     """Every slice along ``dim``, that dim removed: ``tuple(a.select(dim, i) for i in range(n))``."""
     if input.ndim == 0:
         raise MiniTorchIndexError("unbind: dimension specified as 0 but tensor has no dimensions")
@@ -66,7 +69,7 @@ def unbind(input: TensorBase, dim: int = 0) -> tuple[TensorBase, ...]:
     return tuple(select(input, axis, i) for i in range(input.shape[axis]))
 
 
-def movedim(input: TensorBase, source: int | Sequence[int], destination: int | Sequence[int]) -> TensorBase:
+def movedim(input: TensorBase, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
     """Move dimension(s) ``source`` to position(s) ``destination``; the others keep their order (a permute)."""
     src = (source,) if not isinstance(source, (tuple, list)) else tuple(source)
     dst = (destination,) if not isinstance(destination, (tuple, list)) else tuple(destination)
@@ -109,7 +112,7 @@ class Repeat(Function):
         return summed.reshape(ctx.in_shape), None
 
 
-def repeat(a: TensorBase, *sizes: Any) -> TensorBase:
+def repeat(a: TensorBase, *sizes: Any) -> Tensor:
     """``a`` copied ``sizes[d]`` times along each dim (a copy, not a view; more sizes add leading dims)."""
     sizes = _shape_args("repeat", "repeats", sizes)
     if len(sizes) < a.ndim:
@@ -122,7 +125,7 @@ def repeat(a: TensorBase, *sizes: Any) -> TensorBase:
     return Repeat.apply(a, sizes)
 
 
-def tile(input: TensorBase, dims: Sequence[int]) -> TensorBase:
+def tile(input: TensorBase, dims: Sequence[int]) -> Tensor:
     """``repeat``, except that fewer ``dims`` than ``input`` has are padded with 1s at the front."""
     dims = check_sizes("tile", "dims", dims)
     return repeat(input, (1,) * (input.ndim - len(dims)) + dims)
@@ -152,7 +155,7 @@ def repeat_interleave(
     dim: int | None = None,
     *,
     output_size: int | None = None,
-) -> TensorBase:
+) -> Tensor:
     """Each element (or slice along ``dim``) repeated ``repeats`` times in a row; flattened when dim is None.
 
     ``repeat_interleave(counts)`` with one 1-D int tensor gives each position i repeated counts[i]
@@ -173,7 +176,7 @@ def repeat_interleave(
     return out
 
 
-def _repeat_interleave(input: TensorBase, repeats: int | TensorBase, dim: int | None) -> TensorBase:
+def _repeat_interleave(input: TensorBase, repeats: int | TensorBase, dim: int | None) -> Tensor:
     if dim is None:
         input, dim = reshape(input, -1), 0
     elif input.ndim == 0:
@@ -228,7 +231,7 @@ class Diag(Function):
         return full, None
 
 
-def diag(input: TensorBase, diagonal: int = 0) -> TensorBase:
+def diag(input: TensorBase, diagonal: int = 0) -> Tensor:
     """A 1-D tensor as a diagonal matrix, or the diagonal of a 2-D one (``diagonal`` > 0: above it)."""
     if input.ndim not in (1, 2):
         raise MiniTorchError(f"diag(): supports 1D or 2D tensors, got {input.ndim}D (shape {tuple(input.shape)})")
@@ -253,7 +256,7 @@ class Diagonal(Function):
         return full, None
 
 
-def diagonal(input: TensorBase, offset: int = 0, dim1: int = 0, dim2: int = 1) -> TensorBase:
+def diagonal(input: TensorBase, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal ``offset`` (> 0: above it) of the matrices in dims ``dim1`` and ``dim2``, as the last dim."""
     _both_tensors("diagonal", input, "input", input)
     offset = check_int("diagonal", "offset", offset)
@@ -263,7 +266,7 @@ def diagonal(input: TensorBase, offset: int = 0, dim1: int = 0, dim2: int = 1) -
     return Diagonal.apply(movedim(input, (d1, d2), (-2, -1)), offset)
 
 
-def trace(input: TensorBase) -> TensorBase:
+def trace(input: TensorBase) -> Tensor:
     """The sum of a matrix's main diagonal."""
     _both_tensors("trace", input, "input", input)
     if input.ndim != 2:
@@ -271,7 +274,7 @@ def trace(input: TensorBase) -> TensorBase:
     return diagonal(input).sum()
 
 
-def outer(input: TensorBase, vec2: TensorBase) -> TensorBase:
+def outer(input: TensorBase, vec2: TensorBase) -> Tensor:
     """out[i][j] = a[i] * b[j] for 1-D ``input`` and ``vec2`` (the usual dtype promotion)."""
     _both_tensors("outer", input, "vec2", vec2)
     for name, t in (("self", input), ("vec2", vec2)):
@@ -280,7 +283,7 @@ def outer(input: TensorBase, vec2: TensorBase) -> TensorBase:
     return mul(reshape(input, -1, 1), reshape(vec2, 1, -1))
 
 
-def dot(input: TensorBase, tensor: TensorBase) -> TensorBase:
+def dot(input: TensorBase, tensor: TensorBase) -> Tensor:
     """The sum of a[i] * b[i] for two 1-D tensors of one size and one dtype (a 0-d result)."""
     _both_tensors("dot", input, "tensor", tensor)
     if input.ndim != 1 or tensor.ndim != 1:
@@ -300,18 +303,18 @@ def dot(input: TensorBase, tensor: TensorBase) -> TensorBase:
 
 
 # ---------------------------------------------------------------------- broadcasting and joining
-def broadcast_to(input: TensorBase, size: Sequence[int]) -> TensorBase:
+def broadcast_to(input: TensorBase, size: Sequence[int]) -> Tensor:
     """``a.expand(size)``: a view of ``input`` at the broadcast shape ``size``."""
     return expand(input, size)
 
 
-def broadcast_tensors(*tensors: TensorBase) -> tuple[TensorBase, ...]:
+def broadcast_tensors(*tensors: TensorBase) -> tuple[Tensor, ...]:
     """The tensors expanded to their common broadcast shape (views)."""
     shape = broadcast_shape(*(tuple(t.shape) for t in tensors), op="broadcast_tensors")
     return tuple(expand(t, shape) for t in tensors)
 
 
-def concat(tensors: Sequence[TensorBase], dim: int = 0) -> TensorBase:
+def concat(tensors: Sequence[TensorBase], dim: int = 0) -> Tensor:
     """Another name for ``cat``."""
     return cat(tensors, dim)
 
@@ -319,19 +322,19 @@ def concat(tensors: Sequence[TensorBase], dim: int = 0) -> TensorBase:
 concatenate = concat
 
 
-def hstack(tensors: Sequence[TensorBase]) -> TensorBase:
+def hstack(tensors: Sequence[TensorBase]) -> Tensor:
     """Join along dim 1 (dim 0 for 1-D tensors): side by side."""
     tensors = [reshape(t, 1) if t.ndim == 0 else t for t in _tensor_list("hstack", tensors)]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
-def vstack(tensors: Sequence[TensorBase]) -> TensorBase:
+def vstack(tensors: Sequence[TensorBase]) -> Tensor:
     """Join along dim 0, 1-D tensors becoming rows: one on top of the other."""
     tensors = [reshape(t, 1, -1) if t.ndim < 2 else t for t in _tensor_list("vstack", tensors)]
     return cat(tensors, 0)
 
 
-def _tensor_list(op: str, tensors: Any) -> list[TensorBase]:
+def _tensor_list(op: str, tensors: Any) -> list[Tensor]:
     if not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{op}(): argument 'tensors' must be a tuple or list of Tensors, not {type(tensors).__name__}")
     if not tensors:  # PyTorch's RuntimeError
@@ -340,7 +343,7 @@ def _tensor_list(op: str, tensors: Any) -> list[TensorBase]:
 
 
 # ---------------------------------------------------------------------- chunk and split (views along a dimension)
-def _pieces(x: TensorBase, dim: int, sizes: Sequence[int]) -> tuple[TensorBase, ...]:
+def _pieces(x: TensorBase, dim: int, sizes: Sequence[int]) -> tuple[Tensor, ...]:
     """Slices of ``x`` along ``dim`` with the given lengths, in order."""
     before = (slice(None),) * dim
     out, start = [], 0
@@ -350,7 +353,7 @@ def _pieces(x: TensorBase, dim: int, sizes: Sequence[int]) -> tuple[TensorBase, 
     return tuple(out)
 
 
-def split(x: TensorBase, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[TensorBase, ...]:
+def split(x: TensorBase, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
     """Pieces of ``split_size`` along ``dim`` (the last one may be shorter), or of the listed sizes."""
     dim = check_dim("split", dim, x.ndim)
     n = x.shape[dim] if x.ndim else 1
@@ -370,7 +373,7 @@ def split(x: TensorBase, split_size_or_sections: int | Sequence[int], dim: int =
     return _pieces(x, dim, [min(size, n - i * size) for i in range(count)])
 
 
-def chunk(x: TensorBase, chunks: int, dim: int = 0) -> tuple[TensorBase, ...]:
+def chunk(x: TensorBase, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """``chunks`` pieces along ``dim`` of ceil(n / chunks) elements each (fewer if n runs out), as PyTorch."""
     chunks = check_int("chunk", "chunks", chunks)
     if chunks <= 0:

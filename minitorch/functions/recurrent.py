@@ -18,11 +18,16 @@ the final cell state as one more "step" at the end (``lstm_layer`` slices it off
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.indexing import getitem
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 def _input_projection(x: Array, w_ih: Array, bias: Array | None) -> Array:
@@ -290,7 +295,7 @@ def lstm_layer(
     w_hh: TensorBase,
     b_ih: TensorBase | None,
     b_hh: TensorBase | None,
-) -> tuple[TensorBase, TensorBase, TensorBase]:
+) -> tuple[Tensor, Tensor, Tensor]:
     """One LSTM layer over x (T, N, I) from (h0, c0): returns (all h (T, N, H), h_T, c_T)."""
     _check("lstm", x, [h0, c0], w_ih, w_hh, 4)
     packed = LSTMLayer.apply(x, h0, c0, w_ih, w_hh, b_ih, b_hh)
@@ -300,7 +305,7 @@ def lstm_layer(
 
 def gru_layer(
     x: TensorBase, h0: TensorBase, w_ih: TensorBase, w_hh: TensorBase, b_ih: TensorBase | None, b_hh: TensorBase | None
-) -> tuple[TensorBase, TensorBase]:
+) -> tuple[Tensor, Tensor]:
     """One GRU layer over x (T, N, I) from h0: returns (all h (T, N, H), h_T)."""
     _check("gru", x, [h0], w_ih, w_hh, 3)
     out = GRULayer.apply(x, h0, w_ih, w_hh, b_ih, b_hh)
@@ -315,7 +320,7 @@ def rnn_layer(
     b_ih: TensorBase | None,
     b_hh: TensorBase | None,
     nonlinearity: str = "tanh",
-) -> tuple[TensorBase, TensorBase]:
+) -> tuple[Tensor, Tensor]:
     """One tanh/relu RNN layer over x (T, N, I) from h0: returns (all h (T, N, H), h_T)."""
     if nonlinearity not in ("tanh", "relu"):
         raise MiniTorchError(f"rnn: unknown nonlinearity {nonlinearity!r} (use 'tanh' or 'relu')")

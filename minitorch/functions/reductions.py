@@ -6,7 +6,7 @@ first put the reduced dimensions back as size 1 (``keepdim``), then broadcast.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -19,6 +19,9 @@ from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.return_types import MaxResult, MinResult, ValuesIndices
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 Pair = TypeVar("Pair", bound=ValuesIndices)  # MaxResult or MinResult
 
@@ -279,7 +282,7 @@ class LogSumExp(Function):
 
 
 # ---------------------------------------------------------------------- user functions
-def sum(a: TensorBase, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> TensorBase:
+def sum(a: TensorBase, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> Tensor:
     """Sum of all elements, or over ``dim`` (an int or a tuple)."""
     if SWITCHES.autocast is not None:  # float32 inside autocast
         (a,) = to_float32(a)
@@ -291,7 +294,7 @@ def sum(a: TensorBase, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike
     return Sum.apply(a, axes, keepdim)
 
 
-def mean(a: TensorBase, dim: Dims = None, keepdim: bool = False) -> TensorBase:
+def mean(a: TensorBase, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """Mean of all elements, or over ``dim``; needs a floating-point tensor, as in PyTorch."""
     if SWITCHES.autocast is not None:  # float32 inside autocast
         (a,) = to_float32(a)
@@ -303,19 +306,19 @@ def mean(a: TensorBase, dim: Dims = None, keepdim: bool = False) -> TensorBase:
     return Mean.apply(a, normalize_dims("mean", dim, a.ndim), keepdim)
 
 
-def amax(a: TensorBase, dim: Dims = None, keepdim: bool = False) -> TensorBase:
+def amax(a: TensorBase, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """Largest value over ``dim`` (all dims when None); ties share the gradient."""
     _check_not_empty("amax", a, dim)
     return Amax.apply(a, normalize_dims("amax", dim, a.ndim), keepdim)
 
 
-def amin(a: TensorBase, dim: Dims = None, keepdim: bool = False) -> TensorBase:
+def amin(a: TensorBase, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """Smallest value over ``dim`` (all dims when None); ties share the gradient."""
     _check_not_empty("amin", a, dim)
     return Amin.apply(a, normalize_dims("amin", dim, a.ndim), keepdim)
 
 
-def max(a: TensorBase, dim: int | TensorBase | None = None, keepdim: bool = False) -> TensorBase | MaxResult:
+def max(a: TensorBase, dim: int | TensorBase | None = None, keepdim: bool = False) -> Tensor | MaxResult:
     """``max(a)``: the largest element; ``max(a, dim)``: (values, indices) along ``dim``."""
     if isinstance(dim, TensorBase):
         from minitorch.functions.arithmetic import maximum
@@ -327,7 +330,7 @@ def max(a: TensorBase, dim: int | TensorBase | None = None, keepdim: bool = Fals
     return _along_dim("max", a, dim, keepdim, MaxResult)
 
 
-def min(a: TensorBase, dim: int | TensorBase | None = None, keepdim: bool = False) -> TensorBase | MinResult:
+def min(a: TensorBase, dim: int | TensorBase | None = None, keepdim: bool = False) -> Tensor | MinResult:
     """``min(a)``: the smallest element; ``min(a, dim)``: (values, indices) along ``dim``."""
     if isinstance(dim, TensorBase):
         from minitorch.functions.arithmetic import minimum
@@ -373,7 +376,7 @@ def _check_not_empty(op: str, a: TensorBase, dim: Dims) -> None:
 
 def var(
     a: TensorBase, dim: Dims = None, unbiased: bool = True, keepdim: bool = False, correction: int | None = None
-) -> TensorBase:
+) -> Tensor:
     """Variance over ``dim``; ``unbiased=True`` divides by N - 1 (``correction`` overrides)."""
     if a.data.dtype.kind != "f":
         raise MiniTorchError(f"var(): input dtype must be floating point, got {a.dtype}")
@@ -384,7 +387,7 @@ def var(
 
 def std(
     a: TensorBase, dim: Dims = None, unbiased: bool = True, keepdim: bool = False, correction: int | None = None
-) -> TensorBase:
+) -> Tensor:
     """Standard deviation over ``dim``: the square root of ``var``."""
     if a.data.dtype.kind != "f":
         raise MiniTorchError(f"std(): input dtype must be floating point, got {a.dtype}")
@@ -393,7 +396,7 @@ def std(
     return Std.apply(a, None if dim is None else normalize_dims("std", dim, a.ndim), correction, keepdim)
 
 
-def logsumexp(a: TensorBase, dim: Dims, keepdim: bool = False) -> TensorBase:
+def logsumexp(a: TensorBase, dim: Dims, keepdim: bool = False) -> Tensor:
     """log(sum(exp(a), dim)) without overflow."""
     if a.data.dtype.kind != "f":
         from minitorch.dtypes import default_float
@@ -401,17 +404,17 @@ def logsumexp(a: TensorBase, dim: Dims, keepdim: bool = False) -> TensorBase:
     return LogSumExp.apply(a, normalize_dims("logsumexp", dim, a.ndim), keepdim)
 
 
-def argmax(a: TensorBase, dim: int | None = None, keepdim: bool = False) -> TensorBase:
+def argmax(a: TensorBase, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
     return _arg_extreme("argmax", a, dim, keepdim)
 
 
-def argmin(a: TensorBase, dim: int | None = None, keepdim: bool = False) -> TensorBase:
+def argmin(a: TensorBase, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the smallest element (of the flattened tensor when ``dim`` is None)."""
     return _arg_extreme("argmin", a, dim, keepdim)
 
 
-def _arg_extreme(op: str, a: TensorBase, dim: int | None, keepdim: bool) -> TensorBase:
+def _arg_extreme(op: str, a: TensorBase, dim: int | None, keepdim: bool) -> Tensor:
     if a.data.dtype.kind == "b":
         raise MiniTorchError(f"{op}(): does not support bool input (as PyTorch); convert first, e.g. .long()")
     if a.data.size == 0 and (dim is None or a.shape[check_dim(op, dim, a.ndim)] == 0):

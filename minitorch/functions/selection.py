@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
@@ -73,9 +73,12 @@ from minitorch.size import broadcast_shape
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
 
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
+
 
 # ---------------------------------------------------------------------- index checks
-def _check_index(op: str, index: Any) -> TensorBase:
+def _check_index(op: str, index: Any) -> Tensor:
     """``index`` must be an integer (int64) tensor: NumPy would read a bool one as a mask."""
     if not isinstance(index, TensorBase):
         raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
@@ -116,7 +119,7 @@ def _check_fits(op: str, index: TensorBase, axis: int, limits: Sequence[tuple[st
 
 
 # ---------------------------------------------------------------------- gather, index_select, scatter
-def gather(input: TensorBase, dim: int, index: TensorBase, *, sparse_grad: bool = False) -> TensorBase:
+def gather(input: TensorBase, dim: int, index: TensorBase, *, sparse_grad: bool = False) -> Tensor:
     """out[i][j] = a[i][index[i][j]] for dim 1 (likewise for every dim): values picked along ``dim``."""
     index = _check_index("gather", index)
     axis = check_dim("gather", dim, input.ndim)
@@ -146,7 +149,7 @@ class IndexSelect(Function):
         return full, None, None
 
 
-def index_select(input: TensorBase, dim: int, index: TensorBase) -> TensorBase:
+def index_select(input: TensorBase, dim: int, index: TensorBase) -> Tensor:
     """The slices of ``input`` along ``dim`` at the positions of the 1-D ``index`` (repeats allowed)."""
     index = _check_index("index_select", index)
     if index.ndim > 1:
@@ -189,7 +192,7 @@ class Scatter(Function):
         return grad_a, None, grad_src, None
 
 
-def scatter(input: TensorBase, dim: int, index: TensorBase, src: Any = None, *, value: Any = None) -> TensorBase:
+def scatter(input: TensorBase, dim: int, index: TensorBase, src: Any = None, *, value: Any = None) -> Tensor:
     """A copy of ``input`` with the values of ``src`` (a tensor or a number) written at ``index`` along ``dim``."""
     index = _check_index("scatter", index)
     src = value if src is None else src
@@ -231,7 +234,7 @@ class MaskedSelect(Function):
         return unbroadcast(full, ctx.in_shape), None, None
 
 
-def masked_select(input: TensorBase, mask: TensorBase) -> TensorBase:
+def masked_select(input: TensorBase, mask: TensorBase) -> Tensor:
     """The elements of ``input`` where the bool ``mask`` is True (both broadcast), as a 1-D tensor."""
     if not isinstance(mask, TensorBase) or mask.data.dtype.kind != "b":
         shown = mask.dtype if isinstance(mask, TensorBase) else type(mask).__name__
@@ -240,7 +243,7 @@ def masked_select(input: TensorBase, mask: TensorBase) -> TensorBase:
     return MaskedSelect.apply(input, mask, shape)
 
 
-def nonzero(input: TensorBase, *, as_tuple: bool = False) -> TensorBase | tuple[TensorBase, ...]:
+def nonzero(input: TensorBase, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]:
     """The indices of the non-zero elements: one row each (n, ndim), or one 1-D tensor per dim."""
     xp = backends.module_of(input.data)
     if as_tuple:
@@ -250,7 +253,7 @@ def nonzero(input: TensorBase, *, as_tuple: bool = False) -> TensorBase | tuple[
     return TensorBase._make(xp.argwhere(input.data).astype("int64"), None, False)
 
 
-def count_nonzero(input: TensorBase, dim: int | tuple[int, ...] | None = None) -> TensorBase:
+def count_nonzero(input: TensorBase, dim: int | tuple[int, ...] | None = None) -> Tensor:
     """How many elements are not zero, in all of ``input`` or over ``dim``."""
     axes = normalize_dims("count_nonzero", dim, input.ndim)
     count = (input.data != 0).sum(axis=axes)
@@ -263,7 +266,7 @@ def unique(
     return_inverse: bool = False,
     return_counts: bool = False,
     dim: int | None = None,
-) -> TensorBase | tuple[TensorBase, ...]:
+) -> Tensor | tuple[Tensor, ...]:
     """The distinct values of ``input`` in increasing order (always sorted), or the distinct slices
     along ``dim``; optionally, for each element (slice) the position of its value in the result
     (``return_inverse``) and how often each value occurs (``return_counts``)."""

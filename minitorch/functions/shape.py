@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
@@ -17,6 +17,9 @@ from minitorch.errors import MiniTorchError, MiniTorchValueError, check_dim, che
 from minitorch.functions.arithmetic import promote, unbroadcast
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 def infer_shape(op: str, in_shape: Shape, shape: Iterable[int]) -> Shape:
@@ -181,7 +184,7 @@ def _shape_args(op: str, name: str, shape: tuple[Any, ...]) -> Shape:
     return check_sizes(op, name, shape)
 
 
-def reshape(a: TensorBase, *shape: Any) -> TensorBase:
+def reshape(a: TensorBase, *shape: Any) -> Tensor:
     """The same elements in a new shape (a view when possible); one size may be -1."""
     shape = infer_shape("reshape", a.shape, _shape_args("reshape", "shape", shape))
     if shape == a.shape:
@@ -189,13 +192,13 @@ def reshape(a: TensorBase, *shape: Any) -> TensorBase:
     return Reshape.apply(a, shape)
 
 
-def view(a: TensorBase, *shape: Any) -> TensorBase:
+def view(a: TensorBase, *shape: Any) -> Tensor:
     """The same memory seen with a new shape; fails for non-contiguous layouts, as in PyTorch."""
     shape = infer_shape("view", a.shape, _shape_args("view", "shape", shape))
     return View.apply(a, shape)
 
 
-def permute(a: TensorBase, *dims: Any) -> TensorBase:
+def permute(a: TensorBase, *dims: Any) -> Tensor:
     """Reorder the dimensions: ``x.permute(2, 0, 1)``."""
     dims = _shape_args("permute", "dims", dims)
     ndim = a.ndim
@@ -209,7 +212,7 @@ def permute(a: TensorBase, *dims: Any) -> TensorBase:
     return Permute.apply(a, normalized)
 
 
-def transpose(a: TensorBase, dim0: int, dim1: int) -> TensorBase:
+def transpose(a: TensorBase, dim0: int, dim1: int) -> Tensor:
     """Swap dimensions ``dim0`` and ``dim1`` (a view)."""
     ndim = a.ndim
     axis0, axis1 = check_dim("transpose", dim0, ndim, "dim0"), check_dim("transpose", dim1, ndim, "dim1")
@@ -218,7 +221,7 @@ def transpose(a: TensorBase, dim0: int, dim1: int) -> TensorBase:
     return Transpose.apply(a, axis0, axis1)
 
 
-def expand(a: TensorBase, *sizes: Any) -> TensorBase:
+def expand(a: TensorBase, *sizes: Any) -> Tensor:
     """Repeat size-1 dimensions to ``sizes`` without copying; -1 keeps a size."""
     sizes = _shape_args("expand", "size", sizes)
     if len(sizes) < a.ndim:
@@ -254,12 +257,12 @@ def expand(a: TensorBase, *sizes: Any) -> TensorBase:
     return Expand.apply(a, tuple(shape))
 
 
-def expand_as(a: TensorBase, other: TensorBase) -> TensorBase:
+def expand_as(a: TensorBase, other: TensorBase) -> Tensor:
     """``a.expand(other.shape)``."""
     return expand(a, other.shape)
 
 
-def unsqueeze(a: TensorBase, dim: int) -> TensorBase:
+def unsqueeze(a: TensorBase, dim: int) -> Tensor:
     """Insert a dimension of size 1 at ``dim``."""
     dim = check_int("unsqueeze", "dim", dim)
     if not -a.ndim - 1 <= dim <= a.ndim:
@@ -273,7 +276,7 @@ def unsqueeze(a: TensorBase, dim: int) -> TensorBase:
     return Reshape.apply(a, tuple(shape))
 
 
-def squeeze(a: TensorBase, dim: int | tuple[int, ...] | None = None) -> TensorBase:
+def squeeze(a: TensorBase, dim: int | tuple[int, ...] | None = None) -> Tensor:
     """Remove size-1 dimensions (all of them, or ``dim`` only when its size is 1)."""
     if dim is None:
         axes = {i for i, s in enumerate(a.shape) if s == 1}
@@ -289,7 +292,7 @@ def squeeze(a: TensorBase, dim: int | tuple[int, ...] | None = None) -> TensorBa
     return Reshape.apply(a, shape)
 
 
-def flatten(a: TensorBase, start_dim: int = 0, end_dim: int = -1) -> TensorBase:
+def flatten(a: TensorBase, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dimensions ``start_dim..end_dim`` into one."""
     start = check_dim("flatten", start_dim, a.ndim, "start_dim")
     end = check_dim("flatten", end_dim, a.ndim, "end_dim")
@@ -301,7 +304,7 @@ def flatten(a: TensorBase, start_dim: int = 0, end_dim: int = -1) -> TensorBase:
     return reshape(a, shape)
 
 
-def _promote_all(tensors: Sequence[TensorBase], op: str) -> list[TensorBase]:
+def _promote_all(tensors: Sequence[TensorBase], op: str) -> list[Tensor]:
     """The tensors of a list or tuple, promoted to one dtype (as PyTorch, a generator or a
     single Tensor is refused: ``cat(x)`` would silently join the rows of ``x``)."""
     if not isinstance(tensors, (list, tuple)):
@@ -328,7 +331,7 @@ def _promote_all(tensors: Sequence[TensorBase], op: str) -> list[TensorBase]:
     return [t.to(target) for t in tensors]
 
 
-def cat(tensors: Sequence[TensorBase], dim: int = 0) -> TensorBase:
+def cat(tensors: Sequence[TensorBase], dim: int = 0) -> Tensor:
     """Join tensors along dimension ``dim``; the other sizes must match."""
     tensors = _promote_all(tensors, "cat")
     # PyTorch's legacy rule: 1-D empty tensors (shape (0,)) are skipped, so a result can be
@@ -361,7 +364,7 @@ def cat(tensors: Sequence[TensorBase], dim: int = 0) -> TensorBase:
     return Cat.apply(axis, *all_tensors)
 
 
-def stack(tensors: Sequence[TensorBase], dim: int = 0) -> TensorBase:
+def stack(tensors: Sequence[TensorBase], dim: int = 0) -> Tensor:
     """Join same-shaped tensors along a new dimension ``dim``."""
     tensors = _promote_all(tensors, "stack")
     ref = tensors[0]

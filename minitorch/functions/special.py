@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from minitorch.errors import MiniTorchError
 from minitorch.functions.unary import _floating
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 try:  # an optional speed-up: MiniTorch needs only NumPy
     from scipy.special import erf as _scipy_erf  # type: ignore[import-untyped]
@@ -145,12 +148,12 @@ class Gelu(Function):
         return grad * (saved + x * pdf), None
 
 
-def erf(x: TensorBase) -> TensorBase:
+def erf(x: TensorBase) -> Tensor:
     """The error function of each element (float64-accurate; integers become float32)."""
     return Erf.apply(_floating(x, "erf"))
 
 
-def gelu(input: TensorBase, approximate: str = "none") -> TensorBase:
+def gelu(input: TensorBase, approximate: str = "none") -> Tensor:
     """The Gaussian error linear unit x * Phi(x); ``approximate="tanh"`` as PyTorch's."""
     if approximate not in ("none", "tanh"):
         raise MiniTorchError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")

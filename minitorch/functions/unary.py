@@ -3,6 +3,8 @@ abs, clamp. Each backward multiplies the incoming gradient by the local derivati
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import default_float
@@ -12,6 +14,9 @@ from minitorch.functions.conversion import cast
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 class Exp(Function):
@@ -207,7 +212,7 @@ class Clamp(Function):
 
 
 # ---------------------------------------------------------------------- user functions
-def _floating(a: TensorBase, op: str) -> TensorBase:
+def _floating(a: TensorBase, op: str) -> Tensor:
     """Math functions compute in floating point: integer tensors become float32 first."""
     if not isinstance(a, TensorBase):
         raise TypeError(f"{op}(): expected a Tensor, got {type(a).__name__}")
@@ -216,7 +221,7 @@ def _floating(a: TensorBase, op: str) -> TensorBase:
     return a
 
 
-def exp(a: TensorBase) -> TensorBase:
+def exp(a: TensorBase) -> Tensor:
     """e to the power of each element."""
     a = _floating(a, "exp")
     if SWITCHES.autocast is not None:  # float32 inside autocast
@@ -224,7 +229,7 @@ def exp(a: TensorBase) -> TensorBase:
     return Exp.apply(a)
 
 
-def log(a: TensorBase) -> TensorBase:
+def log(a: TensorBase) -> Tensor:
     """Natural logarithm of each element."""
     a = _floating(a, "log")
     if SWITCHES.autocast is not None:  # float32 inside autocast
@@ -232,7 +237,7 @@ def log(a: TensorBase) -> TensorBase:
     return Log.apply(a)
 
 
-def log1p(a: TensorBase) -> TensorBase:
+def log1p(a: TensorBase) -> Tensor:
     """log(1 + a) of each element, without losing tiny a to rounding."""
     a = _floating(a, "log1p")
     if SWITCHES.autocast is not None:  # float32 inside autocast
@@ -240,38 +245,38 @@ def log1p(a: TensorBase) -> TensorBase:
     return Log1p.apply(a)
 
 
-def sqrt(a: TensorBase) -> TensorBase:
+def sqrt(a: TensorBase) -> Tensor:
     """Square root of each element."""
     return Sqrt.apply(_floating(a, "sqrt"))
 
 
-def sin(a: TensorBase) -> TensorBase:
+def sin(a: TensorBase) -> Tensor:
     """Sine of each element."""
     return Sin.apply(_floating(a, "sin"))
 
 
-def cos(a: TensorBase) -> TensorBase:
+def cos(a: TensorBase) -> Tensor:
     """Cosine of each element."""
     return Cos.apply(_floating(a, "cos"))
 
 
-def tanh(input: TensorBase) -> TensorBase:
+def tanh(input: TensorBase) -> Tensor:
     """Hyperbolic tangent of each element."""
     return Tanh.apply(_floating(input, "tanh"))
 
 
-def sigmoid(input: TensorBase) -> TensorBase:
+def sigmoid(input: TensorBase) -> Tensor:
     """The logistic function 1 / (1 + exp(-input)) of each element."""
     return Sigmoid.apply(_floating(input, "sigmoid"))
 
 
-def relu(input: TensorBase) -> TensorBase:
+def relu(input: TensorBase) -> Tensor:
     """max(input, 0) for each element; a bool tensor is refused, as in PyTorch."""
     _not_bool(input, "relu")
     return ReLU.apply(input)
 
 
-def abs(a: TensorBase) -> TensorBase:
+def abs(a: TensorBase) -> Tensor:
     """Absolute value of each element; a bool tensor is refused, as in PyTorch."""
     _not_bool(a, "abs", MiniTorchNotImplementedError)  # PyTorch: no "abs" kernel for Bool
     return Abs.apply(a)

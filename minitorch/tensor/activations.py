@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch.functions import activations
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 class ActivationMethods(TensorBase):
@@ -13,10 +16,10 @@ class ActivationMethods(TensorBase):
 
     __slots__ = ()
 
-    def softmax(self, dim: int, dtype: Any = None) -> TensorBase:
+    def softmax(self, dim: int, dtype: Any = None) -> Tensor:
         """exp(self) normalised to sum to 1 along ``dim`` (in ``dtype`` if given)."""
         return activations.softmax(self, dim, dtype)
 
-    def log_softmax(self, dim: int, dtype: Any = None) -> TensorBase:
+    def log_softmax(self, dim: int, dtype: Any = None) -> Tensor:
         """log(softmax(self, dim)), computed stably (in ``dtype`` if given)."""
         return activations.log_softmax(self, dim, dtype)

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch.errors import MiniTorchError
 from minitorch.functions import arithmetic
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 def binary_operator(
@@ -44,39 +47,39 @@ class ArithmeticMethods(TensorBase):
 
     __slots__ = ()
 
-    def add(self, other: Any, *, alpha: builtins.float = 1) -> TensorBase:
+    def add(self, other: Any, *, alpha: builtins.float = 1) -> Tensor:
         """``self + alpha * other``."""
         return arithmetic.add(self, other, alpha=alpha)
 
-    def sub(self, other: Any, *, alpha: builtins.float = 1) -> TensorBase:
+    def sub(self, other: Any, *, alpha: builtins.float = 1) -> Tensor:
         """``self - alpha * other``."""
         return arithmetic.sub(self, other, alpha=alpha)
 
-    def mul(self, other: Any) -> TensorBase:
+    def mul(self, other: Any) -> Tensor:
         """``self * other``."""
         return arithmetic.mul(self, other)
 
-    def div(self, other: Any) -> TensorBase:
+    def div(self, other: Any) -> Tensor:
         """``self / other``."""
         return arithmetic.div(self, other)
 
-    def neg(self) -> TensorBase:
+    def neg(self) -> Tensor:
         """``-self``."""
         return arithmetic.Neg.apply(self)
 
-    def pow(self, exponent: Any) -> TensorBase:
+    def pow(self, exponent: Any) -> Tensor:
         """``self ** exponent``."""
         return arithmetic.pow(self, exponent)
 
-    def maximum(self, other: Any) -> TensorBase:
+    def maximum(self, other: Any) -> Tensor:
         """Elementwise maximum with ``other``."""
         return arithmetic.maximum(self, other)
 
-    def minimum(self, other: Any) -> TensorBase:
+    def minimum(self, other: Any) -> Tensor:
         """Elementwise minimum with ``other``."""
         return arithmetic.minimum(self, other)
 
-    def where(self, condition: Any, other: Any) -> TensorBase:
+    def where(self, condition: Any, other: Any) -> Tensor:
         """``where(condition, self, other)``."""
         return arithmetic.where(condition, self, other)
 
@@ -90,12 +93,12 @@ class ArithmeticMethods(TensorBase):
     __rfloordiv__ = binary_operator(arithmetic.floor_divide, reflected=True)
     __mod__, __rmod__ = binary_operator(arithmetic.remainder), binary_operator(arithmetic.remainder, reflected=True)
 
-    def __neg__(self) -> TensorBase:
+    def __neg__(self) -> Tensor:
         if self.data.dtype.kind == "b":
             raise MiniTorchError("neg: negation (-) of a bool tensor is not supported; use ~ (logical not) instead")
         return arithmetic.Neg.apply(self)
 
-    def __pos__(self) -> TensorBase:
+    def __pos__(self) -> Tensor:
         if self.data.dtype.kind == "b":  # as PyTorch: "+" on a bool tensor is not supported
             raise MiniTorchError("pos: the unary + operator on a bool tensor is not supported")
-        return self  # type: ignore[return-value]
+        return self

@@ -6,12 +6,15 @@ a conversion as through any other op.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
 from minitorch.dtypes import DType, bool_, float16, float32, float64, get_dtype, int64
 from minitorch.functions import conversion
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 # ``Tensor.type()`` names, as PyTorch's legacy tensor types (``torch.FloatTensor``).
 _TYPE_NAMES = {
@@ -30,17 +33,17 @@ class ConversionMethods(TensorBase):
 
     __slots__ = ()
 
-    def clone(self) -> TensorBase:
+    def clone(self) -> Tensor:
         """A copy of the data that stays in the graph (gradients flow back to this tensor)."""
         return conversion.Clone.apply(self)
 
-    def contiguous(self) -> TensorBase:
+    def contiguous(self) -> Tensor:
         """This tensor if contiguous, else a contiguous (row-major) copy."""
         if self.data.flags.c_contiguous:
-            return self  # type: ignore[return-value]
+            return self
         return self.clone()
 
-    def to(self, *args: Any, dtype: Any = None, device: Any = None) -> TensorBase:
+    def to(self, *args: Any, dtype: Any = None, device: Any = None) -> Tensor:
         """Move to a device (``"cpu"``/``"cuda"``) and/or convert to a dtype; differentiable."""
         for arg in args:
             if isinstance(arg, str) or (hasattr(arg, "type") and not isinstance(arg, DType)):
@@ -56,37 +59,37 @@ class ConversionMethods(TensorBase):
                 out = conversion.ToDevice.apply(out, target)
         if dtype is not None:
             out = conversion.cast(out, get_dtype(dtype))
-        return out  # type: ignore[return-value]
+        return out
 
-    def cpu(self) -> TensorBase:
+    def cpu(self) -> Tensor:
         """A copy on the CPU (or self when already there)."""
         return self.to("cpu")
 
-    def cuda(self) -> TensorBase:
+    def cuda(self) -> Tensor:
         """A copy on the GPU (or self when already there)."""
         return self.to("cuda")
 
-    def float(self) -> TensorBase:
+    def float(self) -> Tensor:
         """Convert to float32."""
         return conversion.cast(self, float32)
 
-    def double(self) -> TensorBase:
+    def double(self) -> Tensor:
         """Convert to float64."""
         return conversion.cast(self, float64)
 
-    def half(self) -> TensorBase:
+    def half(self) -> Tensor:
         """Convert to float16 (half precision)."""
         return conversion.cast(self, float16)
 
-    def long(self) -> TensorBase:
+    def long(self) -> Tensor:
         """Convert to int64."""
         return conversion.cast(self, int64)
 
-    def bool(self) -> TensorBase:
+    def bool(self) -> Tensor:
         """Convert to bool."""
         return conversion.cast(self, bool_)
 
-    def type_as(self, other: TensorBase) -> TensorBase:
+    def type_as(self, other: TensorBase) -> Tensor:
         """Convert to the dtype of ``other``."""
         return conversion.cast(self, other.dtype)
 

@@ -6,10 +6,13 @@ Each makes a new tensor with this tensor's dtype and device unless told otherwis
 from __future__ import annotations
 
 import builtins
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch import factories
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 class CreationMethods(TensorBase):
@@ -19,13 +22,13 @@ class CreationMethods(TensorBase):
 
     def new_tensor(
         self, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False
-    ) -> TensorBase:
+    ) -> Tensor:
         """A new tensor from ``data``, with this tensor's dtype and device unless given."""
         return factories.tensor(data, dtype or self.dtype, device or self.device, requires_grad)
 
     def new_zeros(
         self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False
-    ) -> TensorBase:
+    ) -> Tensor:
         """Zeros of ``size``, with this tensor's dtype and device unless given."""
         return factories.zeros(
             *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad
@@ -33,7 +36,7 @@ class CreationMethods(TensorBase):
 
     def new_ones(
         self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False
-    ) -> TensorBase:
+    ) -> Tensor:
         """Ones of ``size``, with this tensor's dtype and device unless given."""
         return factories.ones(
             *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad
@@ -41,7 +44,7 @@ class CreationMethods(TensorBase):
 
     def new_empty(
         self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False
-    ) -> TensorBase:
+    ) -> Tensor:
         """An uninitialised tensor of ``size``, with this tensor's dtype and device unless given."""
         return factories.empty(
             *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad
@@ -49,7 +52,7 @@ class CreationMethods(TensorBase):
 
     def new_full(
         self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False
-    ) -> TensorBase:
+    ) -> Tensor:
         """``fill_value`` everywhere in ``size``, with this tensor's dtype and device unless given."""
         return factories.full(
             size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad

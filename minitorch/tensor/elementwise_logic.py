@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
 from minitorch.dtypes import SCALAR_TYPES
@@ -10,6 +10,9 @@ from minitorch.errors import MiniTorchError
 from minitorch.functions import elementwise_logic
 from minitorch.size import broadcast_shape
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 class LogicMethods(TensorBase):
@@ -54,31 +57,31 @@ class LogicMethods(TensorBase):
     def __ge__(self, other: Any) -> Any:
         return self._compare("greater_equal", other)
 
-    def eq(self, other: Any) -> TensorBase:
+    def eq(self, other: Any) -> Tensor:
         """Elementwise ``==`` (a bool tensor)."""
         return self.__eq__(other)
 
-    def ne(self, other: Any) -> TensorBase:
+    def ne(self, other: Any) -> Tensor:
         """Elementwise ``!=``."""
         return self.__ne__(other)
 
-    def lt(self, other: Any) -> TensorBase:
+    def lt(self, other: Any) -> Tensor:
         """Elementwise ``<``."""
         return self.__lt__(other)
 
-    def le(self, other: Any) -> TensorBase:
+    def le(self, other: Any) -> Tensor:
         """Elementwise ``<=``."""
         return self.__le__(other)
 
-    def gt(self, other: Any) -> TensorBase:
+    def gt(self, other: Any) -> Tensor:
         """Elementwise ``>``."""
         return self.__gt__(other)
 
-    def ge(self, other: Any) -> TensorBase:
+    def ge(self, other: Any) -> Tensor:
         """Elementwise ``>=``."""
         return self.__ge__(other)
 
-    def __invert__(self) -> TensorBase:
+    def __invert__(self) -> Tensor:
         if self.data.dtype.kind != "b":
             raise MiniTorchError(f"~ (logical not) needs a bool tensor, got {self.dtype}")
         return TensorBase._make(~self.data, None, False)

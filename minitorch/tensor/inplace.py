@@ -138,10 +138,10 @@ class InPlaceMethods(TensorBase):
 
     def fill_(self, value: Any) -> Any:
         """Fill with ``value`` (a number or a one-element tensor) in place."""
-        if isinstance(value, InPlaceMethods) and value.data.size != 1:  # type: ignore[attr-defined]
+        if isinstance(value, InPlaceMethods) and value.data.size != 1:
             raise MiniTorchError(
                 f"fill_: only supports a number or a one-element tensor as the value, got a tensor of "
-                f"shape {tuple(value.data.shape)}; use copy_ to copy a tensor's values"  # type: ignore[attr-defined]
+                f"shape {tuple(value.data.shape)}; use copy_ to copy a tensor's values"
             )
         return self._overwrite("fill_", Ellipsis, value)
 
@@ -149,8 +149,8 @@ class InPlaceMethods(TensorBase):
         """Copy ``src``'s values into this tensor in place (``src`` broadcasts to its shape)."""
         if not isinstance(src, InPlaceMethods):
             src = TensorBase._make(backends.module_of(src).asarray(src), None, False)
-        elif src.device != self.device:  # type: ignore[attr-defined]
-            src = src.to(self.device)  # type: ignore[attr-defined]  # copy_ moves between devices
+        elif src.device != self.device:
+            src = src.to(self.device)  # copy_ moves between devices
         me: Any = self
         if src.ndim > me.ndim:  # t[...] = v may drop v's leading 1s; copy_ may not (PyTorch)
             raise MiniTorchError(
@@ -167,7 +167,7 @@ class InPlaceMethods(TensorBase):
         """``self = op(self, *args)`` in place: the op runs as usual (recorded when it involves
         the graph), then its result is written into this tensor's memory."""
         me: Any = self
-        others_need = any(isinstance(a, InPlaceMethods) and a.requires_grad for a in args)  # type: ignore[attr-defined]
+        others_need = any(isinstance(a, InPlaceMethods) and a.requires_grad for a in args)
         if SWITCHES.grad_enabled and (me.requires_grad or others_need):
             _refuse_leaf(me, name)
         result = op(me, *args)

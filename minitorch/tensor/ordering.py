@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch.functions import ordering
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 class OrderingMethods(TensorBase):
@@ -27,7 +30,7 @@ class OrderingMethods(TensorBase):
 
     norm = ordering.norm
 
-    def flip(self, *dims: Any, **kwargs: Any) -> TensorBase:
+    def flip(self, *dims: Any, **kwargs: Any) -> Tensor:
         """Reversed along ``dims`` (a copy)."""
         return ordering.flip(self, *dims, **kwargs)
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minitorch.functions import rearranging
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 class RearrangingMethods(TensorBase):
@@ -25,13 +28,13 @@ class RearrangingMethods(TensorBase):
 
     repeat = rearranging.repeat
 
-    def tile(self, *dims: Any, **kwargs: Any) -> TensorBase:
+    def tile(self, *dims: Any, **kwargs: Any) -> Tensor:
         """``repeat``, with missing leading ``dims`` taken as 1."""
         if kwargs:  # x.tile(dims=(2, 1))
             return rearranging.tile(self, **kwargs)
         return rearranging.tile(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims)
 
-    def repeat_interleave(self, repeats: Any, dim: int | None = None, *, output_size: int | None = None) -> TensorBase:
+    def repeat_interleave(self, repeats: Any, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
         """Each element (or slice along ``dim``) repeated in a row."""
         return rearranging.repeat_interleave(self, repeats, dim, output_size=output_size)
 
@@ -43,7 +46,7 @@ class RearrangingMethods(TensorBase):
 
     outer = rearranging.outer
 
-    def dot(self, other: TensorBase) -> TensorBase:
+    def dot(self, other: TensorBase) -> Tensor:
         """Dot product of two 1-D tensors."""
         return rearranging.dot(self, other)
 
@@ -51,6 +54,6 @@ class RearrangingMethods(TensorBase):
 
     chunk = rearranging.chunk
 
-    def split(self, size: Any, dim: int = 0) -> tuple[TensorBase, ...]:
+    def split(self, size: Any, dim: int = 0) -> tuple[Tensor, ...]:
         """Views along ``dim`` of ``size`` each (an int) or of the given sizes (a list)."""
         return rearranging.split(self, size, dim)

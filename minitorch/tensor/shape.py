@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from minitorch.errors import MiniTorchError
 from minitorch.functions import shape
 from minitorch.tensor_base import TensorBase
+
+if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+    from minitorch.tensor import Tensor
 
 
 class ShapeMethods(TensorBase):
@@ -13,14 +18,14 @@ class ShapeMethods(TensorBase):
     __slots__ = ()
 
     @property
-    def T(self) -> TensorBase:
+    def T(self) -> Tensor:
         """The transpose of a 2-D tensor (dimensions reversed for other ranks)."""
         if self.data.ndim < 2:
             return self
         return shape.permute(self, *reversed(range(self.data.ndim)))
 
     @property
-    def mT(self) -> TensorBase:
+    def mT(self) -> Tensor:
         """The last two dimensions swapped (a batch of transposed matrices)."""
         return shape.transpose(self, -2, -1)
 
@@ -28,24 +33,24 @@ class ShapeMethods(TensorBase):
 
     view = shape.view
 
-    def view_as(self, other: TensorBase) -> TensorBase:
+    def view_as(self, other: TensorBase) -> Tensor:
         """``self.view(other.shape)``."""
         return shape.view(self, other.shape)
 
-    def reshape_as(self, other: TensorBase) -> TensorBase:
+    def reshape_as(self, other: TensorBase) -> Tensor:
         """``self.reshape(other.shape)``."""
         return shape.reshape(self, other.shape)
 
     transpose = shape.transpose
 
-    def t(self) -> TensorBase:
+    def t(self) -> Tensor:
         """Transpose of a 2-D tensor (0-D and 1-D ones are returned as is; more dims are an error, as PyTorch)."""
         if self.ndim > 2:
             raise MiniTorchError(
                 f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D (shape {tuple(self.shape)}); "
                 "use transpose(d0, d1) or permute"
             )
-        return shape.transpose(self, 0, 1) if self.ndim == 2 else self  # type: ignore[return-value]
+        return shape.transpose(self, 0, 1) if self.ndim == 2 else self
 
     permute = shape.permute
 

@@ -4,7 +4,8 @@ The layers, bottom up: the device seam (``backends``, ``cuda``), ``TensorBase`` 
 tensor's state), autograd, the ops (``functions``), the ``Tensor`` face (``minitorch/tensor/``:
 one method module per op module), then ``nn``, ``optim``, ``data`` and the examples.
 ``widgets`` sits beside them and ``minitorch`` never imports it. The import graph has no
-cycle at all, function-level imports counted:
+cycle at all, function-level imports counted (imports under ``if TYPE_CHECKING:``, which
+never run, are not):
 
     .venv/bin/python -m pytest tests/project/test_architecture.py -k cycle
 """
@@ -43,9 +44,20 @@ MODULES = {module_name(p): p for p in source_files()}
 
 
 def imports_of(path):
-    """``(target module, names, line)`` for every import in the file, at any depth."""
+    """``(target module, names, line)`` for every import the file runs, at any depth.
+
+    Imports under ``if TYPE_CHECKING:`` are left out: they are for the type checker and never
+    run (the ops annotate their results as the ``Tensor`` face that way).
+    """
     found = []
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    tree = ast.parse(path.read_text(), str(path))
+    skipped = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            skipped.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.Import):
             found += [(alias.name, (), node.lineno) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
