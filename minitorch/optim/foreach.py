@@ -1,17 +1,22 @@
-"""The ``foreach`` (multi-tensor) step of Adam and AdamW: a group's parameters as one flat array.
+"""The machinery of the ``foreach`` (multi-tensor) steps: a group's parameters as one flat array.
 
 Why: one Adam update is about ten array operations per parameter. For a small model each
 NumPy call costs a microsecond of Python and dispatch whatever the array's size, so a
-64-128-10 MLP (four parameters) spends its step on 44 tiny calls. Here the same ten
-operations run once, on one long array that holds the whole group:
+64-128-10 MLP (four parameters) spends its step on 44 tiny calls. A flat step runs the same
+ten operations once, on one long array that holds the whole group:
 
     grads   [ g_w1 ......... | g_b1 .. | g_w2 ...... | g_b2 ]   concatenated each step
     exp_avg [ m_w1 ......... | m_b1 .. | m_w2 ...... | m_b2 ]   kept flat between steps
 
 and each parameter then takes its slice of the result: ``p.data -= update[a:b]``.
 
-Every operation is elementwise and done in the same order as in the per-parameter loop,
-so the numbers are bit for bit the same: only the number of calls changes.
+The flat steps themselves (``_multi_tensor_adam``, ``_multi_tensor_rmsprop``, ...) sit in
+each optimizer's file next to its ``_single_tensor_...`` loop, so the two can be read side
+by side: every operation is elementwise and done in the same order as in the loop, so the
+numbers are bit for bit the same; only the number of calls changes. This module holds
+what they share: the flat buffers (``FlatGroup``), the test of whether a flat step gives
+the loop's numbers at all (``prepare_flat_group``) and whether it is expected to be faster
+(``worth_grouping``). ``minitorch.optim.paths.choose_path`` asks both.
 
 ``optimizer.state[p]`` keeps its usual form (``{"step": 3, "exp_avg": array shaped like
 p, ...}``) because its arrays are *views* into the flat buffers: writing one writes the
@@ -20,21 +25,15 @@ flat buffer, and nothing is copied per step. Whenever those entries stop being o
 parameters with gradients) the flat buffers are rebuilt from the current per-parameter
 state and the entries pointed at the new views.
 
-The grouped step applies only where it gives the same result as the loop. Anything else
-(GPU arrays, which have their own fused kernel per parameter; mixed dtypes; parameters at
-different step counts, e.g. one that had no gradient on some step) makes these functions
-return False, and the optimizer runs its per-parameter loop instead. That holds for
-``foreach=True`` too: the request is for speed, never for different numbers.
-
 When it pays: the flat step adds one pass over the data (concatenating the gradients) and
 works on arrays too long to stay in cache, so it is *slower* for one parameter alone and
-for large ones (measured, OPENBLAS_NUM_THREADS=1: 0.6x the loop's time for the MLP above,
-1.1x for a single 64k-element parameter, 1.4x for sixteen 256k-element ones). So
-``foreach=None`` groups only several small parameters (see ``worth_grouping``), and
+for large ones (measured for Adam, OPENBLAS_NUM_THREADS=1: 0.6x the loop's time for the
+MLP above, 1.1x for a single 64k-element parameter, 1.4x for sixteen 256k-element ones).
+So ``foreach=None`` groups only several small parameters (see ``worth_grouping``), and
 ``foreach=True`` groups whatever it can, as asked.
 
-SGD has no flat step here: its loop is only four operations per parameter, and measured
-flat it was no faster.
+SGD has no flat step: its loop is only four operations per parameter, and measured flat it
+was no faster.
 
 One difference that is not about dtypes: if two *different* parameters share memory (two
 Tensors viewing one array), the loop updates one before reading the other, while the
@@ -44,7 +43,6 @@ do this.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -57,16 +55,18 @@ class FlatGroup:
 
     ``params[i]`` occupies ``[offsets[i], offsets[i + 1])`` of every flat array;
     ``views[key][i]`` is that slice shaped like the parameter, the very object stored in
-    ``optimizer.state[params[i]][key]``. ``grad`` and ``work`` are reused every step so
-    the step allocates nothing.
+    ``optimizer.state[params[i]][key]``. ``grad`` and the ``work`` arrays are reused every
+    step so the step allocates nothing; ``work_views[k][i]`` is parameter i's slice of
+    ``work[k]``, from which the step subtracts its update.
     """
 
-    __slots__ = ("params", "shapes", "dtype", "flat", "views", "grad", "work", "work_views")
+    __slots__ = ("params", "shapes", "dtype", "keys", "flat", "views", "grad", "work", "work_views")
 
-    def __init__(self, params: list[Tensor], arrays: list[np.ndarray], keys: tuple[str, ...]) -> None:
+    def __init__(self, params: list[Tensor], arrays: list[np.ndarray], keys: tuple[str, ...], n_work: int) -> None:
         self.params = params
         self.shapes = [a.shape for a in arrays]
         self.dtype = arrays[0].dtype
+        self.keys = keys
         offsets = [0]
         for a in arrays:
             offsets.append(offsets[-1] + a.size)
@@ -79,10 +79,10 @@ class FlatGroup:
         self.flat = {key: np.empty(total, self.dtype) for key in keys}
         self.views = {key: views_of(flat) for key, flat in self.flat.items()}
         self.grad = np.empty(total, self.dtype)
-        self.work = np.empty(total, self.dtype)
-        self.work_views = views_of(self.work)
+        self.work = [np.empty(total, self.dtype) for _ in range(n_work)]
+        self.work_views = [views_of(work) for work in self.work]
 
-    def is_current(self, params: list[Tensor], datas: list[np.ndarray], entries: list[Any]) -> bool:
+    def is_current(self, params: list[Tensor], datas: list[np.ndarray], states: list[dict[str, Any]]) -> bool:
         """True if the state of ``params`` is still exactly our views (so the flat buffers hold it).
 
         Identity checks only: the same parameters in the same order and shapes, and each
@@ -91,33 +91,21 @@ class FlatGroup:
         """
         if len(params) != len(self.params) or datas[0].dtype != self.dtype:
             return False
-        for i, (p, data, entry) in enumerate(zip(params, datas, entries)):
-            if p is not self.params[i] or entry is None or data.shape != self.shapes[i]:
+        for i, (p, data, state) in enumerate(zip(params, datas, states)):
+            if p is not self.params[i] or data.shape != self.shapes[i]:
                 return False
             for key, views in self.views.items():
-                if entry.get(key) is not views[i]:
+                if state.get(key) is not views[i]:
                     return False
         return all(views[0].base is self.flat[key] for key, views in self.views.items())
 
 
-def _gather(group: dict[str, Any], state: dict[Tensor, Any]) -> tuple[list, list, list, list] | None:
-    """The params with a gradient, their data, gradients and state entries; None if not all alike.
-
-    Alike: NumPy arrays (not CuPy, not a subclass) of one floating dtype, each gradient
-    the parameter's dtype and shape. Parameters without a gradient are skipped, as by
-    the loop.
-    """
-    params, datas, grads, entries = [], [], [], []
-    dtype = None
-    for p in group["params"]:
-        grad = p.grad
-        if grad is None:
-            continue
-        data, g = p.data, grad.data
-        if dtype is None:
-            dtype = data.dtype
-            if dtype.kind != "f":
-                return None
+def _alike(datas: list[Any], grads: list[Any]) -> bool:
+    """NumPy arrays (not CuPy, not a subclass) of one floating dtype, each gradient its parameter's shape."""
+    dtype = datas[0].dtype
+    if dtype.kind != "f":
+        return False
+    for data, g in zip(datas, grads):
         if (
             type(data) is not np.ndarray
             or type(g) is not np.ndarray
@@ -125,59 +113,97 @@ def _gather(group: dict[str, Any], state: dict[Tensor, Any]) -> tuple[list, list
             or g.dtype != dtype
             or g.shape != data.shape
         ):
-            return None
-        params.append(p)
-        datas.append(data)
-        grads.append(g)
-        entries.append(state.get(p))
-    return params, datas, grads, entries
+            return False
+    return True
 
 
-def _flat_state(
+def _cached(optimizer: Any, group: dict[str, Any], keys: tuple[str, ...], n_work: int) -> FlatGroup | None:
+    """The FlatGroup last built for ``group`` with these keys and scratch arrays, or None."""
+    cache = optimizer.__dict__.get("_foreach_buffers", {}).get(id(group))
+    if cache is None or cache.keys != keys or len(cache.work) != n_work:
+        return None
+    return cache
+
+
+def prepare_flat_group(
     optimizer: Any,
     group: dict[str, Any],
-    params: list,
-    datas: list,
-    entries: list,
+    params: list[Tensor],
+    grads: list[Any],
+    states: list[dict[str, Any]],
     keys: tuple[str, ...],
-    new_entry: dict[str, Any],
-) -> FlatGroup | None:
-    """The group's FlatGroup, rebuilt from the per-parameter state if that changed; None if it can't be.
+    n_work: int,
+) -> bool:
+    """Whether a flat step over these lists gives exactly the numbers of the per-parameter loop.
 
-    ``keys`` name the arrays kept flat. ``new_entry`` is the state of a parameter's first
-    step without its arrays (Adam: ``{"step": 0}``); the arrays start at zeros and
-    ``entries`` gets the new dicts. An existing entry must hold NumPy arrays of the
-    parameter's shape and dtype (else None: the loop handles it, or reports what is wrong
-    with it exactly as it always did).
+    It does when the arrays are alike (NumPy, one floating dtype: no GPU arrays, no mixed
+    dtypes), every parameter is at the same step count (one bias correction or decayed lr
+    for the whole group), no parameter is listed twice (the loop would update it twice in
+    a row), and each state array named in ``keys`` is a NumPy array of its parameter's
+    shape and dtype (else the loop reports what is wrong with it, as it always did).
+
+    When it does, the group's ``FlatGroup`` (``flat_group``) is made to hold the state
+    first: kept if the state entries are still its views, else rebuilt from them (their
+    values copied in, each ``states[i][key]`` pointed at its view).
     """
-    caches: dict[int, FlatGroup] = optimizer.__dict__.setdefault("_foreach_buffers", {})
-    cache = caches.get(id(group))
-    if cache is not None and cache.is_current(params, datas, entries):
-        return cache
+    datas = [p.data for p in params]
+    if not _alike(datas, grads):
+        return False
+    steps = {state.get("step") for state in states}
+    if len(steps) != 1 or type(next(iter(steps))) is not int:
+        return False
+    cache = _cached(optimizer, group, keys, n_work)
+    if cache is not None and cache.is_current(params, datas, states):
+        return True  # built from these very entries, which passed the checks below then
     if len({id(p) for p in params}) != len(params):
-        return None  # a parameter listed twice is updated twice in a row by the loop
+        return False
     dtype = datas[0].dtype
-    for entry, data in zip(entries, datas):
-        if entry is None:
-            continue
+    for state, data in zip(states, datas):
         for key in keys:
-            array = entry.get(key)
+            array = state.get(key)
             if type(array) is not np.ndarray or array.dtype != dtype or array.shape != data.shape:
-                return None
-    cache = FlatGroup(params, datas, keys)
-    for i, p in enumerate(params):
-        entry = entries[i]
-        if entry is None:
-            entry = entries[i] = optimizer.state[p] = dict(new_entry)
-            for key in keys:
-                cache.views[key][i][...] = 0
-        else:
-            for key in keys:
-                cache.views[key][i][...] = entry[key]  # copy the values in, then point at them
+                return False
+    cache = FlatGroup(params, datas, keys, n_work)
+    for i, state in enumerate(states):
         for key in keys:
-            entry[key] = cache.views[key][i]
-    caches[id(group)] = cache  # found by the group's id; is_current never trusts a stale one
-    return cache
+            cache.views[key][i][...] = state[key]  # copy the values in, then point at them
+            state[key] = cache.views[key][i]
+    # found by the group's id; is_current never trusts a stale one
+    optimizer.__dict__.setdefault("_foreach_buffers", {})[id(group)] = cache
+    return True
+
+
+def flat_group(optimizer: Any, group: dict[str, Any]) -> FlatGroup:
+    """The FlatGroup that ``prepare_flat_group`` just readied for ``group``."""
+    flat: FlatGroup = optimizer.__dict__["_foreach_buffers"][id(group)]
+    return flat
+
+
+def gather_flat(flat: FlatGroup, grads: list[np.ndarray], maximize: bool) -> np.ndarray:
+    """The gradients concatenated into ``flat.grad`` (negated for ``maximize``), the loop's ``g``."""
+    g = flat.grad
+    np.concatenate([x.reshape(-1) for x in grads], out=g)  # reshape(-1): C order, as the views
+    if maximize:  # the loop's -grad: negation is exact, so the same bits
+        np.negative(g, out=g)
+    return g
+
+
+def add_weight_decay(flat: FlatGroup, g: np.ndarray, params: list[Tensor], weight_decay: float) -> None:
+    """``g += weight_decay * p`` over the flat group (the loop's ``g = g + weight_decay * data``)."""
+    work = flat.work[0]
+    np.concatenate([p.data.reshape(-1) for p in params], out=work)
+    work *= weight_decay
+    g += work
+
+
+def subtract_updates(params: list[Tensor], updates: list[np.ndarray], decay: float | None = None) -> None:
+    """``p.data -= update`` for each parameter and its slice of the flat update (``p.data *= decay`` first)."""
+    for p, update in zip(params, updates):
+        data = p.data
+        if decay is not None:
+            data *= decay
+        data -= update
+        p._bump_version()  # p changed in place: a graph that saved it is now stale
 
 
 # Where the flat step stops paying (measured on one core, float32 and float64 alike): a
@@ -187,68 +213,7 @@ SMALL_PARAM_BYTES = 32 * 1024  # on average per parameter
 MAX_GROUP_BYTES = 4 * 1024 * 1024  # beyond this the flat arrays fall out of cache
 
 
-def worth_grouping(datas: list[np.ndarray]) -> bool:
+def worth_grouping(params: list[Tensor]) -> bool:
     """Whether the flat step is expected to beat the loop: several parameters, small on average."""
-    nbytes = sum(d.nbytes for d in datas)
-    return len(datas) >= 2 and nbytes <= SMALL_PARAM_BYTES * len(datas) and nbytes <= MAX_GROUP_BYTES
-
-
-# ---------------------------------------------------------------------- Adam and AdamW
-ADAM_KEYS = ("exp_avg", "exp_avg_sq")
-
-
-def adam_step(optimizer: Any, group: dict[str, Any], decoupled: bool, only_if_faster: bool) -> bool:
-    """One Adam (``decoupled=False``) or AdamW step of ``group`` on flat arrays; False if not taken.
-
-    Not taken when the group can't be done flat with the same numbers, or, with
-    ``only_if_faster`` (``foreach=None``), when ``worth_grouping`` says the loop is faster.
-    The arithmetic below is the per-parameter loop of ``Adam._update`` line for line, with
-    the group's flat arrays in place of each parameter's: the same operations in the
-    same order, so the results are identical to the last bit.
-    """
-    gathered = _gather(group, optimizer.state)
-    if gathered is None:
-        return False
-    params, datas, grads, entries = gathered
-    if not params:
-        return True  # nothing has a gradient: nothing to do, as in the loop
-    if only_if_faster and not worth_grouping(datas):
-        return False
-    steps = {0 if entry is None else entry.get("step") for entry in entries}
-    if len(steps) != 1 or type(next(iter(steps))) is not int:
-        return False  # one bias correction for the whole group needs one step count
-    cache = _flat_state(optimizer, group, params, datas, entries, ADAM_KEYS, {"step": 0})
-    if cache is None:
-        return False
-    t = steps.pop() + 1
-    for entry in entries:
-        entry["step"] = t
-
-    lr, (beta1, beta2), eps, weight_decay = group["lr"], group["betas"], group["eps"], group["weight_decay"]
-    m, v, g, work = cache.flat["exp_avg"], cache.flat["exp_avg_sq"], cache.grad, cache.work
-    np.concatenate([x.reshape(-1) for x in grads], out=g)  # reshape(-1): C order, as the views
-    if weight_decay and not decoupled:  # loop: g = g + weight_decay * p
-        np.concatenate([d.reshape(-1) for d in datas], out=work)
-        work *= weight_decay
-        g += work
-    m *= beta1  # loop: m *= beta1; m += (1 - beta1) * g
-    np.multiply(g, 1 - beta1, out=work)
-    m += work
-    v *= beta2  # loop: v *= beta2; v += (1 - beta2) * (g * g)
-    np.multiply(g, g, out=work)
-    work *= 1 - beta2
-    v += work
-    step_size = lr / (1 - beta1**t)
-    np.sqrt(v, out=work)  # loop: denom = sqrt(v) / sqrt(1 - beta2**t) + eps; update = m / denom * step_size
-    work /= math.sqrt(1 - beta2**t)
-    work += eps
-    np.divide(m, work, out=work)
-    work *= step_size
-    decay = 1 - lr * weight_decay if weight_decay and decoupled else None
-    for p, data, update in zip(params, datas, cache.work_views):
-        if decay is not None:  # AdamW shrinks p first; its update does not read p, so here is the same
-            data *= decay
-        data -= update
-        p._bump_version()  # p changed in place: a graph that saved it is now stale
-    return True
-
+    nbytes = sum(p.data.nbytes for p in params)
+    return len(params) >= 2 and nbytes <= SMALL_PARAM_BYTES * len(params) and nbytes <= MAX_GROUP_BYTES

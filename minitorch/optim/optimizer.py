@@ -10,6 +10,11 @@ re-evaluates the model and returns the loss; grad mode is switched on for it, as
 ``torch.enable_grad()`` does), then ``_update()``, the one method each optimizer writes, and
 returns the closure's loss (None without a closure).
 
+Each optimizer's ``_update()`` has PyTorch's shape: for each group it gathers the parameters
+that have a gradient into lists (``_init_group``), asks ``paths.choose_path`` once which
+implementation runs (the single-tensor loop, the flat foreach step or a fused GPU kernel)
+and calls that one function on the lists.
+
 Every hyperparameter is checked when the optimizer is built, when a group is added and
 when a state_dict is loaded, as PyTorch checks them (``if not 0.0 <= lr``), so a NaN or a
 negative value is refused instead of turning every weight into NaN. Parameters that do not
@@ -29,7 +34,7 @@ import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.grad_mode import enable_grad
-from minitorch.errors import MiniTorchValueError
+from minitorch.errors import MiniTorchError, MiniTorchValueError
 from minitorch.tensor import Tensor
 
 
@@ -119,8 +124,13 @@ class Optimizer:
         name = type(self).__name__
         if "foreach" in group:
             group["foreach"] = check_foreach(name, group["foreach"])
-        if "fused" in group:  # a speed setting, as foreach: the numbers are the same either way
+        if "fused" in group:  # a speed setting, as foreach (see minitorch.optim.paths)
             group["fused"] = check_foreach(name, group["fused"])
+        if group.get("fused") and group.get("foreach"):
+            raise MiniTorchError(
+                f"{name}: `fused` and `foreach` cannot be `True` together (they name two different "
+                "implementations of the step); pass one of them, or neither for the default"
+            )
         if "maximize" in group:  # step along +grad (gradient ascent)
             group["maximize"] = check_flag(name, "maximize", group["maximize"])
         for key, why in (
@@ -203,6 +213,19 @@ class Optimizer:
         raise NotImplementedError(
             f"{type(self).__name__} must define _update() (the update step() runs) or override step() itself"
         )
+
+    # ------------------------------------------------------------------ implementations
+    # What an optimizer has besides its single-tensor loop; minitorch.optim.paths.choose_path
+    # reads these to pick the implementation of each group's step.
+    flat_work_arrays = 1  # the scratch arrays its flat step needs (foreach.FlatGroup)
+
+    def _fused_step_supports(self, group: dict[str, Any]) -> bool:
+        """Whether a fused GPU kernel computes this optimizer's update with ``group``'s options (none here)."""
+        return False
+
+    def _flat_step_keys(self, group: dict[str, Any]) -> tuple[str, ...] | None:
+        """The state arrays its flat (foreach) step keeps flat with ``group``'s options; None: no flat step."""
+        return None
 
     # ------------------------------------------------------------------ saving
     def state_dict(self) -> dict[str, Any]:

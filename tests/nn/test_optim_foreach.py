@@ -1,4 +1,4 @@
-"""Adam/AdamW's ``foreach`` step (minitorch/optim/foreach.py): bit-identical to the per-parameter loop.
+"""Adam/AdamW's ``foreach`` step (``_multi_tensor_adam``, minitorch/optim/foreach.py): bit-identical to the loop.
 
 Every test runs the same training twice, once with ``foreach=True`` (a group's parameters
 updated as one flat array) and once with ``foreach=False`` (one parameter at a time), and
@@ -19,7 +19,7 @@ from hypothesis.extra import numpy as hnp
 import minitorch
 from minitorch import nn
 from minitorch.errors import MiniTorchError
-from minitorch.optim import foreach as multi_tensor
+from minitorch.optim import paths
 
 CONFIGS = [
     ("Adam", dict(lr=1e-2)),
@@ -115,15 +115,21 @@ def random_grads(rng, arrays, steps, none_at=()):
 
 @pytest.fixture
 def taken(monkeypatch):
-    """A list that records what every call of foreach.adam_step returned (True: done flat)."""
+    """A list with, for every group step that may take the flat step (foreach not False), whether it did.
+
+    It records what ``paths.choose_path`` picked: True for the foreach (flat) step, False
+    for the per-parameter loop.
+    """
     results = []
-    real = multi_tensor.adam_step
+    real = paths.choose_path
 
-    def recording(*args, **kwargs):
-        results.append(real(*args, **kwargs))
-        return results[-1]
+    def recording(optimizer, group, *args, **kwargs):
+        path = real(optimizer, group, *args, **kwargs)
+        if group.get("foreach") is not False:
+            results.append(path == paths.FOREACH)
+        return path
 
-    monkeypatch.setattr(multi_tensor, "adam_step", recording)
+    monkeypatch.setattr(paths, "choose_path", recording)
     return results
 
 
