@@ -27,7 +27,7 @@
 It never raises into the notebook: the learner's exception is shown in the table, and
 ``raise NotImplementedError`` (the unsolved exercise) gives the status "not done". The
 result is a ``CheckResult`` (``widgets.check_result``); every check is recorded for
-``widgets.exercises.lesson_score()``.
+``widgets.lesson_score()``.
 """
 
 import inspect
@@ -39,8 +39,10 @@ from minitorch import autograd
 from minitorch.autograd import Function, overridden_functions
 from minitorch.autograd.gradcheck import numerical_jacobian
 from minitorch.tensor import Tensor
-from widgets import exercises, style
-from widgets.check_result import (
+from widgets import style
+from widgets.check import scoreboard
+from widgets.check.arguments import BadArguments, bad_arguments_result, check_backward_arguments, normalise_cases
+from widgets.check.check_result import (
     FAILED,
     NOT_DONE,
     PASSED,
@@ -50,8 +52,7 @@ from widgets.check_result import (
     fmt_err,
     to_numpy,
 )
-from widgets.checker_args import BadArguments, bad_arguments_result, check_backward_arguments, normalise_cases
-from widgets.hints import factor_hint, not_done_message
+from widgets.check.mistakes import factor_hint, not_done_message
 
 DEFAULT_SHAPES = {
     1: [(4,), (2, 3), ()],
@@ -274,7 +275,7 @@ def check_backward(op, backward=None, shapes=None, *, args=(), reference=None, d
     status, message = _verdict(rows, len(cases), not_done, target.reference is not None)
     note = _install(target, backward, status, install)
     result = CheckResult(name, COLUMNS, rows, status, message, note, error)
-    exercises.record(result)
+    scoreboard.record(result)
     return result
 
 

@@ -28,8 +28,10 @@ import numpy as np
 
 from minitorch.autograd import graph as autograd_graph
 from minitorch.tensor import Tensor
-from widgets import argcheck, recorder, style
-from widgets.picture import GraphPicture
+from widgets import style
+from widgets.check import arguments
+from widgets.draw import recorder
+from widgets.draw.picture import GraphPicture
 
 DEFAULT_MAX_NODES = 80
 # The most boxes ever sent to Graphviz, whatever max_nodes asks: ``dot`` needs minutes for
@@ -229,9 +231,9 @@ def draw_graph(
     """
     w = "draw_graph"
     show_grad, show_data, show_constants, legend = (
-        argcheck.need_bool(w, arg, v) for arg, v in
+        arguments.need_bool(w, arg, v) for arg, v in
         (("show_grad", show_grad), ("show_data", show_data), ("show_constants", show_constants), ("legend", legend)))
-    rankdir, size = argcheck.need_rankdir(w, rankdir), argcheck.need_size(w, size)
+    rankdir, size = arguments.need_rankdir(w, rankdir), arguments.need_size(w, size)
     graph, modules = build_graph(root, params, names, max_nodes, show_constants)
     return render(graph, RecordedGradients() if show_grad else None, show_data, rankdir, modules, legend, size=size)
 
@@ -241,10 +243,10 @@ def build_graph(root, params=None, names=None, max_nodes=DEFAULT_MAX_NODES, show
 
     Checks the arguments first: a wrong one raises a TypeError/ValueError naming ``widget``.
     """
-    argcheck.need_tensor(widget, "root" if widget == "draw_graph" else "loss", root)
-    max_nodes = argcheck.need_int(widget, "max_nodes", max_nodes, minimum=1)
-    all_names, modules = argcheck.need_params(widget, params)
-    names = argcheck.need_names(widget, names)
+    arguments.need_tensor(widget, "root" if widget == "draw_graph" else "loss", root)
+    max_nodes = arguments.need_int(widget, "max_nodes", max_nodes, minimum=1)
+    all_names, modules = arguments.need_params(widget, params)
+    names = arguments.need_names(widget, names)
     all_names.update(names)
     graph = ComputationGraph(root, all_names, max_nodes, show_constants)
     graph.name_intermediates(names)

@@ -21,8 +21,10 @@ import ipywidgets as widgets
 from minitorch import autograd, backends
 from minitorch.autograd import graph as autograd_graph
 from minitorch.tensor import Tensor
-from widgets import argcheck, recorder, style
-from widgets.graph import DEFAULT_MAX_NODES, build_graph, render
+from widgets import style
+from widgets.check import arguments
+from widgets.draw import recorder
+from widgets.draw.graph import DEFAULT_MAX_NODES, build_graph, render
 
 MAX_CHIPS = 60  # engine-order chips shown at once; a longer backward shows a window around the step
 
@@ -112,16 +114,16 @@ class BackwardStepper:
 
     def __init__(self, loss, params=None, names=None, max_nodes=DEFAULT_MAX_NODES, rankdir="LR"):
         w = "BackwardStepper"
-        argcheck.need_tensor(w, "loss", loss)
+        arguments.need_tensor(w, "loss", loss)
         if loss.grad_fn is None:
             raise ValueError(
-                f"{w}: loss has no grad_fn ({argcheck.what(loss)}, requires_grad={loss.requires_grad}): there is "
+                f"{w}: loss has no grad_fn ({arguments.what(loss)}, requires_grad={loss.requires_grad}): there is "
                 "no backward to step through. Pass a result computed from tensors with requires_grad=True, "
                 "outside minitorch.no_grad()")
         if loss.data.size != 1:
-            raise ValueError(f"{w}: loss must be a single number to start backward from, got {argcheck.what(loss)}; "
+            raise ValueError(f"{w}: loss must be a single number to start backward from, got {arguments.what(loss)}; "
                              "reduce it first, e.g. BackwardStepper(loss.sum()) or loss.mean()")
-        self.rankdir = argcheck.need_rankdir(w, rankdir)
+        self.rankdir = arguments.need_rankdir(w, rankdir)
         self.loss = loss
         self.graph, self.modules = build_graph(loss, params, names, max_nodes, widget=w)
         try:

@@ -19,7 +19,7 @@ import numpy as np
 import minitorch
 from minitorch import nn
 from minitorch.nn import functional as F
-from widgets.hints import constant_factor
+from widgets.check.mistakes import constant_factor
 
 SMALLEST_NORMAL = 2.0**-14  # float16's smallest normal number, 6.1e-5; below it, fewer digits, then 0
 

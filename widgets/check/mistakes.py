@@ -11,7 +11,7 @@ functions. Each returns a short sentence for the table's "hint" column.
 
 import numpy as np
 
-from widgets.check_result import learner_frames
+from widgets.check.check_result import learner_frames
 
 
 def constant_factor(got, expected, rtol=1e-5, atol=1e-8):
