@@ -11,9 +11,12 @@
 
 Three wings: ``widgets.draw`` (what draws), ``widgets.check`` (the generic checkers) and
 ``widgets.lessons`` (the checks of one lesson each); ``widgets.style`` (colours, number
-formats) is shared by all three. ``minitorch`` never imports this package; it watches the
-engine through ``minitorch.autograd.add_backward_observer`` (registered when this package
-is imported).
+formats) is shared by all three. ``minitorch`` never imports this package.
+
+Importing it changes nothing in MiniTorch: the gradient recorder (an engine observer,
+``minitorch.autograd.add_backward_observer``) starts with the first ``draw_graph`` or
+``BackwardStepper``, or with ``record_gradients()``; the PNG formatter for figures is
+registered with the first figure.
 """
 
 import sys
@@ -23,16 +26,14 @@ from widgets.check.backward_checker import check_backward
 from widgets.check.check_result import CheckResult
 from widgets.check.function_checker import check_function
 from widgets.check.scoreboard import Progress, Scoreboard, lesson_score, progress
-from widgets.draw import plotting, recorder
 from widgets.draw.attention import attention_map
 from widgets.draw.boundary import decision_boundary
 from widgets.draw.graph import draw_graph
 from widgets.draw.monitor import GradientFlow, TrainingMonitor, gradient_flow
+from widgets.draw.recorder import record_gradients
 from widgets.draw.stepper import BackwardStepper
 
 old_paths.register(sys.modules[__name__])
-recorder.install()
-plotting.register_png_formatter()
 
 __all__ = [
     "attention_map",
@@ -49,4 +50,5 @@ __all__ = [
     "gradient_flow",
     "lesson_score",
     "progress",
+    "record_gradients",
 ]

@@ -10,7 +10,8 @@ are shown, and what is still to come is grey. The leaves' ``.grad`` are put back
 were, so the stepper never doubles a gradient; ``loss.backward()`` still works afterwards.
 
 If the graph was already used by a plain ``loss.backward()`` (its buffers are freed), the
-stepper replays what ``widgets`` recorded during that backward instead.
+stepper replays what ``widgets.draw.recorder`` recorded during that backward instead (recording
+starts with the first ``draw_graph`` or stepper, or ``widgets.record_gradients()``).
 
 In a notebook checked by nbval, put ``# NBVAL_IGNORE_OUTPUT`` on the stepper's cell: a
 widget's output embeds the SVG, which depends on the graphviz version.
@@ -126,6 +127,7 @@ class BackwardStepper:
         self.rankdir = arguments.need_rankdir(w, rankdir)
         self.loss = loss
         self.graph, self.modules = build_graph(loss, params, names, max_nodes, widget=w)
+        recorder.install()  # so a later stepper can replay a plain loss.backward()
         try:
             self.steps = record_backward(loss)
             self.source = "recorded now (retain_graph=True; .grad left unchanged)"
@@ -138,7 +140,8 @@ class BackwardStepper:
                 raise RuntimeError(
                     "BackwardStepper: this graph was already used by backward() and its buffers are "
                     "freed. Create the stepper before calling loss.backward(), or call "
-                    "loss.backward(retain_graph=True)."
+                    "loss.backward(retain_graph=True). (A plain backward can be replayed only once "
+                    "recording has started: widgets.record_gradients(), or any draw_graph or stepper before it.)"
                 ) from None
         self.order = [type(node).__name__ for node, _, _ in self.steps]
         self._position = {node: i for i, (node, _, _) in enumerate(self.steps)}
