@@ -285,7 +285,7 @@ def _case_label(shapes):
 
 def _spec_label(spec):
     if isinstance(spec, float):
-        return f"number {spec:g}"
+        return f"number {spec:g}"  # as the case was written (6 digits at most)
     if isinstance(spec, np.ndarray):
         return f"{style.fmt_shape(spec.shape)} with ties"
     return style.fmt_shape(spec)
@@ -485,7 +485,8 @@ def _where_hint(got, target):
     """Which elements are wrong: all, or only some (ties, zeros, one position)."""
     bad = ~np.isclose(got, target, atol=1e-6, rtol=1e-5)
     index = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), got.shape)) if got.ndim else ()
-    first = f"at {list(index)}: got {got[index]:.4g}, expected {target[index]:.4g}"
+    shown, want = style.format_pair(got[index], target[index])
+    first = f"at {list(index)}: got {shown}, expected {want}"
     if bad.all():
         return f"the values differ from the true derivative everywhere ({first}): check the formula"
     return f"{int(bad.sum())} of {bad.size} values differ from the true derivative ({first}): check the formula"

@@ -65,7 +65,7 @@ def same(got, expected, atol=1e-6, rtol=1e-5):
         return True, ""
     if isinstance(expected, float) and isinstance(got, (int, float)):
         ok = bool(np.isclose(got, expected, atol=atol, rtol=rtol))
-        return ok, "" if ok else f"got {got:.6g}, expected {expected:.6g}"
+        return ok, "" if ok else "got {}, expected {}".format(*style.format_pair(got, expected))
     ok = got == expected
     return bool(ok), "" if ok else f"got {short(got, 30)}, expected {short(expected, 30)}"
 
@@ -80,7 +80,8 @@ def _array_hint(got, expected, atol, rtol):
     else:
         bad = got != expected
     index = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), got.shape)) if got.ndim else ()
-    return (f"values differ at {list(index)}: got {got[index]:.6g}, expected {expected[index]:.6g} "
+    shown, want = style.format_pair(got[index], expected[index])
+    return (f"values differ at {list(index)}: got {shown}, expected {want} "
             f"({int(bad.sum())} of {bad.size} differ)")
 
 
