@@ -9,23 +9,31 @@
     decision_boundary(model, X, y)                           # a 2-D classifier's regions
     progress()                                               # every lesson's exercises, from the saved notebooks
 
-``minitorch`` never imports this package; it watches the engine through
-``minitorch.autograd.add_backward_observer`` (registered when this package is imported).
+Three wings: ``widgets.draw`` (what draws), ``widgets.check`` (the generic checkers) and
+``widgets.lessons`` (the checks of one lesson each); ``widgets.style`` (colours, number
+formats) is shared by all three. ``minitorch`` never imports this package.
+
+Importing it changes nothing in MiniTorch: the gradient recorder (an engine observer,
+``minitorch.autograd.add_backward_observer``) starts with the first ``draw_graph`` or
+``BackwardStepper``, or with ``record_gradients()``; the PNG formatter for figures is
+registered with the first figure.
 """
 
-from widgets import plotting, recorder
-from widgets.attention import attention_map
-from widgets.backward_checker import check_backward
-from widgets.boundary import decision_boundary
-from widgets.check_result import CheckResult
-from widgets.exercises import Progress, Scoreboard, lesson_score, progress
-from widgets.function_checker import check_function
-from widgets.graph import draw_graph
-from widgets.monitor import GradientFlow, TrainingMonitor, gradient_flow
-from widgets.stepper import BackwardStepper
+import sys
 
-recorder.install()
-plotting.register_png_formatter()
+from widgets import old_paths
+from widgets.check.backward_checker import check_backward
+from widgets.check.check_result import CheckResult
+from widgets.check.function_checker import check_function
+from widgets.check.scoreboard import Progress, Scoreboard, lesson_score, progress
+from widgets.draw.attention import attention_map
+from widgets.draw.boundary import decision_boundary
+from widgets.draw.graph import draw_graph
+from widgets.draw.monitor import GradientFlow, TrainingMonitor, gradient_flow
+from widgets.draw.recorder import record_gradients
+from widgets.draw.stepper import BackwardStepper
+
+old_paths.register(sys.modules[__name__])
 
 __all__ = [
     "attention_map",
@@ -42,4 +50,5 @@ __all__ = [
     "gradient_flow",
     "lesson_score",
     "progress",
+    "record_gradients",
 ]

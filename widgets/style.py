@@ -60,6 +60,38 @@ def fmt_dtype(dtype):
     return name.replace("minitorch.", "")
 
 
+def format_number(value, digits=4):
+    """A number as a learner reads it: ``2.294`` (4 significant digits), ``2.0``, ``-1.25``, ``7``, ``nan``.
+
+    Tables and hints never show a float's every digit (``2.2942323684692383``): the last ones
+    are rounding noise that differs between CPUs, and the checks compare with a tolerance
+    anyway. A whole float is shown whole, with its point (``2.0``, ``65536.0``), so it never
+    reads as an integer.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    value = float(value)
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if value.is_integer() and abs(value) < 1e16:
+        return f"{value:.1f}"  # a whole number is exact, not noise: 65536.0, not 6.554e+04
+    text = f"{value:.{digits}g}"
+    return text if any(c in text for c in ".e") else text + ".0"
+
+
+def format_pair(got, expected, digits=4):
+    """``(got, expected)`` as text with the fewest digits (at least ``digits``, at most 10) that tell them apart."""
+    for n in range(digits, 11):
+        pair = format_number(got, n), format_number(expected, n)
+        if pair[0] != pair[1]:
+            return pair
+    return pair
+
+
 def fmt_norm(value):
     """A gradient norm in 3 significant digits; 'nan'/'inf' spelled out."""
     if value is None:

@@ -21,7 +21,7 @@ from widgets import (
     lesson_score,
     recorder,
 )
-from widgets.graph import MAX_GRAPH_NODES
+from widgets.draw.graph import MAX_GRAPH_NODES
 
 
 @pytest.fixture(autouse=True)

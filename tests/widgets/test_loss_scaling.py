@@ -5,13 +5,14 @@ import pytest
 
 import minitorch
 from minitorch.nn import functional as F
-from widgets import check_function, exercises
-from widgets import loss_scaling as ls
+from widgets import check_function
+from widgets.check import scoreboard
+from widgets.lessons import lesson14_loss_scaling as ls
 
 
 @pytest.fixture(autouse=True)
 def _fresh():
-    exercises.reset()
+    scoreboard.reset()
 
 
 def hints(result):

@@ -6,7 +6,8 @@ import pytest
 import minitorch
 from minitorch.autograd import Function
 from minitorch.functions import MatMul, Mul, Sum, unbroadcast
-from widgets import check_backward, check_function, exercises, lesson_score
+from widgets import check_backward, check_function, lesson_score
+from widgets.check import scoreboard
 
 BROADCAST = [((3,), (3,)), ((3, 1), (1, 4)), ((2, 3), (3,))]
 
@@ -18,7 +19,7 @@ def mul_backward(ctx, grad):
 
 @pytest.fixture(autouse=True)
 def _fresh_scoreboard():
-    exercises.reset()
+    scoreboard.reset()
 
 
 def test_right_backward_passes():

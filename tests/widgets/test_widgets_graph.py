@@ -7,8 +7,9 @@ import pytest
 
 import minitorch
 from minitorch.functions import Mul
-from widgets import draw_graph, recorder, style
-from widgets.graph import ComputationGraph
+from widgets import draw_graph, style
+from widgets.draw import recorder
+from widgets.draw.graph import ComputationGraph
 
 
 @pytest.fixture(autouse=True)

@@ -7,13 +7,14 @@ import pytest
 
 import minitorch
 from minitorch.functions import Amax, Mean, Mul, Pow, Sum, unbroadcast
-from widgets import check_backward, check_function, exercises, progress
-from widgets.hints import derivative_hint, factor_hint, trajectory_compare
+from widgets import check_backward, check_function, progress
+from widgets.check import scoreboard
+from widgets.check.mistakes import derivative_hint, factor_hint, trajectory_compare
 
 
 @pytest.fixture(autouse=True)
 def _fresh():
-    exercises.reset()
+    scoreboard.reset()
     yield
     minitorch.autograd.restore_backward()
 
@@ -156,7 +157,7 @@ def test_progress_reads_saved_outputs(tmp_path):
 
 
 def test_cuda_c_reads_c_and_refuses_python():
-    from widgets.cuda_c import KernelSyntaxError, run_kernel_body
+    from widgets.lessons.lesson10_cuda_c import KernelSyntaxError, run_kernel_body
 
     x = np.array([-2.0, 0.0, 3.5], dtype=np.float32)
     for body in ["y = x > (T)0 ? x : (T)0", "y = fmaxf(x, 0.0f);", "y = (fabs(x) + x) / 2", "y = max(x, (T)0)"]:

@@ -9,8 +9,9 @@ import pytest  # noqa: E402
 
 import minitorch  # noqa: E402
 from minitorch import nn  # noqa: E402
-from widgets import decision_boundary, gradient_flow, plotting  # noqa: E402
-from widgets.monitor import TrainingMonitor, classify  # noqa: E402
+from widgets import decision_boundary, gradient_flow  # noqa: E402
+from widgets.draw import plotting  # noqa: E402
+from widgets.draw.monitor import TrainingMonitor, classify  # noqa: E402
 
 
 class FakeHandle:
@@ -43,13 +44,13 @@ def test_update_logs_and_groups_metrics_into_panels():
 
 def test_redraws_are_throttled_by_time_and_budget(monkeypatch):
     clock = [0.0]
-    monkeypatch.setattr("widgets.monitor.time.perf_counter", lambda: clock[0])
+    monkeypatch.setattr("widgets.draw.monitor.time.perf_counter", lambda: clock[0])
 
     def slow_png(fig):  # each redraw takes 0.1 s of the fake clock
         clock[0] += 0.1
         return b"png"
 
-    monkeypatch.setattr("widgets.monitor.plotting.figure_png", slow_png)
+    monkeypatch.setattr("widgets.draw.monitor.plotting.figure_png", slow_png)
     monitor = TrainingMonitor(display=False, every=0.5, budget=0.05)
     monitor._handle = FakeHandle()
     monitor.warm_up()

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 import minitorch
-from widgets import recorder, style
-from widgets.stepper import BackwardStepper
+from widgets import style
+from widgets.draw import recorder
+from widgets.draw.stepper import BackwardStepper
 
 
 @pytest.fixture(autouse=True)

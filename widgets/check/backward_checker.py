@@ -27,7 +27,7 @@
 It never raises into the notebook: the learner's exception is shown in the table, and
 ``raise NotImplementedError`` (the unsolved exercise) gives the status "not done". The
 result is a ``CheckResult`` (``widgets.check_result``); every check is recorded for
-``widgets.exercises.lesson_score()``.
+``widgets.lesson_score()``.
 """
 
 import inspect
@@ -39,8 +39,10 @@ from minitorch import autograd
 from minitorch.autograd import Function, overridden_functions
 from minitorch.autograd.gradcheck import numerical_jacobian
 from minitorch.tensor import Tensor
-from widgets import exercises, style
-from widgets.check_result import (
+from widgets import style
+from widgets.check import scoreboard
+from widgets.check.arguments import BadArguments, bad_arguments_result, check_backward_arguments, normalise_cases
+from widgets.check.check_result import (
     FAILED,
     NOT_DONE,
     PASSED,
@@ -50,8 +52,7 @@ from widgets.check_result import (
     fmt_err,
     to_numpy,
 )
-from widgets.checker_args import BadArguments, bad_arguments_result, check_backward_arguments, normalise_cases
-from widgets.hints import factor_hint, not_done_message
+from widgets.check.mistakes import factor_hint, not_done_message
 
 DEFAULT_SHAPES = {
     1: [(4,), (2, 3), ()],
@@ -274,7 +275,7 @@ def check_backward(op, backward=None, shapes=None, *, args=(), reference=None, d
     status, message = _verdict(rows, len(cases), not_done, target.reference is not None)
     note = _install(target, backward, status, install)
     result = CheckResult(name, COLUMNS, rows, status, message, note, error)
-    exercises.record(result)
+    scoreboard.record(result)
     return result
 
 
@@ -284,7 +285,7 @@ def _case_label(shapes):
 
 def _spec_label(spec):
     if isinstance(spec, float):
-        return f"number {spec:g}"
+        return f"number {spec:g}"  # as the case was written (6 digits at most)
     if isinstance(spec, np.ndarray):
         return f"{style.fmt_shape(spec.shape)} with ties"
     return style.fmt_shape(spec)
@@ -484,7 +485,8 @@ def _where_hint(got, target):
     """Which elements are wrong: all, or only some (ties, zeros, one position)."""
     bad = ~np.isclose(got, target, atol=1e-6, rtol=1e-5)
     index = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), got.shape)) if got.ndim else ()
-    first = f"at {list(index)}: got {got[index]:.4g}, expected {target[index]:.4g}"
+    shown, want = style.format_pair(got[index], target[index])
+    first = f"at {list(index)}: got {shown}, expected {want}"
     if bad.all():
         return f"the values differ from the true derivative everywhere ({first}): check the formula"
     return f"{int(bad.sum())} of {bad.size} values differ from the true derivative ({first}): check the formula"

@@ -111,7 +111,7 @@ def _saved_statuses(cells):
 
 def _default_folder():
     """The folder of the lessons: the current one when it holds them (a notebook's), else ``lessons/``."""
-    for folder in (Path.cwd(), Path.cwd() / "lessons", Path(__file__).resolve().parents[1] / "lessons"):
+    for folder in (Path.cwd(), Path.cwd() / "lessons", Path(__file__).resolve().parents[2] / "lessons"):
         if any(folder.glob("[0-9][0-9]_*.ipynb")):
             return folder
     return Path.cwd()

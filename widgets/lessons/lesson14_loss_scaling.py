@@ -19,7 +19,8 @@ import numpy as np
 import minitorch
 from minitorch import nn
 from minitorch.nn import functional as F
-from widgets.hints import constant_factor
+from widgets.check.check_result import format_value
+from widgets.check.mistakes import constant_factor
 
 SMALLEST_NORMAL = 2.0**-14  # float16's smallest normal number, 6.1e-5; below it, fewer digits, then 0
 
@@ -52,7 +53,7 @@ class StepRecord:
     def __repr__(self):
         if isinstance(self.stepped, (bool, np.bool_)):
             return "taken" if self.stepped else "skipped"
-        return f"returned {self.stepped!r}"
+        return f"returned {format_value(self.stepped)}"
 
 
 def _batch(size=32, seed=0):
@@ -140,7 +141,7 @@ def scaled_step_hint(got, expected):
     for i, (g, e) in enumerate(zip(got, expected), 1):
         where = f"step {i} (scale {e.scale:g})"
         if not isinstance(g.stepped, (bool, np.bool_)):
-            return False, f"{where}: return True when the step was taken, False when it was skipped; got {g.stepped!r}"
+            return False, f"{where}: return True when the step was taken, False when it was skipped; got {format_value(g.stepped)}"
         hint = _grad_hint(where, g.grads, e.grads, e.scale)
         if hint:
             return False, hint
@@ -177,7 +178,7 @@ class Outcome:
         self.value = value
 
     def __repr__(self):
-        return repr(self.value)
+        return format_value(self.value)
 
 
 def update_rule_outcomes(rule):
@@ -211,7 +212,7 @@ def update_rule_hint(got, expected):
     """``compare`` for ``check_function``: which part of the rule a wrong (scale, tracker) breaks."""
     scale, tracker, found_inf, interval, growth, backoff = expected.args
     if not isinstance(got.value, tuple) or len(got.value) != 2:
-        return False, f"return a tuple (new_scale, new_growth_tracker), got {got.value!r}"
+        return False, f"return a tuple (new_scale, new_growth_tracker), got {format_value(got.value)}"
     (got_scale, got_tracker), (want_scale, want_tracker) = got.value, expected.value
     if not np.isclose(got_scale, want_scale):
         return False, _scale_hint(got_scale, want_scale, scale, tracker, found_inf, interval, growth, backoff)

@@ -12,7 +12,7 @@ the head (hidden when there is only one); elsewhere the first map is drawn once.
 
 import numpy as np
 
-from widgets import plotting
+from widgets.draw import plotting
 
 
 def _as_array(weights):

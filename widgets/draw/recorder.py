@@ -1,7 +1,10 @@
 """Remember the gradients that flowed through each backward node, for drawing them later.
 
 The engine calls every observer as ``observer(node, grad_output, grad_inputs)`` after
-each backward step. ``widgets`` registers one observer on import. It only keeps
+each backward step. Importing ``widgets`` registers nothing: the recorder starts the first
+time a widget that draws gradients is opened (``draw_graph``, ``BackwardStepper``) or when
+``widgets.record_gradients()`` is called, so a training loop that never opened one pays
+nothing. From then on every backward is recorded. The recorder only keeps
 *references* to the gradient arrays (no copies, no arithmetic), as an attribute of the
 node itself: when the graph is dropped (the next training step reassigns ``loss``), the
 record goes with it. Norms are computed only when something is drawn.
@@ -59,14 +62,30 @@ def _observe(node, grad_output, grad_inputs):
             old.__dict__.pop(_ATTR, None)
 
 
+def is_installed():
+    """True when the engine calls the recorder after each backward step."""
+    return _observe in autograd.backward_observers()
+
+
 def install():
-    """Register the observer with the engine (idempotent)."""
-    autograd.remove_backward_observer(_observe)
+    """Register the observer with the engine, once; True when this call registered it."""
+    if is_installed():
+        return False
     autograd.add_backward_observer(_observe)
+    return True
+
+
+def record_gradients():
+    """Record the gradients of every backward from now on, for ``draw_graph`` and ``BackwardStepper``.
+
+    Those two start recording themselves when first opened; call this before a backward you
+    want to draw when no widget has been opened yet.
+    """
+    install()
 
 
 def set_recording(enabled=True):
-    """Turn gradient recording on or off (on once ``widgets`` is imported); returns the old setting."""
+    """Pause (False) or resume (True) recording once installed; returns the old setting."""
     previous = STATE.enabled
     STATE.enabled = bool(enabled)
     return previous

@@ -161,15 +161,31 @@ def fmt_err(err):
 
 
 def short(value, limit=60):
-    """A value on one line, cut to ``limit`` characters."""
-    if isinstance(value, Tensor):
-        value = value.data
-    if isinstance(value, np.ndarray):
-        text = np.array2string(value, precision=4, separator=", ", threshold=12)
-    else:
-        text = repr(value)
-    text = " ".join(text.split())
+    """A value on one line, cut to ``limit`` characters; numbers in 4 significant digits (``style.format_number``)."""
+    text = " ".join(format_value(value.data if isinstance(value, Tensor) else value).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_MAX_ITEMS = 20  # a list is shown cut to a table cell anyway: format no more of it than fits
+
+
+def format_value(value):
+    """A value as text for a table, with every number in it as a learner reads it (containers too)."""
+    if isinstance(value, (bool, np.bool_)) or isinstance(value, (int, float, np.integer, np.floating)):
+        return style.format_number(value)
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0 and value.dtype.kind in "biuf":
+            return style.format_number(value.item())
+        return np.array2string(value, precision=4, separator=", ", threshold=12)
+    if type(value) in (list, tuple):  # exactly: a named tuple (return_types) keeps its own repr
+        items = [format_value(v) for v in value[:_MAX_ITEMS]] + (["..."] if len(value) > _MAX_ITEMS else [])
+        if isinstance(value, list):
+            return "[" + ", ".join(items) + "]"
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if type(value) is dict:
+        pairs = [f"{k!r}: {format_value(v)}" for k, v in list(value.items())[:_MAX_ITEMS]]
+        return "{" + ", ".join(pairs + (["..."] if len(value) > _MAX_ITEMS else [])) + "}"
+    return repr(value)  # a Tensor inside a container prints itself (4 decimals, as PyTorch's)
 
 
 def to_numpy(g):

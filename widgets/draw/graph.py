@@ -17,8 +17,8 @@ Reading the picture (left to right is the forward pass, gradients flow right to 
     draw_graph(loss, names={"x": x, "w": w, "b": b})        # or params=model
 
 The graph is read from ``root.grad_fn`` with ``minitorch.autograd.graph`` (the walk the
-engine itself uses); the gradients come from ``widgets.recorder``, which watches the
-engine's backward steps.
+engine itself uses); the gradients come from ``widgets.draw.recorder``, which watches the
+engine's backward steps once the first ``draw_graph`` (or ``BackwardStepper``) has started it.
 """
 
 import math
@@ -28,8 +28,10 @@ import numpy as np
 
 from minitorch.autograd import graph as autograd_graph
 from minitorch.tensor import Tensor
-from widgets import argcheck, recorder, style
-from widgets.picture import GraphPicture
+from widgets import style
+from widgets.check import arguments
+from widgets.draw import recorder
+from widgets.draw.picture import GraphPicture
 
 DEFAULT_MAX_NODES = 80
 # The most boxes ever sent to Graphviz, whatever max_nodes asks: ``dot`` needs minutes for
@@ -229,11 +231,22 @@ def draw_graph(
     """
     w = "draw_graph"
     show_grad, show_data, show_constants, legend = (
-        argcheck.need_bool(w, arg, v) for arg, v in
+        arguments.need_bool(w, arg, v) for arg, v in
         (("show_grad", show_grad), ("show_data", show_data), ("show_constants", show_constants), ("legend", legend)))
-    rankdir, size = argcheck.need_rankdir(w, rankdir), argcheck.need_size(w, size)
+    rankdir, size = arguments.need_rankdir(w, rankdir), arguments.need_size(w, size)
     graph, modules = build_graph(root, params, names, max_nodes, show_constants)
-    return render(graph, RecordedGradients() if show_grad else None, show_data, rankdir, modules, legend, size=size)
+    just_started = recorder.install()  # from now on each backward is recorded, for the next pictures
+    note = _not_recorded_note(graph) if just_started and show_grad else None
+    return render(graph, RecordedGradients() if show_grad else None, show_data, rankdir, modules, legend,
+                  title=note, size=size)
+
+
+def _not_recorded_note(graph):
+    """A note for a graph whose leaves have gradients from a backward that ran before recording started."""
+    if not any(node.kind == "param" and node.obj.grad is not None for node in graph.leaf_ids.values()):
+        return None
+    return ("Gradient norms are recorded from this draw_graph on: a backward that ran before it shows only the "
+            "leaves' .grad. Run the forward and backward again to see the gradient along every arrow.")
 
 
 def build_graph(root, params=None, names=None, max_nodes=DEFAULT_MAX_NODES, show_constants=True, widget="draw_graph"):
@@ -241,10 +254,10 @@ def build_graph(root, params=None, names=None, max_nodes=DEFAULT_MAX_NODES, show
 
     Checks the arguments first: a wrong one raises a TypeError/ValueError naming ``widget``.
     """
-    argcheck.need_tensor(widget, "root" if widget == "draw_graph" else "loss", root)
-    max_nodes = argcheck.need_int(widget, "max_nodes", max_nodes, minimum=1)
-    all_names, modules = argcheck.need_params(widget, params)
-    names = argcheck.need_names(widget, names)
+    arguments.need_tensor(widget, "root" if widget == "draw_graph" else "loss", root)
+    max_nodes = arguments.need_int(widget, "max_nodes", max_nodes, minimum=1)
+    all_names, modules = arguments.need_params(widget, params)
+    names = arguments.need_names(widget, names)
     all_names.update(names)
     graph = ComputationGraph(root, all_names, max_nodes, show_constants)
     graph.name_intermediates(names)

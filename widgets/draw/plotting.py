@@ -1,9 +1,10 @@
 """Matplotlib without pyplot: figures that show as PNG in a notebook and never pile up.
 
 The widgets build ``matplotlib.figure.Figure`` objects directly (no global pyplot state, no
-figure shown twice by the inline backend) and register a PNG formatter, so a returned
-figure shows as an image in the notebook: an ``image/png`` output that survives saving and
-that nbval does not compare.
+figure shown twice by the inline backend). The first figure made registers a PNG formatter
+for ``Figure`` with IPython (not the import of ``widgets``), so a returned figure shows as
+an image in the notebook: an ``image/png`` output that survives saving and that nbval does
+not compare.
 """
 
 import io
@@ -20,6 +21,7 @@ def new_figure(width=6.0, height=3.5, fast=False):
     ``fast``: a fixed layout instead of matplotlib's constrained layout, which roughly
     halves the drawing time (for figures redrawn during training).
     """
+    register_png_formatter()  # the figure is about to be shown; a dict entry, cheap to set again
     fig = Figure(figsize=(width, height), dpi=DPI, layout=None if fast else "constrained")
     FigureCanvasAgg(fig)
     return fig

@@ -11,14 +11,16 @@ about types where a lesson asks for one: a tuple is not a list, a float not a Te
 
 It never raises into the notebook: the learner's exception is shown in the table, and
 ``raise NotImplementedError`` (the unsolved exercise) gives the status "not done". Every
-check is recorded for ``widgets.exercises.lesson_score()``.
+check is recorded for ``widgets.lesson_score()``.
 """
 
 import numpy as np
 
 from minitorch.tensor import Tensor
-from widgets import argcheck, exercises, style
-from widgets.check_result import (
+from widgets import style
+from widgets.check import scoreboard
+from widgets.check.arguments import BadArguments, bad_arguments_result, what
+from widgets.check.check_result import (
     FAILED,
     NOT_DONE,
     PASSED,
@@ -28,8 +30,7 @@ from widgets.check_result import (
     short,
     to_numpy,
 )
-from widgets.checker_args import BadArguments, bad_arguments_result
-from widgets.hints import factor_hint, not_done_message
+from widgets.check.mistakes import factor_hint, not_done_message
 
 COLUMNS = ["case", "expected", "got"]
 
@@ -64,7 +65,7 @@ def same(got, expected, atol=1e-6, rtol=1e-5):
         return True, ""
     if isinstance(expected, float) and isinstance(got, (int, float)):
         ok = bool(np.isclose(got, expected, atol=atol, rtol=rtol))
-        return ok, "" if ok else f"got {got:.6g}, expected {expected:.6g}"
+        return ok, "" if ok else "got {}, expected {}".format(*style.format_pair(got, expected))
     ok = got == expected
     return bool(ok), "" if ok else f"got {short(got, 30)}, expected {short(expected, 30)}"
 
@@ -79,7 +80,8 @@ def _array_hint(got, expected, atol, rtol):
     else:
         bad = got != expected
     index = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), got.shape)) if got.ndim else ()
-    return (f"values differ at {list(index)}: got {got[index]:.6g}, expected {expected[index]:.6g} "
+    shown, want = style.format_pair(got[index], expected[index])
+    return (f"values differ at {list(index)}: got {shown}, expected {want} "
             f"({int(bad.sum())} of {bad.size} differ)")
 
 
@@ -150,7 +152,7 @@ def check_function(name, learner_fn, reference_fn, cases, compare=None, describe
         status = FAILED
         message = f"{sum(1 for r in rows if not r.ok)} of {len(rows)} cases differ from the reference."
     result = CheckResult(name, COLUMNS, rows, status, message, "", error)
-    exercises.record(result)
+    scoreboard.record(result)
     return result
 
 
@@ -177,21 +179,21 @@ def _expected_value(reference_fn, args, raises):
 def _check_arguments(name, learner_fn, reference_fn, cases, compare, describe):
     """The cases as a list, or ``BadArguments`` saying what to pass."""
     if not isinstance(name, str) or not name:
-        raise BadArguments(f"name must be the exercise's name (a string), got {argcheck.what(name)}")
+        raise BadArguments(f"name must be the exercise's name (a string), got {what(name)}")
     for arg, fn in (("learner_fn", learner_fn), ("reference_fn", reference_fn)):
         if not callable(fn):
-            raise BadArguments(f"{arg} must be a function, got {argcheck.what(fn)} (pass the function, not its result)")
+            raise BadArguments(f"{arg} must be a function, got {what(fn)} (pass the function, not its result)")
     for arg, fn in (("compare", compare), ("describe", describe)):
         if fn is not None and not callable(fn):
-            raise BadArguments(f"{arg} must be a function or None, got {argcheck.what(fn)}")
+            raise BadArguments(f"{arg} must be a function or None, got {what(fn)}")
     if isinstance(cases, (str, bytes, dict)) or not hasattr(cases, "__iter__"):
         raise BadArguments(f"cases must be a list of argument tuples, e.g. cases=[(1, 2), (3, 4)], "
-                           f"got {argcheck.what(cases)}")
+                           f"got {what(cases)}")
     cases = list(cases)
     if not cases:
         raise BadArguments("cases is empty, so nothing would be checked: give at least one tuple of arguments")
     for i, case in enumerate(cases, 1):
         if not callable(case) and not isinstance(case, (tuple, list)):
-            raise BadArguments(f"case {i} is {argcheck.what(case)}: write each case as a tuple of arguments, "
+            raise BadArguments(f"case {i} is {what(case)}: write each case as a tuple of arguments, "
                                f"e.g. ({case!r},) for one argument")
     return cases

@@ -18,6 +18,7 @@ from minitorch import nn, optim
 from minitorch.data import DataLoader
 from minitorch.nn import functional as F
 from minitorch.tensor import Tensor
+from widgets.style import format_number, format_pair
 
 BATCH = 32
 
@@ -94,7 +95,7 @@ class Trajectory:
         self.mistakes = mistakes or {}
 
     def __repr__(self):
-        losses = ", ".join(f"{r:.4f}" if isinstance(r, float) else type(r).__name__ for r in self.returned)
+        losses = ", ".join(format_number(r) if isinstance(r, float) else type(r).__name__ for r in self.returned)
         return f"{len(self.params)} steps, losses [{losses}]"
 
 
@@ -173,10 +174,10 @@ def compare(got, expected):
                                "every micro-batch's loss / k, backward() for each, then one step() and zero_grad()")
     for step, (r, e) in enumerate(zip(got.returned, expected.returned), 1):
         if not isinstance(r, (int, float)) or not np.isclose(r, e, rtol=1e-4, atol=1e-5):
-            shown = f"{r:.6g}" if isinstance(r, (int, float)) else type(r).__name__
+            shown, want = format_pair(r, e) if isinstance(r, (int, float)) else (type(r).__name__, format_number(e))
             if isinstance(r, (int, float)) and np.isclose(r, k * e, rtol=1e-4):
                 return False, (f"the parameters are right, but the returned loss is k times too large (k = {k}): "
                                "add up the scaled losses (loss / k), not the micro-batch means")
-            return False, (f"the parameters are right, but step {step} returned {shown}, expected {e:.6g}: return the "
+            return False, (f"the parameters are right, but step {step} returned {shown}, expected {want}: return the "
                            "whole batch's loss, the sum of the k scaled micro-batch losses (each .item())")
     return True, ""

@@ -10,7 +10,8 @@ are shown, and what is still to come is grey. The leaves' ``.grad`` are put back
 were, so the stepper never doubles a gradient; ``loss.backward()`` still works afterwards.
 
 If the graph was already used by a plain ``loss.backward()`` (its buffers are freed), the
-stepper replays what ``widgets`` recorded during that backward instead.
+stepper replays what ``widgets.draw.recorder`` recorded during that backward instead (recording
+starts with the first ``draw_graph`` or stepper, or ``widgets.record_gradients()``).
 
 In a notebook checked by nbval, put ``# NBVAL_IGNORE_OUTPUT`` on the stepper's cell: a
 widget's output embeds the SVG, which depends on the graphviz version.
@@ -21,8 +22,10 @@ import ipywidgets as widgets
 from minitorch import autograd, backends
 from minitorch.autograd import graph as autograd_graph
 from minitorch.tensor import Tensor
-from widgets import argcheck, recorder, style
-from widgets.graph import DEFAULT_MAX_NODES, build_graph, render
+from widgets import style
+from widgets.check import arguments
+from widgets.draw import recorder
+from widgets.draw.graph import DEFAULT_MAX_NODES, build_graph, render
 
 MAX_CHIPS = 60  # engine-order chips shown at once; a longer backward shows a window around the step
 
@@ -112,18 +115,19 @@ class BackwardStepper:
 
     def __init__(self, loss, params=None, names=None, max_nodes=DEFAULT_MAX_NODES, rankdir="LR"):
         w = "BackwardStepper"
-        argcheck.need_tensor(w, "loss", loss)
+        arguments.need_tensor(w, "loss", loss)
         if loss.grad_fn is None:
             raise ValueError(
-                f"{w}: loss has no grad_fn ({argcheck.what(loss)}, requires_grad={loss.requires_grad}): there is "
+                f"{w}: loss has no grad_fn ({arguments.what(loss)}, requires_grad={loss.requires_grad}): there is "
                 "no backward to step through. Pass a result computed from tensors with requires_grad=True, "
                 "outside minitorch.no_grad()")
         if loss.data.size != 1:
-            raise ValueError(f"{w}: loss must be a single number to start backward from, got {argcheck.what(loss)}; "
+            raise ValueError(f"{w}: loss must be a single number to start backward from, got {arguments.what(loss)}; "
                              "reduce it first, e.g. BackwardStepper(loss.sum()) or loss.mean()")
-        self.rankdir = argcheck.need_rankdir(w, rankdir)
+        self.rankdir = arguments.need_rankdir(w, rankdir)
         self.loss = loss
         self.graph, self.modules = build_graph(loss, params, names, max_nodes, widget=w)
+        recorder.install()  # so a later stepper can replay a plain loss.backward()
         try:
             self.steps = record_backward(loss)
             self.source = "recorded now (retain_graph=True; .grad left unchanged)"
@@ -136,7 +140,8 @@ class BackwardStepper:
                 raise RuntimeError(
                     "BackwardStepper: this graph was already used by backward() and its buffers are "
                     "freed. Create the stepper before calling loss.backward(), or call "
-                    "loss.backward(retain_graph=True)."
+                    "loss.backward(retain_graph=True). (A plain backward can be replayed only once "
+                    "recording has started: widgets.record_gradients(), or any draw_graph or stepper before it.)"
                 ) from None
         self.order = [type(node).__name__ for node, _, _ in self.steps]
         self._position = {node: i for i, (node, _, _) in enumerate(self.steps)}

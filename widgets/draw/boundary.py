@@ -15,7 +15,8 @@ from matplotlib.colors import ListedColormap
 
 import minitorch
 from minitorch.tensor import Tensor
-from widgets import argcheck, plotting
+from widgets.check.arguments import need_int, what
+from widgets.draw import plotting
 
 CLASS_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
 
@@ -73,10 +74,10 @@ def _checked_points(model, X, y):
     """``X`` as an ``(N, 2)`` float array and ``y`` as ``N`` class numbers, or an error saying what is wrong."""
     w = "decision_boundary"
     if not callable(model):
-        raise TypeError(f"{w}: model must be callable (a Module or a function of a tensor), got {argcheck.what(model)}")
+        raise TypeError(f"{w}: model must be callable (a Module or a function of a tensor), got {what(model)}")
     for arg, value in (("X", X), ("y", y)):
         if not isinstance(value, (Tensor, np.ndarray, list, tuple)):
-            raise TypeError(f"{w}: {arg} must be a Tensor or an array, got {argcheck.what(value)}")
+            raise TypeError(f"{w}: {arg} must be a Tensor or an array, got {what(value)}")
     X, y = _numpy(X), _numpy(y)
     if X.ndim != 2 or X.shape[1] != 2 or X.shape[0] == 0:
         raise ValueError(f"{w}: X must hold points in the plane, shape (N, 2) with N >= 1, got shape {X.shape}")
@@ -95,7 +96,7 @@ def _checked_points(model, X, y):
 def decision_boundary(model, X, y, resolution=150, title=None, ax=None):
     """A Figure with the model's predicted class over the plane and the points ``X`` coloured by ``y``."""
     X, y = _checked_points(model, X, y)
-    resolution = argcheck.need_int("decision_boundary", "resolution", resolution, minimum=2)
+    resolution = need_int("decision_boundary", "resolution", resolution, minimum=2)
     xx, yy, classes, confidence = predict_grid(model, X, resolution)
     n_classes = int(max(y.max(initial=0), classes.max(initial=0))) + 1
     # More classes than colours: the colours repeat rather than a class silently taking the last one.

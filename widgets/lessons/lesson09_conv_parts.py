@@ -14,8 +14,8 @@ import numpy as np
 
 import minitorch
 from minitorch.functions.conv import windows
-from widgets.function_checker import same
-from widgets.hints import constant_factor, factor_hint
+from widgets.check.function_checker import same
+from widgets.check.mistakes import constant_factor, factor_hint
 
 # (x shape, weight shape, stride, padding): overlapping windows hanging over the border,
 # several channels and samples, and stride 1

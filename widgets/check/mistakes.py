@@ -11,7 +11,8 @@ functions. Each returns a short sentence for the table's "hint" column.
 
 import numpy as np
 
-from widgets.check_result import learner_frames
+from widgets.check.check_result import learner_frames
+from widgets.style import format_pair
 
 
 def constant_factor(got, expected, rtol=1e-5, atol=1e-8):
@@ -95,7 +96,8 @@ def trajectory_compare(names, atol=1e-6, rtol=1e-5):
                 i = int(np.argmax(bad))
                 name = names[i] if i < len(names) else f"value {i}"
                 where = "already at the first step" if step == 1 else f"steps 1-{step - 1} matched"
-                return False, (f"step {step}, {name}: got {g[i]:.6g}, expected {e[i]:.6g} "
+                shown, want = format_pair(g[i], e[i])
+                return False, (f"step {step}, {name}: got {shown}, expected {want} "
                                f"(off by {g[i] - e[i]:+.2g}); {where}")
         return True, ""
     return compare

@@ -25,7 +25,9 @@ import time
 import numpy as np
 
 from minitorch.tensor import Tensor
-from widgets import argcheck, plotting, style
+from widgets import style
+from widgets.check import arguments
+from widgets.draw import plotting
 
 SMOOTH_AFTER = 20  # points before a smoothed line is drawn over the raw one
 MAX_POINTS = 1000
@@ -55,20 +57,20 @@ class TrainingMonitor:
     def __init__(self, model=None, grad_flow=False, every=0.5, budget=0.04, smooth=0.9, title=None,
                  display=True, width=None, height=3.2):
         w = "TrainingMonitor"
-        grad_flow = argcheck.need_bool(w, "grad_flow", grad_flow)
-        if model is not None and not argcheck.is_module(model):
-            raise TypeError(f"{w}: model must be a Module (for the gradient-flow panel), got {argcheck.what(model)}")
+        grad_flow = arguments.need_bool(w, "grad_flow", grad_flow)
+        if model is not None and not arguments.is_module(model):
+            raise TypeError(f"{w}: model must be a Module (for the gradient-flow panel), got {arguments.what(model)}")
         if grad_flow and model is None:
             raise ValueError(f"{w}: grad_flow=True needs the model whose gradients to show: "
                              "TrainingMonitor(model=model, grad_flow=True)")
         self.model = model
         self.grad_flow = grad_flow
-        self.every = argcheck.need_number(w, "every", every, low=0)
-        self.budget = argcheck.need_number(w, "budget", budget, low=0, high=1, low_open=True)
-        self.smooth = argcheck.need_number(w, "smooth", smooth, low=0, high=1, high_open=True)
+        self.every = arguments.need_number(w, "every", every, low=0)
+        self.budget = arguments.need_number(w, "budget", budget, low=0, high=1, low_open=True)
+        self.smooth = arguments.need_number(w, "smooth", smooth, low=0, high=1, high_open=True)
         self.title = title
-        self.width = None if width is None else argcheck.need_number(w, "width", width, low=0, low_open=True)
-        self.height = argcheck.need_number(w, "height", height, low=0, low_open=True)
+        self.width = None if width is None else arguments.need_number(w, "width", width, low=0, low_open=True)
+        self.height = arguments.need_number(w, "height", height, low=0, low_open=True)
         self.history = {}  # metric name -> (steps list, values list)
         self.draws = 0
         self.draw_seconds = 0.0
@@ -97,9 +99,9 @@ class TrainingMonitor:
         w = "TrainingMonitor.update"
         if values:
             raise TypeError(f"{w}: give each metric a name, e.g. monitor.update(step, loss=...); got "
-                            f"{len(values)} unnamed value(s) after step: {', '.join(map(argcheck.what, values))}")
+                            f"{len(values)} unnamed value(s) after step: {', '.join(map(arguments.what, values))}")
         if isinstance(step, bool) or not isinstance(step, numbers.Real):
-            raise TypeError(f"{w}: step must be a number (the x of the curves), got {argcheck.what(step)}")
+            raise TypeError(f"{w}: step must be a number (the x of the curves), got {arguments.what(step)}")
         logged = {name: _metric_value(w, name, value) for name, value in metrics.items() if value is not None}
         for name, value in logged.items():
             steps, values = self.history.setdefault(name, ([], []))
@@ -221,13 +223,13 @@ def _metric_value(widget, name, value):
     if isinstance(value, (Tensor, np.ndarray, np.generic)):
         size = int(np.prod(value.shape))
         if size != 1:
-            raise ValueError(f"{widget}: {name} must be one number, got {argcheck.what(value)}; "
+            raise ValueError(f"{widget}: {name} must be one number, got {arguments.what(value)}; "
                              f"log a single value, e.g. {name}=value.mean().item()")
         value = value.item()
     elif not isinstance(value, (str, bytes)) and callable(getattr(value, "item", None)):
         value = value.item()  # another array library's 1-element array
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{widget}: {name} must be a number or a 1-element tensor, got {argcheck.what(value)}")
+        raise TypeError(f"{widget}: {name} must be a number or a 1-element tensor, got {arguments.what(value)}")
     return float(value)
 
 
@@ -247,10 +249,10 @@ class _PNG:
 # ---------------------------------------------------------------------- gradient flow
 def gradient_norms(model, widget="gradient_flow"):
     """``{parameter name: norm of its .grad}`` (None where a parameter has no gradient)."""
-    if not argcheck.is_module(model):
+    if not arguments.is_module(model):
         hint = "; pass the model, not a tensor it computed" if isinstance(model, Tensor) else ""
         raise TypeError(f"{widget}: model must be a Module (anything with named_parameters()), "
-                        f"got {argcheck.what(model)}{hint}")
+                        f"got {arguments.what(model)}{hint}")
     norms = {}
     for name, p in model.named_parameters():
         norms[name] = None if p.grad is None else style.array_norm(p.grad.data)

@@ -1,0 +1,7 @@
+"""The checks that belong to one lesson each: ``lessonNN_<topic>`` is used by lesson NN only.
+
+``lesson08_accumulation`` (gradient accumulation), ``lesson09_conv_parts`` (conv2d backward in
+three parts), ``lesson10_cuda_c`` (a CUDA kernel body run on the CPU) and
+``lesson14_loss_scaling`` (loss scaling and the dynamic scale rule). They are built on the
+generic checkers in ``widgets.check``.
+"""
