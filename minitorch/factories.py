@@ -256,3 +256,15 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
             raise MiniTorchError(f"eye(): {name} must be greater or equal to 0, got {value}")
     xp = backends.array_module(backends.normalize_device(device))
     return _finish(xp.eye(n, m, dtype=dtype.np_dtype), None, device, requires_grad)
+
+
+def random_values_like(like: TensorBase, distribution: str, a: float, b: float) -> TensorBase:
+    """Samples of N(a, b**2) (``"normal"``) or U(a, b) (``"uniform"``) with ``like``'s shape, dtype
+    and device, from minitorch's generator (``manual_seed``): the values of ``normal_``/``uniform_``.
+
+    Drawn on the host in float64, then converted, so a seed gives the same numbers on every device.
+    """
+    generator = default_generator()
+    draw = generator.normal if distribution == "normal" else generator.uniform
+    values = draw(a, b, size=tuple(like.shape)).astype(like.data.dtype)
+    return TensorBase._make(backends.to_device(values, like.device), None, False)

@@ -1,23 +1,32 @@
 """The built-in differentiable ops, each a ``Function`` with forward and backward together.
 
-One module per family: ``arithmetic`` (+ - * / ** ...), ``unary`` (exp, log, relu ...),
-``reductions`` (sum, mean, max ...), ``shape`` (reshape, permute, cat ...), ``matmul``,
-``indexing``, and the ops networks are built of: ``softmax``, ``losses``, ``pointwise_losses``, ``fused``
-(Linear, SoftmaxCrossEntropy, BiasReLU), ``conv`` (Conv2d, MaxPool2d), ``dropout`` and
-``normalization``. ``promotion`` holds the dtype rules every op applies (and the ``Cast``
-op), ``broadcast`` the shape rules. ``elementwise_more`` (round, atan2, lerp, fmod ...) and
-``elementwise_logic`` (isnan, logical_and, allclose ...) add more elementwise ops;
-``selection`` and ``ordering`` (gather, scatter, sort, topk, cumsum, flip, repeat ...) pick and
-reorder elements; ``activations`` (leaky_relu, elu, silu, softplus ...) and ``pooling``
-(avg_pool2d, adaptive_avg_pool2d) are more network building blocks. The lower-case
-functions are the user-facing forms (``minitorch.exp(x)``, ``F.conv2d``); Tensor methods
-call the same functions.
+One module per family, and the Tensor's methods for each family are in the module of the
+same name under ``minitorch/tensor/``:
+
+- ``arithmetic`` (+ - * / ** ..., and the rules every binary op follows: ``promote`` for
+  dtypes, ``unbroadcast`` for gradients), ``binary_math`` (atan2, fmod, lerp),
+  ``conversion`` (Cast, ToDevice, Clone), ``unary`` (exp, log, relu, reciprocal ...),
+  ``rounding`` (round, floor ...), ``elementwise_logic`` (comparisons, isnan, logical_and,
+  allclose ...), ``clamping``;
+- ``reductions`` (sum, mean, max ...), ``ordering`` (sort, topk, cumsum, prod, norm, flip),
+  ``shape`` (reshape, permute, expand, cat ...), ``rearranging`` (narrow, repeat, diag,
+  chunk, split ...), ``selection`` (gather, scatter, unique ...), ``indexing`` and
+  ``index_put`` (``t[i]``, ``t[i] = v``), ``masking``, ``linalg`` (matmul, mm, bmm ...);
+- the ops networks are built of: ``activations`` (softmax, leaky_relu, elu ...),
+  ``losses``, ``pointwise_losses``, ``class_losses``, ``fused`` (Linear,
+  SoftmaxCrossEntropy, BiasReLU), ``conv``, ``pooling``, ``dropout``, ``normalization``,
+  ``attention``, ``recurrent``, ``embedding``, ``special`` (erf, gelu);
+- ``autocast_policy`` (which ops run in float16 under autocast) and ``out`` (``out=``).
+
+The lower-case functions are the user-facing forms (``minitorch.exp(x)``, ``F.conv2d``);
+Tensor methods are the same functions.
 
 Importing this package imports every op module, so every built-in op is in
 ``autograd.REGISTRY`` as soon as ``minitorch`` is loaded.
 """
 
 # The ops networks are built of (nn.functional gives them their PyTorch names).
+from minitorch.factories import random_values_like
 from minitorch.functions.activations import (
     ELU,
     Hardtanh,
@@ -58,6 +67,7 @@ from minitorch.functions.arithmetic import (
     where,
 )
 from minitorch.functions.attention import ScaledDotProductAttention, scaled_dot_product_attention
+from minitorch.functions.binary_math import Atan2, Fmod, Lerp, atan2, fmod, lerp, true_divide
 from minitorch.functions.clamping import ClampTensor, clamp, clamp_max, clamp_min, clip
 from minitorch.functions.conv import Conv2d, MaxPool2d, conv2d, max_pool2d
 from minitorch.functions.conversion import Cast, Clone, ToDevice, cast
@@ -82,41 +92,6 @@ from minitorch.functions.elementwise_logic import (
     lt,
     ne,
     numel,
-)
-from minitorch.functions.elementwise_more import (
-    Atan2,
-    Ceil,
-    Exp2,
-    Expm1,
-    Floor,
-    Fmod,
-    Lerp,
-    Log2,
-    Log10,
-    Reciprocal,
-    Round,
-    Rsqrt,
-    Sign,
-    Tan,
-    Trunc,
-    atan2,
-    ceil,
-    exp2,
-    expm1,
-    floor,
-    fmod,
-    lerp,
-    log2,
-    log10,
-    random_values_like,
-    reciprocal,
-    round,
-    rsqrt,
-    sign,
-    square,
-    tan,
-    true_divide,
-    trunc,
 )
 from minitorch.functions.embedding import Embedding, embedding
 from minitorch.functions.fused import BiasReLU, Linear, SoftmaxCrossEntropy, bias_relu, linear, softmax_cross_entropy
@@ -161,6 +136,7 @@ from minitorch.functions.reductions import (
     sum,
     var,
 )
+from minitorch.functions.rounding import Ceil, Floor, Round, Sign, Trunc, ceil, floor, round, sign, trunc
 from minitorch.functions.selection import (
     CumProd,
     CumSum,
@@ -240,22 +216,37 @@ from minitorch.functions.unary import (
     Clamp,
     Cos,
     Exp,
+    Exp2,
+    Expm1,
     Log,
     Log1p,
+    Log2,
+    Log10,
+    Reciprocal,
     ReLU,
+    Rsqrt,
     Sigmoid,
     Sin,
     Sqrt,
+    Tan,
     Tanh,
     abs,
     cos,
     exp,
+    exp2,
+    expm1,
     log,
     log1p,
+    log2,
+    log10,
+    reciprocal,
     relu,
+    rsqrt,
     sigmoid,
     sin,
     sqrt,
+    square,
+    tan,
     tanh,
 )
 from minitorch.size import broadcast_shape

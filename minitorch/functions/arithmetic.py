@@ -369,10 +369,6 @@ def pow(a: Operand, b: Operand) -> Tensor:
     return Pow.apply(a, b)
 
 
-def _is_number_not_bool(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def _is_int_number(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 

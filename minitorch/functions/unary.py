@@ -1,14 +1,22 @@
-"""Elementwise functions of one tensor: exp, log, sqrt, sin, cos, tanh, sigmoid, relu,
-abs, clamp. Each backward multiplies the incoming gradient by the local derivative."""
+"""Elementwise functions of one tensor: exp, log, log1p, sqrt, sin, cos, tan, tanh, sigmoid,
+relu, abs, clamp; reciprocal, rsqrt, log2, log10, expm1, exp2, square.
+
+Each backward multiplies the incoming gradient by the local derivative (from the output
+where it can). The math functions compute in floating point: an integer input becomes the
+default float (``float_math``). Rounding (zero gradient) is in ``rounding.py``; functions
+of two or three tensors (atan2, fmod, lerp) in ``binary_math.py``.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import math
+from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import default_float
 from minitorch.errors import MiniTorchError, MiniTorchNotImplementedError
+from minitorch.functions.arithmetic import pow
 from minitorch.functions.autocast_policy import to_float32
 from minitorch.functions.conversion import cast
 from minitorch.hints import Array, Gradients
@@ -17,6 +25,9 @@ from minitorch.tensor_base import TensorBase
 
 if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
     from minitorch.tensor import Tensor
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
 
 
 class Exp(Function):
@@ -211,6 +222,110 @@ class Clamp(Function):
         return (grad * inside, None, None)
 
 
+# ---------------------------------------------------------------------- more smooth functions of one input
+class Reciprocal(Function):
+    """1 / a.   d/da = -1/a**2 = -out**2."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array) -> Array:
+        out = 1 / a
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (out,) = ctx.saved_tensors
+        return (-grad * (out * out),)
+
+
+class Rsqrt(Function):
+    """1 / sqrt(a).   d/da = -a**(-3/2) / 2 = -out**3 / 2."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array) -> Array:
+        out = 1 / ctx.xp.sqrt(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (out,) = ctx.saved_tensors
+        return (-0.5 * grad * out * out * out,)
+
+
+class Log2(Function):
+    """log2(a).   d/da = 1 / (a ln 2)."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array) -> Array:
+        ctx.save_for_backward(a)
+        return ctx.xp.log2(a)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (a,) = ctx.saved_tensors
+        return (grad / (a * _LN2),)
+
+
+class Log10(Function):
+    """log10(a).   d/da = 1 / (a ln 10)."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array) -> Array:
+        ctx.save_for_backward(a)
+        return ctx.xp.log10(a)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (a,) = ctx.saved_tensors
+        return (grad / (a * _LN10),)
+
+
+class Expm1(Function):
+    """exp(a) - 1, accurate for tiny a (where exp(a) rounds to 1).   d/da = exp(a) = out + 1."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array) -> Array:
+        out = ctx.xp.expm1(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (out,) = ctx.saved_tensors
+        return (grad * (out + 1),)
+
+
+class Exp2(Function):
+    """2 ** a.   d/da = 2**a ln 2 = out ln 2."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array) -> Array:
+        out = ctx.xp.exp2(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (out,) = ctx.saved_tensors
+        return (grad * out * _LN2,)
+
+
+class Tan(Function):
+    """tan(a).   d/da = 1 / cos(a)**2 = 1 + out**2."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array) -> Array:
+        out = ctx.xp.tan(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (out,) = ctx.saved_tensors
+        return (grad * (1 + out * out),)
+
+
 # ---------------------------------------------------------------------- user functions
 def _floating(a: TensorBase, op: str) -> Tensor:
     """Math functions compute in floating point: integer tensors become float32 first."""
@@ -285,3 +400,65 @@ def abs(a: TensorBase) -> Tensor:
 def _not_bool(a: TensorBase, op: str, error: type[MiniTorchError] = MiniTorchError) -> None:
     if isinstance(a, TensorBase) and a.data.dtype.kind == "b":
         raise error(f"{op}(): not supported for a bool tensor (shape {tuple(a.shape)}); convert first, e.g. .long()")
+
+
+def require_tensor(op: str, value: Any, name: str = "input", position: int = 1) -> None:
+    """PyTorch's TypeError when an argument that must be a Tensor is a number (or anything else)."""
+    if not isinstance(value, TensorBase):
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
+
+
+def float_math(op: str, a: TensorBase) -> Tensor:
+    """Math functions compute in floating point: integer and bool tensors become the default float.
+
+    Inside autocast these run in float32, as in PyTorch's autocast lists.
+    """
+    require_tensor(op, a)
+    if a.data.dtype.kind != "f":
+        a = cast(a, default_float())
+    if SWITCHES.autocast is not None:
+        (a,) = to_float32(a)
+    return a
+
+
+def reciprocal(input: TensorBase) -> Tensor:
+    """1 / each element (integer inputs give floats)."""
+    return Reciprocal.apply(float_math("reciprocal", input))
+
+
+def rsqrt(input: TensorBase) -> Tensor:
+    """1 / sqrt(each element)."""
+    return Rsqrt.apply(float_math("rsqrt", input))
+
+
+def log2(input: TensorBase) -> Tensor:
+    """Base-2 logarithm of each element."""
+    return Log2.apply(float_math("log2", input))
+
+
+def log10(input: TensorBase) -> Tensor:
+    """Base-10 logarithm of each element."""
+    return Log10.apply(float_math("log10", input))
+
+
+def expm1(input: TensorBase) -> Tensor:
+    """exp(a) - 1 of each element, without losing tiny a to rounding."""
+    return Expm1.apply(float_math("expm1", input))
+
+
+def exp2(input: TensorBase) -> Tensor:
+    """2 to the power of each element."""
+    require_tensor("exp2", input)
+    input = input if input.data.dtype.kind == "f" else cast(input, default_float())  # (not on the autocast list)
+    return Exp2.apply(input)
+
+
+def tan(input: TensorBase) -> Tensor:
+    """Tangent of each element (in radians)."""
+    return Tan.apply(float_math("tan", input))
+
+
+def square(input: TensorBase) -> Tensor:
+    """a * a for each element; integer (and bool) tensors give int64, as ``a ** 2`` does."""
+    require_tensor("square", input)
+    return pow(input, 2)

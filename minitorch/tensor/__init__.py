@@ -18,11 +18,11 @@ imports of ``minitorch`` have no cycle.
 from minitorch.tensor.activations import ActivationMethods
 from minitorch.tensor.arithmetic import ArithmeticMethods
 from minitorch.tensor.autograd import AutogradMethods
+from minitorch.tensor.binary_math import BinaryMathMethods
 from minitorch.tensor.clamping import ClampingMethods
 from minitorch.tensor.conversion import ConversionMethods
 from minitorch.tensor.creation import CreationMethods
 from minitorch.tensor.elementwise_logic import LogicMethods
-from minitorch.tensor.elementwise_more import MoreElementwiseMethods
 from minitorch.tensor.indexing import IndexingMethods
 from minitorch.tensor.inplace import InPlaceMethods
 from minitorch.tensor.linalg import LinalgMethods
@@ -30,6 +30,7 @@ from minitorch.tensor.masking import MaskingMethods
 from minitorch.tensor.ordering import OrderingMethods
 from minitorch.tensor.rearranging import RearrangingMethods
 from minitorch.tensor.reductions import ReductionMethods
+from minitorch.tensor.rounding import RoundingMethods
 from minitorch.tensor.selection import SelectionMethods
 from minitorch.tensor.shape import ShapeMethods
 from minitorch.tensor.special import SpecialMethods
@@ -40,7 +41,8 @@ from minitorch.tensor_base import Hook, TensorBase, VersionCounter
 class Tensor(
     ArithmeticMethods,
     UnaryMethods,
-    MoreElementwiseMethods,
+    RoundingMethods,
+    BinaryMathMethods,
     LogicMethods,
     ReductionMethods,
     ShapeMethods,

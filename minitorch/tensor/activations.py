@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # the face, for annotations only: never imported at run time 
 
 
 class ActivationMethods(TensorBase):
-    """PLACEHOLDER"""
+    """``Tensor``'s softmax, log_softmax."""
 
     __slots__ = ()
 

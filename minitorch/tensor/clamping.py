@@ -7,14 +7,11 @@ from minitorch.tensor_base import TensorBase
 
 
 class ClampingMethods(TensorBase):
-    """PLACEHOLDER"""
+    """``Tensor``'s clamp, clip, clamp_min, clamp_max."""
 
     __slots__ = ()
 
     clamp = clamping.clamp
-
     clip = clamp
-
     clamp_min = clamping.clamp_min
-
     clamp_max = clamping.clamp_max

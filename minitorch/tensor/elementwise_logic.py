@@ -93,21 +93,12 @@ class LogicMethods(TensorBase):
         return TensorBase._make(self.data | (other.data if isinstance(other, TensorBase) else other), None, False)
 
     isnan = elementwise_logic.isnan
-
     isinf = elementwise_logic.isinf
-
     isfinite = elementwise_logic.isfinite
-
     logical_not = elementwise_logic.logical_not
-
     logical_and = elementwise_logic.logical_and
-
     logical_or = elementwise_logic.logical_or
-
     logical_xor = elementwise_logic.logical_xor
-
     isclose = elementwise_logic.isclose
-
     allclose = elementwise_logic.allclose
-
     equal = elementwise_logic.equal

@@ -7,7 +7,7 @@ from minitorch.tensor_base import TensorBase
 
 
 class IndexingMethods(TensorBase):
-    """PLACEHOLDER"""
+    """``Tensor``'s ``t[index]``."""
 
     __slots__ = ()
 

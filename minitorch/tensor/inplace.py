@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from minitorch import backends
+from minitorch import backends, factories
 from minitorch import functions as ops
 from minitorch.dtypes import dtype_of_array, result_dtype, scalar_category
 from minitorch.errors import MiniTorchError, device_mismatch_message
@@ -189,7 +189,7 @@ class InPlaceMethods(TensorBase):
         me: Any = self
         if me.data.dtype.kind != "f":
             raise NotImplementedError(f"{name}: not implemented for a {me.dtype} tensor (floating tensors only)")
-        return self._overwrite(name, Ellipsis, ops.random_values_like(me, distribution, a, b))
+        return self._overwrite(name, Ellipsis, factories.random_values_like(me, distribution, a, b))
 
     def _update(self, name: str, op_name: str, other: Any) -> Any:
         """``self <op>= other``: recorded when it involves the graph, else done on the data."""

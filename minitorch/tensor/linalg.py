@@ -1,4 +1,4 @@
-"""Tensor methods of the ops in ``functions/linalg.py``."""
+"""Tensor methods of the ops in ``functions/linalg.py``: matmul, mm, mv, bmm, addmm and the ``@`` operator."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # the face, for annotations only: never imported at run time 
 
 
 class LinalgMethods(TensorBase):
-    """PLACEHOLDER"""
+    """``Tensor``'s matmul, mm, mv, bmm, addmm and the ``@`` operator."""
 
     __slots__ = ()
 

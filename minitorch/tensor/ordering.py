@@ -12,22 +12,16 @@ if TYPE_CHECKING:  # the face, for annotations only: never imported at run time 
 
 
 class OrderingMethods(TensorBase):
-    """PLACEHOLDER"""
+    """``Tensor``'s sort, argsort, topk, cumsum, cumprod, prod, norm, flip, roll."""
 
     __slots__ = ()
 
     sort = ordering.sort
-
     argsort = ordering.argsort
-
     topk = ordering.topk
-
     cumsum = ordering.cumsum
-
     cumprod = ordering.cumprod
-
     prod = ordering.prod
-
     norm = ordering.norm
 
     def flip(self, *dims: Any, **kwargs: Any) -> Tensor:

@@ -12,20 +12,15 @@ if TYPE_CHECKING:  # the face, for annotations only: never imported at run time 
 
 
 class RearrangingMethods(TensorBase):
-    """PLACEHOLDER"""
+    """``Tensor``'s narrow, select, movedim, repeat, diag, chunk, split ... (views and copies in a new arrangement)."""
 
     __slots__ = ()
 
     narrow = rearranging.narrow
-
     select = rearranging.select
-
     unbind = rearranging.unbind
-
     movedim = rearranging.movedim
-
     moveaxis = movedim
-
     repeat = rearranging.repeat
 
     def tile(self, *dims: Any, **kwargs: Any) -> Tensor:
@@ -39,11 +34,8 @@ class RearrangingMethods(TensorBase):
         return rearranging.repeat_interleave(self, repeats, dim, output_size=output_size)
 
     diag = rearranging.diag
-
     diagonal = rearranging.diagonal
-
     trace = rearranging.trace
-
     outer = rearranging.outer
 
     def dot(self, other: TensorBase) -> Tensor:
@@ -51,7 +43,6 @@ class RearrangingMethods(TensorBase):
         return rearranging.dot(self, other)
 
     broadcast_to = rearranging.broadcast_to
-
     chunk = rearranging.chunk
 
     def split(self, size: Any, dim: int = 0) -> tuple[Tensor, ...]:

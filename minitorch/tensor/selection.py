@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # the face, for annotations only: never imported at run time 
 
 
 class SelectionMethods(TensorBase):
-    """PLACEHOLDER"""
+    """``Tensor``'s gather, index_select, scatter, masked_select, nonzero, unique."""
 
     __slots__ = ()
 
@@ -21,13 +21,8 @@ class SelectionMethods(TensorBase):
         return selection.gather(self, dim, index)
 
     index_select = selection.index_select
-
     scatter = selection.scatter
-
     masked_select = selection.masked_select
-
     nonzero = selection.nonzero
-
     count_nonzero = selection.count_nonzero
-
     unique = selection.unique

@@ -1,4 +1,4 @@
-"""Tensor methods of the ops in ``functions/shape.py``."""
+"""Tensor methods of the ops in ``functions/shape.py``: reshape, view, permute, expand ... and ``T``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # the face, for annotations only: never imported at run time 
 
 
 class ShapeMethods(TensorBase):
-    """PLACEHOLDER"""
+    """``Tensor``'s reshape, view, permute, transpose, squeeze, expand, flatten, and the ``T`` / ``mT`` properties."""
 
     __slots__ = ()
 
@@ -30,7 +30,6 @@ class ShapeMethods(TensorBase):
         return shape.transpose(self, -2, -1)
 
     reshape = shape.reshape
-
     view = shape.view
 
     def view_as(self, other: TensorBase) -> Tensor:
@@ -53,13 +52,8 @@ class ShapeMethods(TensorBase):
         return shape.transpose(self, 0, 1) if self.ndim == 2 else self
 
     permute = shape.permute
-
     unsqueeze = shape.unsqueeze
-
     squeeze = shape.squeeze
-
     expand = shape.expand
-
     expand_as = shape.expand_as
-
     flatten = shape.flatten

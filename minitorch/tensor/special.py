@@ -7,7 +7,7 @@ from minitorch.tensor_base import TensorBase
 
 
 class SpecialMethods(TensorBase):
-    """PLACEHOLDER"""
+    """``Tensor``'s erf."""
 
     __slots__ = ()
 

@@ -1,5 +1,6 @@
-"""The ops of functions/elementwise_more.py and elementwise_logic.py, and the in-place methods
-of tensor_inplace.py, against finite differences and against PyTorch.
+"""The ops of functions/unary.py (reciprocal ... square), rounding.py, binary_math.py and
+elementwise_logic.py, and the in-place methods of tensor/inplace.py, against finite
+differences and against PyTorch.
 
 - gradcheck (float64) for every differentiable op, with broadcasting for the binary ones;
 - differential tests: the same call on ``minitorch`` and ``torch`` (``fn(lib, ...)``) on

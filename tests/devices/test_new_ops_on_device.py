@@ -1,4 +1,4 @@
-"""The ops of elementwise_more, elementwise_logic, selection and ordering on a device.
+"""The ops of unary (reciprocal ...), rounding, binary_math, elementwise_logic, selection and ordering on a device.
 
 Each op runs on the CPU and on a device, from the same random float64 and float32
 inputs, and must give the same values, dtypes and gradients, with every result (and every
@@ -66,7 +66,7 @@ def _pos(t):
 
 
 DIFF_OPS = {
-    # elementwise_more
+    # unary (reciprocal ...), rounding, binary_math
     "round_floor_ceil_trunc_sign": (
         lambda a: minitorch.round(a * 3) + minitorch.round(a, decimals=1) + a.floor() + a.ceil() + a.trunc()
         + a.sign() + a,
@@ -200,7 +200,7 @@ VALUE_OPS = {
         minitorch.repeat_interleave(on(a.device, [1, 2, 0, 3])),  # counts only: positions repeated
         minitorch.repeat_interleave(a, 2, dim=1, output_size=8) > 0,
     ),
-    # elementwise_more on integers and bools
+    # rounding and unary math on integers and bools
     "rounding_ints": lambda a: (
         _ints(a).long().round(), _ints(a).long().floor(), _ints(a).long().ceil(), _ints(a).long().trunc(),
         _ints(a).long().sign(), (a > 0).sign(),
