@@ -21,7 +21,7 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import SCALAR_TYPES, default_float
 from minitorch.errors import MiniTorchError, check_int
 from minitorch.functions.arithmetic import div, pow
-from minitorch.functions.autocast_policy import to_float32
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.broadcast import unbroadcast
 from minitorch.functions.promotion import Operand, cast, promote
 from minitorch.hints import Array, Gradients
@@ -284,13 +284,12 @@ def _not_bool(op: str, a: Tensor) -> None:
 def _float_math(op: str, a: Tensor) -> Tensor:
     """Math functions compute in floating point: integer and bool tensors become the default float.
 
-    Inside autocast these run in float32, as in PyTorch's autocast lists.
+    Inside autocast they run in float32 where PyTorch's list for the device says so.
     """
     _tensor(op, a)
     if a.data.dtype.kind != "f":
         a = cast(a, default_float())
-    if SWITCHES.autocast is not None:
-        (a,) = to_float32(a)
+    (a,) = autocast_inputs(op, a)
     return a
 
 

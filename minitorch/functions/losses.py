@@ -8,10 +8,9 @@
 from __future__ import annotations
 
 from minitorch.errors import MiniTorchError
-from minitorch.functions.autocast_policy import to_float32
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.class_losses import NLLLoss, _check_reduction, cross_entropy, nll_loss
 from minitorch.functions.pointwise_losses import broadcast_pair, weighted_reduce
-from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
 __all__ = ["NLLLoss", "cross_entropy", "mse_loss", "nll_loss"]
@@ -24,8 +23,7 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", *, weight: 
     """
     _check_reduction("mse_loss", reduction)
     input, target = broadcast_pair("mse_loss", input, target)  # another shape: a warning, as PyTorch
-    if SWITCHES.autocast is not None:  # float32 inside autocast
-        input, target = to_float32(input, target)
+    input, target = autocast_inputs("mse_loss", input, target)  # float32 under autocast
     if input.data.dtype.kind != "f" and target.data.dtype.kind != "f":
         raise MiniTorchError(
             f"mse_loss: needs floating-point tensors, got {input.dtype} and {target.dtype}; convert with .float()"

@@ -13,11 +13,10 @@ import numpy as np
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchNotImplementedError
-from minitorch.functions.autocast_policy import to_low_precision
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.broadcast import broadcast_shape, unbroadcast
 from minitorch.functions.out import write_out
 from minitorch.hints import Array, Gradients, Shape
-from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
 
@@ -81,8 +80,12 @@ def matmul(a: Tensor, b: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix product with broadcasting of batch dimensions, as ``numpy.matmul``."""
     if out is not None:
         return write_out(out, matmul(a, b), "matmul")
-    if SWITCHES.autocast is not None:  # float16 inside autocast
-        a, b = to_low_precision(a, b)
+    a, b = autocast_inputs("matmul", a, b)  # float16 under autocast
+    return _matmul(a, b)
+
+
+def _matmul(a: Tensor, b: Tensor) -> Tensor:
+    """``matmul`` after autocast: the checks, then the op."""
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError(
             f"matmul: expected two Tensors, got {type(a).__name__} and {type(b).__name__}"
@@ -121,7 +124,10 @@ def mv(a: Tensor, v: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix (2-D) times vector (1-D), as ``torch.mv``."""
     _require_dims("mv", "input", a, 2)
     _require_dims("mv", "vec", v, 1)
-    return matmul(a, v, out=out)
+    if out is not None:
+        return write_out(out, mv(a, v), "mv")
+    a, v = autocast_inputs("mv", a, v)  # float16 on CUDA's autocast list, not on the CPU's
+    return _matmul(a, v)
 
 
 def bmm(a: Tensor, b: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -137,6 +143,7 @@ def addmm(
     input: Tensor, a: Tensor, b: Tensor, *, beta: float = 1, alpha: float = 1, out: Tensor | None = None
 ) -> Tensor:
     """``beta * input + alpha * (a @ b)`` for matrices a and b, as ``torch.addmm``."""
+    input, a, b = autocast_inputs("addmm", input, a, b)  # all three in float16 under autocast
     product = mm(a, b)
     if alpha != 1:
         product = product * alpha

@@ -17,6 +17,7 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import get_dtype
 from minitorch.errors import MiniTorchError, check_dim, check_int
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.reductions import Dims, _drop_reduced, _grad_keepdim, normalize_dims
 from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.return_types import SortResult, TopKResult
@@ -280,7 +281,9 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, dtype: DT
         check_dim("prod", dim, input.ndim)
     if dtype is not None:
         input = _to_dtype("prod", input, dtype)
-    elif input.data.dtype.kind in "biu":
+    else:  # an explicit dtype is not autocast (PyTorch's rule); float32 under autocast
+        (input,) = autocast_inputs("prod", input)
+    if dtype is None and input.data.dtype.kind in "biu":
         input = input.long()
     if dim is not None:
         dim = check_int("prod", "dim", dim)

@@ -27,7 +27,7 @@ from typing import Any
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchValueError, warn_user
-from minitorch.functions.autocast_policy import to_float32
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.broadcast import broadcast_shape
 from minitorch.functions.promotion import promote
 from minitorch.functions.shape import expand
@@ -201,8 +201,7 @@ def binary_cross_entropy(
     op = "binary_cross_entropy"
     _check_reduction(op, reduction)
     _check_pair(op, input, target)  # BCE refuses another shape, as PyTorch
-    if SWITCHES.autocast is not None:  # losses run in float32 inside autocast (PyTorch's list)
-        input, target = to_float32(input, target)
+    input, target = autocast_inputs(op, input, target)  # float32 under autocast (PyTorch's lists)
     _check_floating(op, input, target)
     if input.data.dtype != target.data.dtype:
         raise MiniTorchError(
@@ -289,8 +288,7 @@ def binary_cross_entropy_with_logits(
     op = "binary_cross_entropy_with_logits"
     _check_reduction(op, reduction)
     _check_pair(op, input, target)  # BCE refuses another shape, as PyTorch
-    if SWITCHES.autocast is not None:  # losses run in float32 inside autocast (PyTorch's list)
-        input, target = to_float32(input, target)
+    input, target = autocast_inputs(op, input, target)  # float32 under autocast (PyTorch's lists)
     _check_floating(op, input, target)
     input, target = promote(input, target)
     shape = tuple(input.shape)
@@ -307,8 +305,7 @@ def _regression_pair(op: str, input: Tensor, target: Tensor, reduction: str) -> 
     """The shared checks of l1/smooth_l1/huber; the pair promoted to one dtype."""
     _check_reduction(op, reduction)
     input, target = broadcast_pair(op, input, target)
-    if SWITCHES.autocast is not None:  # losses run in float32 inside autocast (PyTorch's list)
-        input, target = to_float32(input, target)
+    input, target = autocast_inputs(op, input, target)  # float32 under autocast (PyTorch's lists)
     if input.data.dtype.kind != "f" and target.data.dtype.kind != "f":
         raise MiniTorchError(
             f"{op}: needs floating-point tensors, got {input.dtype} and {target.dtype}; convert with .float()"

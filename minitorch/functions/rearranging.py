@@ -16,6 +16,7 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim, check_int, check_sizes
 from minitorch.functions.arithmetic import mul
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.broadcast import broadcast_shape
 from minitorch.functions.indexing import getitem
 from minitorch.functions.matmul import matmul
@@ -264,6 +265,7 @@ def trace(input: Tensor) -> Tensor:
     _both_tensors("trace", input, "input", input)
     if input.ndim != 2:
         raise MiniTorchError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    (input,) = autocast_inputs("trace", input)  # float32 under CPU autocast
     return diagonal(input).sum()
 
 

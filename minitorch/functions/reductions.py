@@ -13,11 +13,10 @@ import numpy as np
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim
-from minitorch.functions.autocast_policy import to_float32
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.promotion import cast
 from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.return_types import MaxResult, MinResult, ValuesIndices
-from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
 Pair = TypeVar("Pair", bound=ValuesIndices)  # MaxResult or MinResult
@@ -280,8 +279,7 @@ class LogSumExp(Function):
 # ---------------------------------------------------------------------- user functions
 def sum(a: Tensor, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> Tensor:
     """Sum of all elements, or over ``dim`` (an int or a tuple)."""
-    if SWITCHES.autocast is not None:  # float32 inside autocast
-        (a,) = to_float32(a)
+    (a,) = autocast_inputs("sum", a)  # float32 on CUDA, the input's dtype on the CPU (PyTorch's lists)
     if dtype is not None:
         a = a.to(dtype)
     elif a.data.dtype.kind == "b":
@@ -291,8 +289,7 @@ def sum(a: Tensor, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | N
 
 def mean(a: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """Mean of all elements, or over ``dim``; needs a floating-point tensor, as in PyTorch."""
-    if SWITCHES.autocast is not None:  # float32 inside autocast
-        (a,) = to_float32(a)
+    (a,) = autocast_inputs("mean", a)  # on neither list: the input's dtype
     if a.data.dtype.kind != "f":
         raise MiniTorchError(
             f"mean(): could not infer output dtype: input dtype must be floating point, got "

@@ -13,10 +13,9 @@ from __future__ import annotations
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import get_dtype
 from minitorch.errors import MiniTorchError, check_dim
-from minitorch.functions.autocast_policy import to_float32
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.promotion import cast
 from minitorch.hints import Array, DTypeLike, Gradients
-from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
 
@@ -97,14 +96,14 @@ def _float(x: Tensor, op: str, dtype: DTypeLike | None) -> Tensor:
 def softmax(input: Tensor, dim: int | None = None, dtype: DTypeLike | None = None) -> Tensor:
     """Probabilities along ``dim``: exp(input) normalised to sum to 1 (in ``dtype`` if given)."""
     input = _float(input, "softmax", dtype)
-    if SWITCHES.autocast is not None and dtype is None:  # float32 inside autocast
-        (input,) = to_float32(input)
+    if dtype is None:  # float32 on CUDA under autocast
+        (input,) = autocast_inputs("softmax", input)
     return Softmax.apply(input, _norm_dim("softmax", dim, input.ndim))
 
 
 def log_softmax(input: Tensor, dim: int | None = None, dtype: DTypeLike | None = None) -> Tensor:
     """log(softmax(input, dim)), computed without overflow (logits of +-1000 are fine; in ``dtype`` if given)."""
     input = _float(input, "log_softmax", dtype)
-    if SWITCHES.autocast is not None and dtype is None:  # float32 inside autocast
-        (input,) = to_float32(input)
+    if dtype is None:  # float32 on CUDA under autocast
+        (input,) = autocast_inputs("log_softmax", input)
     return LogSoftmax.apply(input, _norm_dim("log_softmax", dim, input.ndim))

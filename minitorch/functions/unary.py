@@ -7,10 +7,9 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import default_float
 from minitorch.errors import MiniTorchError, MiniTorchNotImplementedError
-from minitorch.functions.autocast_policy import to_float32
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.promotion import cast
 from minitorch.hints import Array, Gradients
-from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
 
@@ -219,24 +218,21 @@ def _floating(a: Tensor, op: str) -> Tensor:
 def exp(a: Tensor) -> Tensor:
     """e to the power of each element."""
     a = _floating(a, "exp")
-    if SWITCHES.autocast is not None:  # float32 inside autocast
-        (a,) = to_float32(a)
+    (a,) = autocast_inputs("exp", a)  # float32 on CUDA
     return Exp.apply(a)
 
 
 def log(a: Tensor) -> Tensor:
     """Natural logarithm of each element."""
     a = _floating(a, "log")
-    if SWITCHES.autocast is not None:  # float32 inside autocast
-        (a,) = to_float32(a)
+    (a,) = autocast_inputs("log", a)  # float32 on CUDA
     return Log.apply(a)
 
 
 def log1p(a: Tensor) -> Tensor:
     """log(1 + a) of each element, without losing tiny a to rounding."""
     a = _floating(a, "log1p")
-    if SWITCHES.autocast is not None:  # float32 inside autocast
-        (a,) = to_float32(a)
+    (a,) = autocast_inputs("log1p", a)  # float32 on CUDA
     return Log1p.apply(a)
 
 
