@@ -25,6 +25,7 @@ from typing import Any, cast
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchValueError
 from minitorch.functions.arithmetic import neg
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.softmax import _norm_dim, softmax
 from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.tensor import Tensor
@@ -218,7 +219,8 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     """A smooth ReLU, log(1 + exp(beta * x)) / beta; x itself where beta * x > threshold."""
     beta = _number("softplus", "beta", beta)
     threshold = _number("softplus", "threshold", threshold)
-    return Softplus.apply(_float_input(input, "softplus"), beta, threshold)
+    (input,) = autocast_inputs("softplus", _float_input(input, "softplus"))  # float32 under CUDA autocast
+    return Softplus.apply(input, beta, threshold)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:

@@ -15,6 +15,7 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import default_float, result_dtype, scalar_category
 from minitorch.errors import MiniTorchError, MiniTorchNotImplementedError
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.broadcast import broadcast_shape, unbroadcast
 from minitorch.functions.out import write_out
 from minitorch.functions.promotion import Operand, cast, promote
@@ -284,6 +285,7 @@ def pow(a: Operand, b: Operand) -> Tensor:
     if isinstance(b, Tensor) and b.data.dtype.kind == "b" and _is_bool(a):
         # PyTorch has no bool pow kernel ("pow" not implemented for 'Bool'); bool ** True works.
         raise MiniTorchNotImplementedError(f"pow: not implemented for bool ** bool ({_describe(a)} ** {_describe(b)})")
+    a, b = autocast_inputs("pow", a, b)  # float32 under CUDA autocast
     a, b = promote(a, b)
     if isinstance(a, Tensor) and a.data.dtype.kind in "iu" and _is_int_number(b) and b < 0:
         raise MiniTorchError(

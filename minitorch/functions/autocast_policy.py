@@ -20,6 +20,8 @@ flow back to the float32 parameters: the optimizer keeps float32 "master" weight
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from minitorch.dtypes import float32, get_dtype
@@ -101,6 +103,17 @@ def autocast_inputs(op: str, *tensors: Any) -> tuple[Any, ...]:
         cast(t, float32) if isinstance(t, Tensor) and t.data.dtype == "float16" and t.device == device_type else t
         for t in tensors
     )
+
+
+@contextlib.contextmanager
+def autocast_paused() -> Iterator[None]:
+    """Inside an op built from other ops: those are not autocast again (the op was, by its own rule)."""
+    state = SWITCHES.autocast
+    SWITCHES.autocast = None
+    try:
+        yield
+    finally:
+        SWITCHES.autocast = state
 
 
 def to_low_precision(*tensors: Any) -> tuple[Any, ...]:

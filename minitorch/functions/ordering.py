@@ -220,11 +220,15 @@ def _to_dtype(op: str, a: Tensor, dtype: DTypeLike) -> Tensor:
 
 def cumsum(input: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
     """Running sum along ``dim``: out[i] = a[0] + ... + a[i]."""
+    if dtype is None:  # an explicit dtype is not autocast (PyTorch's rule)
+        (input,) = autocast_inputs("cumsum", input)
     return _running("cumsum", CumSum, input, dim, dtype)
 
 
 def cumprod(input: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
     """Running product along ``dim``: out[i] = a[0] * ... * a[i] (gradient exact at zeros)."""
+    if dtype is None:
+        (input,) = autocast_inputs("cumprod", input)
     return _running("cumprod", CumProd, input, dim, dtype)
 
 
@@ -396,6 +400,8 @@ def norm(
                 f"the specified dtype ({target})"
             )
         input = input.to(target)
+    else:
+        (input,) = autocast_inputs("norm", input)  # float32 under CUDA autocast
     axes = normalize_dims("norm", dim, input.ndim)
     if not isinstance(p, str) and (p < 0 or p == math.inf) and any(input.shape[i] == 0 for i in axes):
         # The largest or smallest |a|, or a sum of 1/|a|**|p|, over nothing has no value (as PyTorch).

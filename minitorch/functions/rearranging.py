@@ -16,7 +16,7 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim, check_int, check_sizes
 from minitorch.functions.arithmetic import mul
-from minitorch.functions.autocast_policy import autocast_inputs
+from minitorch.functions.autocast_policy import autocast_inputs, autocast_paused
 from minitorch.functions.broadcast import broadcast_shape
 from minitorch.functions.indexing import getitem
 from minitorch.functions.matmul import matmul
@@ -266,7 +266,8 @@ def trace(input: Tensor) -> Tensor:
     if input.ndim != 2:
         raise MiniTorchError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     (input,) = autocast_inputs("trace", input)  # float32 under CPU autocast
-    return diagonal(input).sum()
+    with autocast_paused():  # the sum inside is part of trace, not an op of its own (float32 on CUDA)
+        return diagonal(input).sum()
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:

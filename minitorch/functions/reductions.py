@@ -393,6 +393,7 @@ def logsumexp(a: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
     if a.data.dtype.kind != "f":
         from minitorch.dtypes import default_float
         a = cast(a, default_float())
+    (a,) = autocast_inputs("logsumexp", a)  # float32 under CUDA autocast
     return LogSumExp.apply(a, normalize_dims("logsumexp", dim, a.ndim), keepdim)
 
 

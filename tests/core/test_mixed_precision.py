@@ -320,3 +320,54 @@ def test_grad_scaler_step_update_unscale_without_scale_raise_as_pytorch():
             with pytest.raises(AssertionError, match="scale"):
                 scaler.update() if method == "update" else getattr(scaler, method)(opt)
             assert p.detach().numpy().tolist() == [1.0, 1.0]  # no step with unscaled gradients
+
+
+class _OnFakeGpu:
+    """``minitorch`` with tensors made on the (fake) GPU: the cases above, on "cuda"."""
+
+    def __getattr__(self, name):
+        return getattr(minitorch, name)
+
+    def tensor(self, data):
+        return minitorch.tensor(data, device="cuda")
+
+    def ones(self, *shape):
+        return minitorch.ones(*shape, device="cuda")
+
+    def zeros(self, *shape):
+        return minitorch.zeros(*shape, device="cuda")
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    """The device tests' fake CuPy as ``cupy``: CUDA autocast runs on the CPU's arrays."""
+    import sys
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "devices"))
+    from fake_cupy import FakeCupy
+
+    from minitorch import backends
+
+    monkeypatch.setitem(sys.modules, "cupy", FakeCupy())
+    backends.reset_probes()
+    assert minitorch.cuda.is_available()
+    yield
+    backends.reset_probes()
+
+
+@pytest.mark.parametrize("op", sorted(set(AUTOCAST_CASES) - {"binary_cross_entropy"}))  # refused on CUDA
+def test_cuda_autocast_follows_pytorchs_cuda_lists_on_a_fake_gpu(fake_gpu, op):
+    """Each op's dtype on "cuda" tensors: float16 / float32 as PyTorch's CUDA lists say, else its inputs'."""
+    from minitorch.functions.autocast_policy import autocast_rule
+
+    lists = _pytorch_autocast_test_lists()["AutocastTestLists"]
+    named = {n: "lower" for key in ("torch_fp16", "nn_fp16", "linalg_fp16") for n in lists[key]}
+    named.update({n: "float32" for key in ("torch_fp32", "nn_fp32") for n in lists[key]})
+    rule = named.get(op, autocast_rule("cuda", op))  # ops PyTorch's test lists leave out: its AMP docs
+    lib = _OnFakeGpu()
+    for half in (False, True):
+        natural = AUTOCAST_CASES[op](lib, F, half).dtype.name
+        with minitorch.autocast("cuda"):
+            got = AUTOCAST_CASES[op](lib, F, half)
+        expected = {"lower": "float16", "float32": "float32", None: natural}[rule]
+        assert got.device == "cuda" and got.dtype.name == expected, (op, half, rule)
