@@ -22,6 +22,7 @@ import math
 import os
 import struct
 import zipfile
+from collections import Counter
 from typing import IO, Any, BinaryIO
 
 import numpy as np
@@ -139,8 +140,16 @@ class CheckpointReader:
 
     def __init__(self, archive: zipfile.ZipFile, name: str, max_bytes: int, file_bytes: int) -> None:
         self.archive, self.name, self.max_bytes, self.file_bytes = archive, name, max_bytes, file_bytes
-        self.entries = {info.filename: info for info in archive.infolist()}
+        infos = archive.infolist()
+        self.entries = {info.filename: info for info in infos}
         self.refs: dict[str, ArrayRef] = {}
+        if len(self.entries) < len(infos):
+            # zipfile would silently return the last of them: which one was meant is unknowable.
+            twice = sorted(n for n, count in Counter(i.filename for i in infos).items() if count > 1)
+            raise self.fail(
+                f"the archive is damaged: it holds more than one entry named {', '.join(map(repr, twice))} "
+                "(minitorch.save never writes that); refusing to guess which one is the checkpoint"
+            )
 
     def fail(self, what: str) -> MiniTorchError:
         return MiniTorchError(f"load: {self.name}: {what}")

@@ -9,8 +9,10 @@ be hostile or damaged (sizes checked before decompressing, dtypes, the header's 
 lives in :mod:`minitorch.checkpoint_format`.
 """
 
+import contextlib
 import json
 import os
+import uuid
 
 import numpy as np
 
@@ -27,6 +29,10 @@ from minitorch.checkpoint_format import (
 )
 from minitorch.errors import MiniTorchError
 from minitorch.tensor import Tensor
+
+
+class SaveTargetError(MiniTorchError, IsADirectoryError):
+    """``save`` was given a folder, not a file path (still an ``IsADirectoryError``, as before)."""
 
 
 def _encode(value, arrays, where="root", depth=0):
@@ -79,10 +85,58 @@ def save(obj, f):
             f"{MAX_HEADER_BYTES}; store long lists of numbers as a tensor or NumPy array instead"
         )
     if isinstance(f, (str, os.PathLike)):
-        with open(f, "wb") as handle:  # an open file: np.savez would append ".npz" to a path
-            np.savez(handle, **{HEADER: header}, **arrays)
-    else:
+        _write_atomically(os.fspath(f), lambda handle: np.savez(handle, **{HEADER: header}, **arrays))
+    else:  # a file object (BytesIO, an open file): written in place, the caller owns it
         np.savez(f, **{HEADER: header}, **arrays)
+
+
+def _write_atomically(path, write):
+    """Call ``write(handle)`` on a new file next to ``path``, then rename it over ``path``.
+
+    A save that fails half-way (a full disk, a quota, Ctrl-C) must not destroy the checkpoint
+    it was replacing. So the bytes go to a temporary file in the same folder (a rename is only
+    atomic within one file system), are flushed and fsync'ed to the disk, and only then does
+    ``os.replace`` swap the new file in, in one step: a reader sees the old file or the new
+    one, never a mix. If anything fails, the temporary file is removed and the old file is
+    untouched. (``torch.save`` writes in place: a failure there leaves a truncated file.)
+    """
+    if os.path.isdir(path):
+        raise SaveTargetError(
+            f"save: {path!r} is a directory; save writes one file: give a file path such as "
+            f"{os.path.join(path, 'checkpoint.pt')!r}"
+        )
+    target = os.path.realpath(path)  # a symlinked checkpoint: replace the file it points to
+    folder, base = os.path.split(target)
+    temporary = os.path.join(folder, f".{base}.{uuid.uuid4().hex[:12]}.tmp")
+    # O_EXCL: never reuse an existing file; mode 0o666 minus the umask, as open(path, "wb") gives.
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())  # on the disk before the rename makes it the checkpoint
+        if os.path.exists(target):
+            os.chmod(temporary, os.stat(target).st_mode & 0o7777)  # overwriting keeps the file's permissions
+        os.replace(temporary, target)
+    except BaseException:  # the error itself is raised as it was (a full disk: OSError ENOSPC)
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    _fsync_folder(folder)
+
+
+def _fsync_folder(folder):
+    """Make the rename itself durable (POSIX); skipped where folders cannot be opened (Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def load(f, map_location=None, *, weights_only=None, max_bytes=None):

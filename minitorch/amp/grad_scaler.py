@@ -86,6 +86,7 @@ class GradScaler:
         self._backoff_factor = float(backoff_factor)
         self._growth_interval = growth_interval
         self._growth_tracker = 0  # clean steps in a row since the last change of scale
+        self._scale_made = False  # set by the first scale(): unscale_/step/update need it, as in PyTorch
         self._per_optimizer: dict[int, dict[str, Any]] = {}  # id(optimizer) -> stage, found_inf
 
     # ------------------------------------------------------------------ the training-step API
@@ -98,6 +99,7 @@ class GradScaler:
         if not isinstance(outputs, Tensor):
             raise TypeError(f"GradScaler.scale: expected a Tensor (the loss), got {type(outputs).__name__}")
         self._scale = _float32(self._scale)
+        self._scale_made = True
         # The scale is a 0-d float32 tensor, as PyTorch's: a 0-d float16 loss becomes float32
         # (so 65536 * loss does not overflow float16), a float64 loss stays float64.
         scale = backends.module_of(outputs.data).asarray(self._scale, dtype="float32")
@@ -110,6 +112,7 @@ class GradScaler:
         """
         if not self._enabled:
             return
+        self._check_scale_made("unscale_")
         state = self._state(optimizer)
         if state["stage"] == _UNSCALED:
             raise MiniTorchError("unscale_() has already been called on this optimizer since the last update().")
@@ -145,6 +148,8 @@ class GradScaler:
             return optimizer.step(*args, **kwargs)
         if "closure" in kwargs:
             raise MiniTorchError("Closure use is not currently supported if GradScaler is enabled.")
+        # Without scale() the gradients were never multiplied: dividing them would corrupt the step.
+        self._check_scale_made("step")
         state = self._state(optimizer)
         if state["stage"] == _STEPPED:
             raise MiniTorchError("step() has already been called since the last update().")
@@ -166,6 +171,7 @@ class GradScaler:
         ``growth_interval`` clean steps; or set ``new_scale``."""
         if not self._enabled:
             return
+        self._check_scale_made("update")
         if new_scale is not None:
             value = float(new_scale.item() if hasattr(new_scale, "item") else new_scale)
             if not (value > 0 and math.isfinite(value)):
@@ -253,6 +259,14 @@ class GradScaler:
         self._backoff_factor = float(state_dict["backoff_factor"])
         self._growth_interval = int(state_dict["growth_interval"])
         self._growth_tracker = int(state_dict["_growth_tracker"])
+
+    def _check_scale_made(self, method: str) -> None:
+        """PyTorch's check: ``method`` needs a scale, which the first ``scale(loss)`` makes."""
+        if not self._scale_made:
+            raise GradScalerAssertionError(
+                f"GradScaler.{method}: attempted {method} but the scale was never made: scaler.scale(loss) was not "
+                "called (use scaler.scale(loss).backward() before scaler.step(optimizer) and scaler.update())"
+            )
 
     def _state(self, optimizer: Any) -> dict[str, Any]:
         return self._per_optimizer.setdefault(id(optimizer), {"stage": _READY, "found_inf": None})

@@ -8,14 +8,20 @@ Launch N copies of a script with MPI, ``mpiexec -n 4 python train.py``; in the s
     dist.all_reduce(t, op=dist.ReduceOp.SUM)  # every rank now holds the sum, in place
 
 The collectives (``all_reduce``, ``broadcast``, ``all_gather``, ``barrier``) must be called
-by every rank, in the same order. ``nn.parallel.DistributedDataParallel`` uses them to
-average gradients; ``data.DistributedSampler`` gives each rank its share of the data.
+by every rank, in the same order. Each one checks that: the ranks first agree on the
+collective, the shape, the dtype and the sequence number, and any difference raises the
+same ``DistributedError`` on every rank. ``init_process_group(timeout=...)`` (30 minutes by
+default, as PyTorch) bounds every wait (``GroupTimeoutError`` names the ranks that did not
+arrive), and an uncaught exception on one rank ends the whole job with its traceback.
+``nn.parallel.DistributedDataParallel`` uses them to average gradients;
+``data.DistributedSampler`` gives each rank its share of the data.
 
 MPI comes from PyPI (``pip install "mpi4py>=4" "mpich>=4"``), so no system MPI is needed;
 ``import minitorch`` works without it, and ``init_process_group`` says how to install it.
 The ``"nccl"`` backend has been tested only with a fake CuPy, never on real GPUs.
 """
 
+from minitorch.distributed.agreement import GroupTimeoutError
 from minitorch.distributed.base import PIP_COMMAND, DistributedError, ProcessGroup, ReduceOp, Work
 from minitorch.distributed.collectives import all_gather, all_reduce, barrier, broadcast, check_same_on_all_ranks
 from minitorch.distributed.group import (
@@ -46,6 +52,7 @@ def is_nccl_available() -> bool:
 __all__ = [
     "PIP_COMMAND",
     "DistributedError",
+    "GroupTimeoutError",
     "ProcessGroup",
     "ReduceOp",
     "Work",

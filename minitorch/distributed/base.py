@@ -93,6 +93,10 @@ class ProcessGroup:
         """Return only when every rank has reached this call."""
         raise NotImplementedError
 
+    def abort(self, code: int = 1) -> None:
+        """End every rank of the job at once (after an uncaught exception on this one)."""
+        raise SystemExit(code)
+
     def close(self) -> None:
         """Release what the backend holds (MPI itself is finalised when Python exits)."""
 

@@ -1,10 +1,12 @@
 """The collectives on Tensors, as PyTorch spells them: every rank calls each one, in the same order.
 
 ``all_reduce``, ``broadcast`` and ``all_gather`` change tensors in place (their ``.data``
-arrays), so a graph that saved one of them for backward is told it is stale. With
-``minitorch.autograd.set_debug(True)`` each call first checks that all ranks passed the
-same shape and dtype: a mismatch is otherwise undefined behaviour in MPI (a truncation
-error at best, a hang at worst). The check costs one small extra message per call.
+arrays), so a graph that saved one of them for backward is told it is stale.
+
+Each call first agrees with the other ranks on (collective, shape, dtype, sequence number),
+in the process group (``agreement.py``): a mismatch, undefined behaviour in MPI (garbage,
+a truncation error or a hang), raises the same ``DistributedError`` on every rank instead;
+and every wait is bounded by ``init_process_group(timeout=...)``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,11 @@ def _check_tensor(op: str, tensor: Any, group: ProcessGroup) -> None:
 
 
 def check_same_on_all_ranks(op: str, array: Any, group: ProcessGroup | None = None) -> None:
-    """Raise on every rank when the ranks' arrays differ in shape or dtype (debug mode only)."""
+    """Raise on every rank when the ranks' arrays differ in shape or dtype (debug mode only).
+
+    The collectives no longer need it (the group checks every call); kept for programs that
+    check their own arrays before a step of their own.
+    """
     if not SWITCHES.debug:
         return
     group = group or current_group()
@@ -61,7 +67,6 @@ def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: Any = None, a
     if op is ReduceOp.AVG and tensor.data.dtype.kind != "f":
         raise DistributedError(f"all_reduce: ReduceOp.AVG needs a floating-point tensor, got {tensor.data.dtype}; "
                                "use SUM and divide yourself")
-    check_same_on_all_ranks("all_reduce", tensor.data, pg)
     buf, copied = _contiguous(tensor)
     base_op = ReduceOp.SUM if op is ReduceOp.AVG else op
 
@@ -86,7 +91,6 @@ def broadcast(tensor: Tensor, src: int = 0, group: Any = None, async_op: bool = 
     _check_tensor("broadcast", tensor, pg)
     if not isinstance(src, int) or not 0 <= src < pg.size:
         raise DistributedError(f"broadcast: src must be a rank between 0 and {pg.size - 1}, got {src!r}")
-    check_same_on_all_ranks("broadcast", tensor.data, pg)
     buf, copied = _contiguous(tensor)
     pg.broadcast(buf, src)
     if copied:
@@ -107,7 +111,6 @@ def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: Any = None, asy
         if out.shape != tensor.shape or out.data.dtype != tensor.data.dtype:
             raise DistributedError(f"all_gather: tensor_list[{i}] is {tuple(out.shape)} {out.data.dtype}, but the "
                                    f"tensor is {tuple(tensor.shape)} {tensor.data.dtype}; they must match")
-    check_same_on_all_ranks("all_gather", tensor.data, pg)
     xp = backends.module_of(tensor.data)
     gathered = xp.empty((pg.size, *tensor.data.shape), dtype=tensor.data.dtype)
     pg.allgather(xp.ascontiguousarray(tensor.data), gathered)

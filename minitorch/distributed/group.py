@@ -10,12 +10,19 @@ A group works on arrays; ``collectives.py`` puts the Tensor-level API on top.
 
 from __future__ import annotations
 
+import datetime
 import importlib.util
+import sys
 from typing import Any
 
+from minitorch.distributed.agreement import DEFAULT_TIMEOUT_S
 from minitorch.distributed.base import BACKENDS, DistributedError, ProcessGroup
 
-_STATE: dict[str, ProcessGroup | None] = {"group": None}
+_STATE: dict[str, Any] = {"group": None, "previous_excepthook": None}
+
+
+class NotInitializedError(DistributedError, AssertionError):
+    """``destroy_process_group`` without a group (PyTorch raises an AssertionError)."""
 
 
 def is_available() -> bool:
@@ -32,11 +39,16 @@ def is_initialized() -> bool:
 
 
 def init_process_group(backend: str = "mpi", rank: int | None = None, world_size: int | None = None,
-                       **unused: Any) -> None:
+                       timeout: datetime.timedelta | float | None = None, **unused: Any) -> None:
     """Join the ranks that ``mpiexec -n N`` started: ``backend`` is ``"mpi"`` or ``"nccl"``.
 
+    ``timeout`` (a ``datetime.timedelta`` or seconds; PyTorch's default of 30 minutes) bounds
+    every wait of every collective: a rank that does not arrive in time is named in a
+    ``GroupTimeoutError``. With more than one rank, an uncaught exception on any rank prints
+    its traceback and ends the whole job (``MPI_Abort``), so no other rank waits for it.
+
     ``rank`` and ``world_size`` are optional checks: MPI already knows both. Other PyTorch
-    arguments (``init_method``, ``timeout``) are accepted and ignored: mpiexec did that work.
+    arguments (``init_method``, ``store``...) are accepted and ignored: mpiexec did that work.
     """
     if _STATE["group"] is not None:
         raise DistributedError("init_process_group: the process group is already initialized "
@@ -45,29 +57,71 @@ def init_process_group(backend: str = "mpi", rank: int | None = None, world_size
     if name not in BACKENDS:
         raise DistributedError(f"init_process_group: unknown backend {backend!r}; use 'mpi' (CPU tensors) "
                                "or 'nccl' (GPU tensors, through CuPy)")
+    timeout_s = _seconds(timeout)
     group: ProcessGroup
     if name == "mpi":
         from minitorch.distributed.mpi import MPIGroup
 
-        group = MPIGroup()
+        group = MPIGroup(timeout_s=timeout_s)
     else:
         from minitorch.distributed.nccl import NCCLGroup
 
-        group = NCCLGroup()
+        group = NCCLGroup(timeout_s=timeout_s)
     for arg, given, actual in (("rank", rank, group.rank), ("world_size", world_size, group.size)):
         if given is not None and given != actual:
             group.close()
             raise DistributedError(f"init_process_group: {arg}={given}, but MPI says this process has {arg} "
                                    f"{actual}; launch with mpiexec -n N and leave {arg} out")
     _STATE["group"] = group
+    if group.size > 1:
+        _abort_the_job_on_an_uncaught_exception(group)
+
+
+def _seconds(timeout: Any) -> float:
+    """``timeout`` as a positive number of seconds (None: PyTorch's default, 30 minutes)."""
+    if timeout is None:
+        return DEFAULT_TIMEOUT_S
+    seconds = timeout.total_seconds() if isinstance(timeout, datetime.timedelta) else timeout
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
+        raise DistributedError(f"init_process_group: timeout must be a positive datetime.timedelta or number of "
+                               f"seconds, got {timeout!r}")
+    return float(seconds)
+
+
+def _abort_the_job_on_an_uncaught_exception(group: ProcessGroup) -> None:
+    """Install a ``sys.excepthook`` that prints the traceback, then ends every rank.
+
+    Without it, a rank that dies leaves the others waiting in their next collective until
+    the timeout (mpi4py's ``python -m mpi4py script.py`` does the same).
+    """
+    previous = sys.excepthook
+
+    def print_then_abort(kind: Any, value: Any, tb: Any) -> None:
+        previous(kind, value, tb)  # the traceback, as Python prints it
+        sys.stderr.write(f"minitorch.distributed: rank {group.rank} of {group.size} raised {kind.__name__}; "
+                         "ending every rank of the job (MPI_Abort), since none could finish without it\n")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        group.abort(1)
+
+    _STATE["previous_excepthook"] = previous
+    sys.excepthook = print_then_abort
 
 
 def destroy_process_group() -> None:
-    """Leave the group; ``init_process_group`` may be called again afterwards."""
+    """Leave the group; ``init_process_group`` may be called again afterwards.
+
+    Without a group it raises, as PyTorch does (it would hide a missing ``init_process_group``).
+    """
     group = _STATE["group"]
+    if group is None:
+        raise NotInitializedError("destroy_process_group: there is no process group to destroy (Process group "
+                                  "cannot be None): call init_process_group() first")
     _STATE["group"] = None
-    if group is not None:
-        group.close()
+    if _STATE["previous_excepthook"] is not None:
+        sys.excepthook = _STATE["previous_excepthook"]
+        _STATE["previous_excepthook"] = None
+    group.close()
 
 
 def current_group() -> ProcessGroup:

@@ -13,8 +13,10 @@ Tested only against the fake CuPy of the test suite: unverified on real GPUs.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
+from minitorch.distributed.agreement import DEFAULT_TIMEOUT_S, GroupTimeoutError
 from minitorch.distributed.base import DistributedError, ProcessGroup, ReduceOp, Work, import_mpi
 from minitorch.distributed.mpi import MPIGroup
 
@@ -45,9 +47,10 @@ class NCCLGroup(ProcessGroup):
     backend = "nccl"
     device = "cuda"
 
-    def __init__(self) -> None:
+    def __init__(self, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
         import_mpi()  # a clear message when mpi4py is missing
-        self.mpi = MPIGroup()
+        self.mpi = MPIGroup(timeout_s=timeout_s)  # also agrees on each collective before NCCL runs it
+        self.agreement = self.mpi.agreement
         self.rank, self.size = self.mpi.rank, self.mpi.size
         self.cupy = _cupy()
         try:
@@ -58,7 +61,7 @@ class NCCLGroup(ProcessGroup):
         count = int(self.cupy.cuda.runtime.getDeviceCount())
         self.cupy.cuda.Device(self.rank % count).use()
         uid = self.nccl.get_unique_id() if self.rank == 0 else None
-        uid = self.mpi.comm.bcast(uid, root=0)  # every rank needs rank 0's id
+        uid = self.mpi.allgather_object(uid)[0]  # every rank needs rank 0's id (a bounded exchange)
         self.comm = self.nccl.NcclCommunicator(self.size, uid, self.rank)
 
     def _dtype(self, buf: Any) -> Any:
@@ -71,24 +74,38 @@ class NCCLGroup(ProcessGroup):
     def _stream(self) -> Any:
         return self.cupy.cuda.get_current_stream()
 
+    def _wait_stream(self, op: str, stream: Any) -> None:
+        """Wait for the stream, at most the group's timeout (a stuck NCCL kernel would block forever)."""
+        deadline = time.monotonic() + self.agreement.timeout_s
+        while not getattr(stream, "done", True):
+            if time.monotonic() >= deadline:
+                self.agreement.broken = f"an earlier {op} timed out on the GPU"
+                raise GroupTimeoutError(f"{op}: every rank agreed to it, but NCCL did not finish within "
+                                        f"{self.agreement.timeout_s:g} s")
+            time.sleep(1e-4)
+        stream.synchronize()
+
     def allreduce(self, buf: Any, op: ReduceOp) -> None:
         self.iallreduce(buf, op).wait()
 
     def iallreduce(self, buf: Any, op: ReduceOp) -> Work:
+        self.agreement.agree("all_reduce", buf, reduce_op=op.value)
         stream = self._stream()
         ptr = pointer(buf)
         self.comm.allReduce(ptr, ptr, buf.size, self._dtype(buf), getattr(self.nccl, _OPS[op]), stream.ptr)
-        return Work(stream.synchronize, lambda: bool(getattr(stream, "done", False)))
+        return Work(lambda: self._wait_stream("all_reduce", stream), lambda: bool(getattr(stream, "done", False)))
 
     def broadcast(self, buf: Any, src: int) -> None:
+        self.agreement.agree("broadcast", buf, src=src)
         stream = self._stream()
         self.comm.bcast(pointer(buf), buf.size, self._dtype(buf), src, stream.ptr)
-        stream.synchronize()
+        self._wait_stream("broadcast", stream)
 
     def allgather(self, buf: Any, out: Any) -> None:
+        self.agreement.agree("all_gather", buf)
         stream = self._stream()
         self.comm.allGather(pointer(buf), pointer(out), buf.size, self._dtype(buf), stream.ptr)
-        stream.synchronize()
+        self._wait_stream("all_gather", stream)
 
     def allgather_object(self, obj: Any) -> list[Any]:
         return self.mpi.allgather_object(obj)
@@ -97,7 +114,11 @@ class NCCLGroup(ProcessGroup):
         self._stream().synchronize()
         self.mpi.barrier()
 
+    def abort(self, code: int = 1) -> None:
+        self.mpi.abort(code)
+
     def close(self) -> None:
+        self.mpi.close()
         comm, self.comm = getattr(self, "comm", None), None
         if comm is not None and hasattr(comm, "destroy"):
             comm.destroy()

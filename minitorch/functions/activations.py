@@ -26,7 +26,7 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import get_dtype
 from minitorch.errors import MiniTorchError, MiniTorchValueError, check_dim
 from minitorch.functions.arithmetic import neg
-from minitorch.functions.autocast_policy import to_float32
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.conversion import cast
 from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.switches import SWITCHES
@@ -224,7 +224,10 @@ def softplus(input: TensorBase, beta: float = 1.0, threshold: float = 20.0) -> T
     """A smooth ReLU, log(1 + exp(beta * x)) / beta; x itself where beta * x > threshold."""
     beta = _number("softplus", "beta", beta)
     threshold = _number("softplus", "threshold", threshold)
-    return Softplus.apply(_float_input(input, "softplus"), beta, threshold)
+    input = _float_input(input, "softplus")
+    if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
+        (input,) = autocast_inputs("softplus", input)  # float32 under CUDA autocast
+    return Softplus.apply(input, beta, threshold)
 
 
 def mish(input: TensorBase, inplace: bool = False) -> Tensor:
@@ -360,14 +363,14 @@ def _float(x: TensorBase, op: str, dtype: DTypeLike | None) -> Tensor:
 def softmax(input: TensorBase, dim: int | None = None, dtype: DTypeLike | None = None) -> Tensor:
     """Probabilities along ``dim``: exp(input) normalised to sum to 1 (in ``dtype`` if given)."""
     input = _float(input, "softmax", dtype)
-    if SWITCHES.autocast is not None and dtype is None:  # float32 inside autocast
-        (input,) = to_float32(input)
+    if SWITCHES.autocast is not None and dtype is None:  # PyTorch's autocast list for the device decides
+        (input,) = autocast_inputs("softmax", input)
     return Softmax.apply(input, _norm_dim("softmax", dim, input.ndim))
 
 
 def log_softmax(input: TensorBase, dim: int | None = None, dtype: DTypeLike | None = None) -> Tensor:
     """log(softmax(input, dim)), computed without overflow (logits of +-1000 are fine; in ``dtype`` if given)."""
     input = _float(input, "log_softmax", dtype)
-    if SWITCHES.autocast is not None and dtype is None:  # float32 inside autocast
-        (input,) = to_float32(input)
+    if SWITCHES.autocast is not None and dtype is None:  # PyTorch's autocast list for the device decides
+        (input,) = autocast_inputs("log_softmax", input)
     return LogSoftmax.apply(input, _norm_dim("log_softmax", dim, input.ndim))

@@ -25,10 +25,12 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import SCALAR_TYPES, DType, default_float, result_dtype, scalar_category
 from minitorch.errors import MiniTorchError, MiniTorchNotImplementedError
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.conversion import cast
 from minitorch.functions.out import write_out
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.size import broadcast_shape
+from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
 
 if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
@@ -366,6 +368,8 @@ def pow(a: Operand, b: Operand) -> Tensor:
             f"pow(): integers to negative integer powers are not allowed ({a.dtype} tensor ** {b}); "
             f"use a float tensor, e.g. x.float() ** {b}"
         )
+    if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
+        a, b = autocast_inputs("pow", a, b)  # float32 under CUDA autocast
     return Pow.apply(a, b)
 
 

@@ -23,7 +23,7 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, MiniTorchValueError, check_int
 from minitorch.functions.activations import log_softmax
-from minitorch.functions.autocast_policy import to_float32
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.bounds import any_out_of_range, as_unsigned, label_range_error
 from minitorch.functions.fused import SoftmaxCrossEntropy, _fits_forward_kernel, softmax_cross_entropy
 from minitorch.hints import Array, Gradients
@@ -102,8 +102,8 @@ def nll_loss(
     """
     _check_reduction("nll_loss", reduction)
     _check_positional("nll_loss", weight, reduction)
-    if SWITCHES.autocast is not None:  # float32 inside autocast
-        (input,) = to_float32(input)
+    if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
+        (input,) = autocast_inputs("nll_loss", input)
     log_probs = input
     if not isinstance(target, TensorBase):
         target = TensorBase._from_data(target)
@@ -246,8 +246,8 @@ def cross_entropy(
     ``(softmax - onehot(target)) / N``: one graph node instead of two, and no recomputed
     exponentials (on a GPU that backward is a single kernel).
     """
-    if SWITCHES.autocast is not None:  # float32 inside autocast
-        (input,) = to_float32(input)
+    if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
+        (input,) = autocast_inputs("cross_entropy", input)
     if weight is None and label_smoothing == 0.0 and _is_class_batch(input, target):
         _check_reduction("cross_entropy", reduction)
         if _labels_in_range(target.data, input.data.shape[1]) and ignore_index == -100:

@@ -14,7 +14,7 @@ import numpy as np
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchNotImplementedError
 from minitorch.functions.arithmetic import unbroadcast
-from minitorch.functions.autocast_policy import to_low_precision
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.out import write_out
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.size import broadcast_shape
@@ -85,8 +85,13 @@ def matmul(a: TensorBase, b: TensorBase, *, out: TensorBase | None = None) -> Te
     """Matrix product with broadcasting of batch dimensions, as ``numpy.matmul``."""
     if out is not None:
         return write_out(out, matmul(a, b), "matmul")
-    if SWITCHES.autocast is not None:  # float16 inside autocast
-        a, b = to_low_precision(a, b)
+    if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
+        a, b = autocast_inputs("matmul", a, b)  # float16 under autocast
+    return _matmul(a, b)
+
+
+def _matmul(a: TensorBase, b: TensorBase) -> Tensor:
+    """``matmul`` after autocast: the checks, then the op."""
     if not isinstance(a, TensorBase) or not isinstance(b, TensorBase):
         raise TypeError(
             f"matmul: expected two Tensors, got {type(a).__name__} and {type(b).__name__}"
@@ -125,7 +130,11 @@ def mv(a: TensorBase, v: TensorBase, *, out: TensorBase | None = None) -> Tensor
     """Matrix (2-D) times vector (1-D), as ``torch.mv``."""
     _require_dims("mv", "input", a, 2)
     _require_dims("mv", "vec", v, 1)
-    return matmul(a, v, out=out)
+    if out is not None:
+        return write_out(out, mv(a, v), "mv")
+    if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
+        a, v = autocast_inputs("mv", a, v)  # float16 on CUDA's autocast list, not on the CPU's
+    return _matmul(a, v)
 
 
 def bmm(a: TensorBase, b: TensorBase, *, out: TensorBase | None = None) -> Tensor:
@@ -141,6 +150,8 @@ def addmm(
     input: TensorBase, a: TensorBase, b: TensorBase, *, beta: float = 1, alpha: float = 1, out: TensorBase | None = None
 ) -> Tensor:
     """``beta * input + alpha * (a @ b)`` for matrices a and b, as ``torch.addmm``."""
+    if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
+        input, a, b = autocast_inputs("addmm", input, a, b)  # all three in float16 under autocast
     product = mm(a, b)
     if alpha != 1:
         product = product * alpha

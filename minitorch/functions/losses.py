@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from minitorch.errors import MiniTorchError
-from minitorch.functions.autocast_policy import to_float32
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.class_losses import NLLLoss, _check_reduction, cross_entropy, nll_loss
 from minitorch.functions.pointwise_losses import broadcast_pair, weighted_reduce
 from minitorch.switches import SWITCHES
@@ -31,8 +31,8 @@ def mse_loss(
     """
     _check_reduction("mse_loss", reduction)
     input, target = broadcast_pair("mse_loss", input, target)  # another shape: a warning, as PyTorch
-    if SWITCHES.autocast is not None:  # float32 inside autocast
-        input, target = to_float32(input, target)
+    if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
+        input, target = autocast_inputs("mse_loss", input, target)
     if input.data.dtype.kind != "f" and target.data.dtype.kind != "f":
         raise MiniTorchError(
             f"mse_loss: needs floating-point tensors, got {input.dtype} and {target.dtype}; convert with .float()"

@@ -10,6 +10,7 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import float16, float32
 from minitorch.errors import MiniTorchError
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
 
@@ -200,6 +201,8 @@ def layer_norm(
         raise MiniTorchError(
             f"layer_norm: expected a floating-point input, got {input.dtype} (shape {tuple(input.shape)})"
         )
+    # float32 under CUDA autocast; on the CPU's list it is not (a float16 input stays float16)
+    input, weight, bias = autocast_inputs("layer_norm", input, weight, bias)
     shape = tuple(normalized_shape) if isinstance(normalized_shape, (list, tuple)) else (normalized_shape,)
     k = len(shape)
     if k == 0 or tuple(input.shape[input.ndim - k :]) != shape or input.ndim < k:

@@ -17,6 +17,7 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import get_dtype
 from minitorch.errors import MiniTorchError, check_dim, check_int
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.reductions import Dims, _drop_reduced, _grad_keepdim, normalize_dims
 from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.return_types import SortResult, TopKResult
@@ -222,11 +223,15 @@ def _to_dtype(op: str, a: TensorBase, dtype: DTypeLike) -> Tensor:
 
 def cumsum(input: TensorBase, dim: int, dtype: DTypeLike | None = None) -> Tensor:
     """Running sum along ``dim``: out[i] = a[0] + ... + a[i]."""
+    if dtype is None:  # an explicit dtype is not autocast (PyTorch's rule)
+        (input,) = autocast_inputs("cumsum", input)
     return _running("cumsum", CumSum, input, dim, dtype)
 
 
 def cumprod(input: TensorBase, dim: int, dtype: DTypeLike | None = None) -> Tensor:
     """Running product along ``dim``: out[i] = a[0] * ... * a[i] (gradient exact at zeros)."""
+    if dtype is None:
+        (input,) = autocast_inputs("cumprod", input)
     return _running("cumprod", CumProd, input, dim, dtype)
 
 
@@ -285,7 +290,9 @@ def prod(
         check_dim("prod", dim, input.ndim)
     if dtype is not None:
         input = _to_dtype("prod", input, dtype)
-    elif input.data.dtype.kind in "biu":
+    else:  # an explicit dtype is not autocast (PyTorch's rule); float32 under autocast
+        (input,) = autocast_inputs("prod", input)
+    if dtype is None and input.data.dtype.kind in "biu":
         input = input.long()
     if dim is not None:
         dim = check_int("prod", "dim", dim)
@@ -398,6 +405,8 @@ def norm(
                 f"the specified dtype ({target})"
             )
         input = input.to(target)
+    else:
+        (input,) = autocast_inputs("norm", input)  # float32 under CUDA autocast
     axes = normalize_dims("norm", dim, input.ndim)
     if not isinstance(p, str) and (p < 0 or p == math.inf) and any(input.shape[i] == 0 for i in axes):
         # The largest or smallest |a|, or a sum of 1/|a|**|p|, over nothing has no value (as PyTorch).

@@ -28,7 +28,7 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchValueError, warn_user
 from minitorch.functions.arithmetic import promote
-from minitorch.functions.autocast_policy import to_float32
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.shape import expand
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.size import broadcast_shape
@@ -204,8 +204,8 @@ def binary_cross_entropy(
     op = "binary_cross_entropy"
     _check_reduction(op, reduction)
     _check_pair(op, input, target)  # BCE refuses another shape, as PyTorch
-    if SWITCHES.autocast is not None:  # losses run in float32 inside autocast (PyTorch's list)
-        input, target = to_float32(input, target)
+    if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
+        input, target = autocast_inputs(op, input, target)
     _check_floating(op, input, target)
     if input.data.dtype != target.data.dtype:
         raise MiniTorchError(
@@ -292,8 +292,8 @@ def binary_cross_entropy_with_logits(
     op = "binary_cross_entropy_with_logits"
     _check_reduction(op, reduction)
     _check_pair(op, input, target)  # BCE refuses another shape, as PyTorch
-    if SWITCHES.autocast is not None:  # losses run in float32 inside autocast (PyTorch's list)
-        input, target = to_float32(input, target)
+    if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
+        input, target = autocast_inputs(op, input, target)
     _check_floating(op, input, target)
     input, target = promote(input, target)
     shape = tuple(input.shape)
@@ -310,8 +310,8 @@ def _regression_pair(op: str, input: TensorBase, target: TensorBase, reduction: 
     """The shared checks of l1/smooth_l1/huber; the pair promoted to one dtype."""
     _check_reduction(op, reduction)
     input, target = broadcast_pair(op, input, target)
-    if SWITCHES.autocast is not None:  # losses run in float32 inside autocast (PyTorch's list)
-        input, target = to_float32(input, target)
+    if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
+        input, target = autocast_inputs(op, input, target)
     if input.data.dtype.kind != "f" and target.data.dtype.kind != "f":
         raise MiniTorchError(
             f"{op}: needs floating-point tensors, got {input.dtype} and {target.dtype}; convert with .float()"

@@ -16,11 +16,13 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim, check_int, check_sizes
 from minitorch.functions.arithmetic import mul
+from minitorch.functions.autocast_policy import autocast_inputs, autocast_paused
 from minitorch.functions.indexing import getitem
 from minitorch.functions.linalg import matmul
 from minitorch.functions.shape import _shape_args, cat, expand, permute, reshape
 from minitorch.hints import Array, Gradients
 from minitorch.size import broadcast_shape
+from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
 
 if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
@@ -271,7 +273,11 @@ def trace(input: TensorBase) -> Tensor:
     _both_tensors("trace", input, "input", input)
     if input.ndim != 2:
         raise MiniTorchError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
-    return diagonal(input).sum()
+    if SWITCHES.autocast is None:
+        return diagonal(input).sum()
+    (input,) = autocast_inputs("trace", input)  # float32 under CPU autocast
+    with autocast_paused():  # the sum inside is part of trace, not an op of its own (float32 on CUDA)
+        return diagonal(input).sum()
 
 
 def outer(input: TensorBase, vec2: TensorBase) -> Tensor:

@@ -13,7 +13,7 @@ import numpy as np
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim
-from minitorch.functions.autocast_policy import to_float32
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.conversion import cast
 from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.return_types import MaxResult, MinResult, ValuesIndices
@@ -284,8 +284,8 @@ class LogSumExp(Function):
 # ---------------------------------------------------------------------- user functions
 def sum(a: TensorBase, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> Tensor:
     """Sum of all elements, or over ``dim`` (an int or a tuple)."""
-    if SWITCHES.autocast is not None:  # float32 inside autocast
-        (a,) = to_float32(a)
+    if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
+        (a,) = autocast_inputs("sum", a)
     if dtype is not None:
         a = a.to(dtype)
     elif a.data.dtype.kind == "b":
@@ -296,8 +296,8 @@ def sum(a: TensorBase, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike
 
 def mean(a: TensorBase, dim: Dims = None, keepdim: bool = False) -> Tensor:
     """Mean of all elements, or over ``dim``; needs a floating-point tensor, as in PyTorch."""
-    if SWITCHES.autocast is not None:  # float32 inside autocast
-        (a,) = to_float32(a)
+    if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
+        (a,) = autocast_inputs("mean", a)
     if a.data.dtype.kind != "f":
         raise MiniTorchError(
             f"mean(): could not infer output dtype: input dtype must be floating point, got "
@@ -401,6 +401,8 @@ def logsumexp(a: TensorBase, dim: Dims, keepdim: bool = False) -> Tensor:
     if a.data.dtype.kind != "f":
         from minitorch.dtypes import default_float
         a = cast(a, default_float())
+    if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
+        (a,) = autocast_inputs("logsumexp", a)  # float32 under CUDA autocast
     return LogSumExp.apply(a, normalize_dims("logsumexp", dim, a.ndim), keepdim)
 
 

@@ -17,7 +17,7 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import default_float
 from minitorch.errors import MiniTorchError, MiniTorchNotImplementedError
 from minitorch.functions.arithmetic import pow
-from minitorch.functions.autocast_policy import to_float32
+from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.conversion import cast
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
@@ -339,24 +339,24 @@ def _floating(a: TensorBase, op: str) -> Tensor:
 def exp(a: TensorBase) -> Tensor:
     """e to the power of each element."""
     a = _floating(a, "exp")
-    if SWITCHES.autocast is not None:  # float32 inside autocast
-        (a,) = to_float32(a)
+    if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
+        (a,) = autocast_inputs("exp", a)
     return Exp.apply(a)
 
 
 def log(a: TensorBase) -> Tensor:
     """Natural logarithm of each element."""
     a = _floating(a, "log")
-    if SWITCHES.autocast is not None:  # float32 inside autocast
-        (a,) = to_float32(a)
+    if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
+        (a,) = autocast_inputs("log", a)
     return Log.apply(a)
 
 
 def log1p(a: TensorBase) -> Tensor:
     """log(1 + a) of each element, without losing tiny a to rounding."""
     a = _floating(a, "log1p")
-    if SWITCHES.autocast is not None:  # float32 inside autocast
-        (a,) = to_float32(a)
+    if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
+        (a,) = autocast_inputs("log1p", a)
     return Log1p.apply(a)
 
 
@@ -416,8 +416,8 @@ def float_math(op: str, a: TensorBase) -> Tensor:
     require_tensor(op, a)
     if a.data.dtype.kind != "f":
         a = cast(a, default_float())
-    if SWITCHES.autocast is not None:
-        (a,) = to_float32(a)
+    if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
+        (a,) = autocast_inputs(op, a)
     return a
 
 

@@ -1,6 +1,8 @@
 """float16, autocast and GradScaler, against PyTorch."""
 
+import ast
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -77,8 +79,11 @@ def test_autocast_float32_list_and_scope():
     with minitorch.autocast("cpu"):
         h = x @ minitorch.randn(4, 4)
         assert h.dtype == minitorch.float16
+        # PyTorch's CPU lists keep these in float16 (its CUDA lists run them in float32) ...
         for out in (F.softmax(h, 1), F.log_softmax(h, 1), h.sum(), h.mean(), h.exp(), h.log1p()):
-            assert out.dtype == minitorch.float32
+            assert out.dtype == minitorch.float16
+        # ... and run the losses in float32 on both devices
+        assert F.mse_loss(h, h).dtype == minitorch.float32
         with minitorch.autocast("cpu", enabled=False):
             assert (x @ x.T).dtype == minitorch.float32
         assert minitorch.amp.is_autocast_enabled("cpu")
@@ -150,3 +155,219 @@ def test_grad_scaler_disabled_is_a_pass_through():
     scaler = minitorch.amp.GradScaler("cpu", enabled=False)
     loss = minitorch.tensor(2.0, requires_grad=True) * 1
     assert scaler.scale(loss) is loss and scaler.get_scale() == 1.0 and scaler.state_dict() == {}
+
+
+# ---------------------------------------------------------------------- autocast: PyTorch's lists, per device
+def _autocast_cases():
+    """One call per op on PyTorch's autocast lists that MiniTorch has (and two on neither list)."""
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((4, 6)).astype(np.float32), rng.standard_normal((4, 6)).astype(np.float32)
+    w, v = rng.standard_normal((6, 6)).astype(np.float32), rng.standard_normal(6).astype(np.float32)
+    img, k = rng.standard_normal((1, 2, 5, 5)).astype(np.float32), rng.standard_normal((3, 2, 3, 3)).astype(np.float32)
+    probs = rng.uniform(0.1, 0.9, (4, 6)).astype(np.float32)
+    labels = [0, 1, 2, 3]
+
+    def t(lib, a, half):
+        out = lib.tensor(a)
+        return out.half() if half else out
+
+    return {
+        "matmul": lambda lib, F, h: t(lib, x, h) @ t(lib, w, h),
+        "mm": lambda lib, F, h: lib.mm(t(lib, x, h), t(lib, w, h)),
+        "bmm": lambda lib, F, h: lib.bmm(t(lib, x, h)[None], t(lib, w, h)[None]),
+        "mv": lambda lib, F, h: lib.mv(t(lib, w, h), t(lib, v, h)),
+        "addmm": lambda lib, F, h: lib.addmm(t(lib, x, h), t(lib, x, h), t(lib, w, h)),
+        "linear": lambda lib, F, h: F.linear(t(lib, x, h), t(lib, w, h), t(lib, v, h)),
+        "conv2d": lambda lib, F, h: F.conv2d(t(lib, img, h), t(lib, k, h)),
+        "scaled_dot_product_attention": lambda lib, F, h: F.scaled_dot_product_attention(
+            t(lib, x, h)[None], t(lib, y, h)[None], t(lib, y, h)[None]
+        ),
+        "exp": lambda lib, F, h: t(lib, x, h).exp(),
+        "expm1": lambda lib, F, h: t(lib, x, h).expm1(),
+        "log": lambda lib, F, h: t(lib, probs, h).log(),
+        "log2": lambda lib, F, h: t(lib, probs, h).log2(),
+        "log10": lambda lib, F, h: t(lib, probs, h).log10(),
+        "log1p": lambda lib, F, h: t(lib, probs, h).log1p(),
+        "reciprocal": lambda lib, F, h: t(lib, probs, h).reciprocal(),
+        "rsqrt": lambda lib, F, h: t(lib, probs, h).rsqrt(),
+        "tan": lambda lib, F, h: t(lib, probs, h).tan(),
+        "pow": lambda lib, F, h: t(lib, probs, h).pow(2.0),
+        "softmax": lambda lib, F, h: F.softmax(t(lib, x, h), 1),
+        "log_softmax": lambda lib, F, h: F.log_softmax(t(lib, x, h), 1),
+        "softmin": lambda lib, F, h: F.softmin(t(lib, x, h), 1),
+        "softplus": lambda lib, F, h: F.softplus(t(lib, x, h)),
+        "layer_norm": lambda lib, F, h: F.layer_norm(t(lib, x, h), (6,), lib.ones(6), lib.zeros(6)),
+        "norm": lambda lib, F, h: t(lib, x, h).norm(),
+        "sum": lambda lib, F, h: t(lib, x, h).sum(),
+        "prod": lambda lib, F, h: t(lib, probs, h).prod(),
+        "trace": lambda lib, F, h: t(lib, w, h).trace(),
+        "cumsum": lambda lib, F, h: t(lib, x, h).cumsum(0),
+        "cumprod": lambda lib, F, h: t(lib, probs, h).cumprod(0),
+        "logsumexp": lambda lib, F, h: t(lib, x, h).logsumexp(1),
+        "mse_loss": lambda lib, F, h: F.mse_loss(t(lib, x, h), t(lib, y, h)),
+        "l1_loss": lambda lib, F, h: F.l1_loss(t(lib, x, h), t(lib, y, h)),
+        "smooth_l1_loss": lambda lib, F, h: F.smooth_l1_loss(t(lib, x, h), t(lib, y, h)),
+        "huber_loss": lambda lib, F, h: F.huber_loss(t(lib, x, h), t(lib, y, h)),
+        "nll_loss": lambda lib, F, h: F.nll_loss(t(lib, x, h), lib.tensor(labels)),
+        "cross_entropy": lambda lib, F, h: F.cross_entropy(t(lib, x, h), lib.tensor(labels)),
+        "binary_cross_entropy": lambda lib, F, h: F.binary_cross_entropy(t(lib, probs, h), t(lib, probs, h)),
+        "binary_cross_entropy_with_logits": lambda lib, F, h: F.binary_cross_entropy_with_logits(
+            t(lib, x, h), t(lib, probs, h)
+        ),
+        # on neither list: they run in their inputs' dtype on both devices
+        "mean": lambda lib, F, h: t(lib, x, h).mean(),
+        "batch_norm": lambda lib, F, h: F.batch_norm(t(lib, x, h), None, None, lib.ones(6), lib.zeros(6), True),
+    }
+
+
+AUTOCAST_CASES = _autocast_cases()
+
+
+def _has_op(name):
+    return any(hasattr(where, name) for where in (minitorch, minitorch.Tensor, F))
+
+
+def test_every_listed_op_minitorch_has_is_checked():
+    from minitorch.functions.autocast_policy import FLOAT32_OPS, LOWER_PRECISION_OPS
+
+    listed = set().union(*LOWER_PRECISION_OPS.values(), *FLOAT32_OPS.values())
+    assert {name for name in listed if _has_op(name)} <= set(AUTOCAST_CASES)
+
+
+@pytest.mark.parametrize("half_inputs", [False, True], ids=["float32-inputs", "float16-inputs"])
+@pytest.mark.parametrize("op", sorted(AUTOCAST_CASES))
+def test_cpu_autocast_dtype_matches_pytorch(op, half_inputs):
+    run = AUTOCAST_CASES[op]
+    with minitorch.autocast("cpu"):
+        mine = run(minitorch, F, half_inputs)
+    with torch.autocast("cpu", dtype=torch.float16):
+        theirs = run(torch, torch.nn.functional, half_inputs)
+    assert mine.dtype.name == str(theirs.dtype).replace("torch.", ""), op
+
+
+def _pytorch_autocast_test_lists():
+    """{class name: {list name: [op names]}}, read from the test lists shipped with torch.
+
+    The file is parsed, not imported: importing it needs torch's test-only dependencies.
+    """
+    path = Path(torch.__file__).parent / "testing" / "_internal" / "autocast_test_lists.py"
+    if not path.exists():
+        pytest.skip("this torch has no autocast_test_lists.py")
+    lists: dict = {}
+    for cls in ast.parse(path.read_text()).body:
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for node in ast.walk(cls):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.List):
+                target = node.targets[0]
+                names = [
+                    e.elts[0].value
+                    for e in node.value.elts
+                    if isinstance(e, ast.Tuple) and isinstance(e.elts[0], ast.Constant)
+                ]
+                if isinstance(target, ast.Attribute) and names:
+                    lists.setdefault(cls.name, {})[target.attr] = names
+    return lists
+
+
+def test_autocast_tables_hold_pytorchs_lists_for_each_device():
+    """PyTorch's own test lists (shipped with torch) name the ops per device: ours must agree."""
+    from minitorch.functions.autocast_policy import autocast_rule
+
+    lists = _pytorch_autocast_test_lists()
+    cuda, cpu = lists["AutocastTestLists"], lists["AutocastCPUTestLists"]
+    expected = {
+        "cuda": {"lower": cuda["torch_fp16"] + cuda["nn_fp16"] + cuda["linalg_fp16"],
+                 "float32": cuda["torch_fp32"] + cuda["nn_fp32"]},
+        "cpu": {"lower": cpu["torch_16"] + cpu["nn_16"], "float32": cpu["torch_fp32"] + cpu["nn_fp32"]},
+    }  # fmt: skip
+    private = {"_convolution", "cudnn_convolution", "cudnn_convolution_transpose", "convolution",
+               "_addmm_activation"}  # fmt: skip  (internal ATen names MiniTorch has no use for)
+    for device, rules in expected.items():
+        for rule, entries in rules.items():
+            for name in set(entries) - private:
+                assert autocast_rule(device, name) == rule, (device, name)
+    # and an op on one device's list only is on neither of the other's (sum: float32 on CUDA only)
+    assert autocast_rule("cpu", "sum") is None and autocast_rule("cpu", "layer_norm") is None
+    assert autocast_rule("cuda", "batch_norm") is None and autocast_rule("cpu", "batch_norm") is None
+
+
+def test_autocast_cuda_refuses_binary_cross_entropy_as_pytorch():
+    from minitorch.functions.autocast_policy import autocast_inputs
+
+    p = minitorch.tensor([0.5])
+    with minitorch.autocast("cuda"):
+        with pytest.raises(MiniTorchError, match="binary_cross_entropy_with_logits"):
+            autocast_inputs("binary_cross_entropy", p, p)
+
+
+def test_sum_of_a_matmul_under_cpu_autocast_is_float16_as_in_pytorch():
+    a, w = np.ones((2, 3), np.float32), np.ones((3, 3), np.float32)
+    with minitorch.autocast("cpu"):
+        mine = (minitorch.tensor(a) @ minitorch.tensor(w)).sum()
+    with torch.autocast("cpu", dtype=torch.float16):
+        theirs = (torch.tensor(a) @ torch.tensor(w)).sum()
+    assert mine.dtype == minitorch.float16 and theirs.dtype == torch.float16
+
+
+def test_grad_scaler_step_update_unscale_without_scale_raise_as_pytorch():
+    for method in ("step", "unscale_", "update"):
+        for lib in (minitorch, torch):
+            p = lib.nn.Parameter(lib.ones(2))
+            opt = lib.optim.SGD([p], lr=0.1)
+            scaler = lib.amp.GradScaler("cpu")
+            p.sum().backward()
+            with pytest.raises(AssertionError, match="scale"):
+                scaler.update() if method == "update" else getattr(scaler, method)(opt)
+            assert p.detach().numpy().tolist() == [1.0, 1.0]  # no step with unscaled gradients
+
+
+class _OnFakeGpu:
+    """``minitorch`` with tensors made on the (fake) GPU: the cases above, on "cuda"."""
+
+    def __getattr__(self, name):
+        return getattr(minitorch, name)
+
+    def tensor(self, data):
+        return minitorch.tensor(data, device="cuda")
+
+    def ones(self, *shape):
+        return minitorch.ones(*shape, device="cuda")
+
+    def zeros(self, *shape):
+        return minitorch.zeros(*shape, device="cuda")
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    """The device tests' fake CuPy as ``cupy``: CUDA autocast runs on the CPU's arrays."""
+    import sys
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "devices"))
+    from fake_cupy import FakeCupy
+
+    from minitorch import backends
+
+    monkeypatch.setitem(sys.modules, "cupy", FakeCupy())
+    backends.reset_probes()
+    assert minitorch.cuda.is_available()
+    yield
+    backends.reset_probes()
+
+
+@pytest.mark.parametrize("op", sorted(set(AUTOCAST_CASES) - {"binary_cross_entropy"}))  # refused on CUDA
+def test_cuda_autocast_follows_pytorchs_cuda_lists_on_a_fake_gpu(fake_gpu, op):
+    """Each op's dtype on "cuda" tensors: float16 / float32 as PyTorch's CUDA lists say, else its inputs'."""
+    from minitorch.functions.autocast_policy import autocast_rule
+
+    lists = _pytorch_autocast_test_lists()["AutocastTestLists"]
+    named = {n: "lower" for key in ("torch_fp16", "nn_fp16", "linalg_fp16") for n in lists[key]}
+    named.update({n: "float32" for key in ("torch_fp32", "nn_fp32") for n in lists[key]})
+    rule = named.get(op, autocast_rule("cuda", op))  # ops PyTorch's test lists leave out: its AMP docs
+    lib = _OnFakeGpu()
+    for half in (False, True):
+        natural = AUTOCAST_CASES[op](lib, F, half).dtype.name
+        with minitorch.autocast("cuda"):
+            got = AUTOCAST_CASES[op](lib, F, half)
+        expected = {"lower": "float16", "float32": "float32", None: natural}[rule]
+        assert got.device == "cuda" and got.dtype.name == expected, (op, half, rule)

@@ -39,7 +39,7 @@ def test_collectives_match_numpy(results):
     assert got["async_error"] == 0.0 and got["broadcast_error"] == 0.0 and got["gather_error"] == 0.0
 
 
-def test_debug_mode_names_the_ranks_that_disagree(results):
+def test_mismatched_shapes_name_the_ranks_that_disagree_without_debug_mode(results):
     got = facts(results, "debug_mismatch")
     assert got["raised"]
     assert "rank 0 has (3,) float32" in got["message"] and "rank 1 has (4,) float32" in got["message"]

@@ -190,3 +190,27 @@ def test_import_minitorch_works_without_mpi4py():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "DistributedDataParallel"]
+
+
+def test_destroy_before_init_raises_as_pytorch():
+    with pytest.raises(AssertionError):
+        dist.destroy_process_group()
+    with pytest.raises(dist.DistributedError, match="init_process_group"):
+        dist.destroy_process_group()
+    torch_dist = pytest.importorskip("torch.distributed")
+    with pytest.raises(AssertionError):  # PyTorch 2.13: "Process group cannot be None"
+        torch_dist.destroy_process_group()
+
+
+def test_timeout_takes_a_timedelta_or_seconds_and_refuses_the_rest():
+    import datetime
+
+    require_mpi()
+    for good in (datetime.timedelta(seconds=5), 2.5, 3):
+        dist.init_process_group("mpi", timeout=good)
+        dist.all_reduce(minitorch.ones(2))  # a world of one: nothing to wait for
+        dist.destroy_process_group()
+    for bad in (0, -1.0, "30s", True, datetime.timedelta(0)):
+        with pytest.raises(dist.DistributedError, match="timeout must be a positive"):
+            dist.init_process_group("mpi", timeout=bad)
+        assert not dist.is_initialized()
