@@ -178,7 +178,7 @@ _MAX_ITEMS = 20  # a list is shown cut to a table cell anyway: format no more of
 
 def format_value(value: Any) -> str:
     """A value as text for a table, with every number in it as a learner reads it (containers too)."""
-    if isinstance(value, (bool, np.bool_)) or isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating)):
         return style.format_number(value)
     if isinstance(value, np.ndarray):
         if value.ndim == 0 and value.dtype.kind in "biuf":
