@@ -5,8 +5,12 @@ graph sees the same blue in the gradient-flow chart and the stepper.
 """
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+
+from minitorch.hints import Array
 
 # Tensor nodes
 PARAM_FILL = "#cfe2ff"  # a leaf that requires grad (a parameter or an input you differentiate)
@@ -49,18 +53,18 @@ FAIL_COLOUR = "#c62828"
 TODO_COLOUR = "#8d6e00"
 
 
-def fmt_shape(shape):
+def fmt_shape(shape: Sequence[int]) -> str:
     """``(128, 64)``; ``()`` for a scalar."""
     return "(" + ", ".join(str(int(s)) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-def fmt_dtype(dtype):
+def fmt_dtype(dtype: Any) -> str:
     """``float32`` from a NumPy dtype, a MiniTorch dtype or a string."""
     name = getattr(dtype, "name", None) or str(dtype)
     return name.replace("minitorch.", "")
 
 
-def format_number(value, digits=4):
+def format_number(value: Any, digits: int = 4) -> str:
     """A number as a learner reads it: ``2.294`` (4 significant digits), ``2.0``, ``-1.25``, ``7``, ``nan``.
 
     Tables and hints never show a float's every digit (``2.2942323684692383``): the last ones
@@ -83,7 +87,7 @@ def format_number(value, digits=4):
     return text if any(c in text for c in ".e") else text + ".0"
 
 
-def format_pair(got, expected, digits=4):
+def format_pair(got: Any, expected: Any, digits: int = 4) -> tuple[str, str]:
     """``(got, expected)`` as text with the fewest digits (at least ``digits``, at most 10) that tell them apart."""
     for n in range(digits, 11):
         pair = format_number(got, n), format_number(expected, n)
@@ -92,7 +96,7 @@ def format_pair(got, expected, digits=4):
     return pair
 
 
-def fmt_norm(value):
+def fmt_norm(value: float | None) -> str:
     """A gradient norm in 3 significant digits; 'nan'/'inf' spelled out."""
     if value is None:
         return "-"
@@ -103,7 +107,7 @@ def fmt_norm(value):
     return f"{value:.3g}"
 
 
-def array_norm(array):
+def array_norm(array: Array | None) -> float | None:
     """The L2 norm of a NumPy or CuPy array as a Python float (NaN/Inf preserved)."""
     if array is None:
         return None
@@ -114,7 +118,7 @@ def array_norm(array):
     return float(np.sqrt(np.sum(a * a))) if a.size else 0.0
 
 
-def grad_colour(norm, lo, hi):
+def grad_colour(norm: float | None, lo: float | None, hi: float | None) -> str:
     """Edge colour for a gradient norm, on a log scale between the graph's ``lo`` and ``hi``."""
     if norm is None:
         return NO_GRAD_EDGE
@@ -123,7 +127,7 @@ def grad_colour(norm, lo, hi):
     return GRAD_RAMP[_ramp_index(norm, lo, hi, len(GRAD_RAMP))]
 
 
-def grad_width(norm, lo, hi):
+def grad_width(norm: float | None, lo: float | None, hi: float | None) -> float:
     """Edge thickness (graphviz penwidth) for a gradient norm: 1 (smallest) to 4 (largest)."""
     if norm is None:
         return 1.0
@@ -132,7 +136,7 @@ def grad_width(norm, lo, hi):
     return 1.0 + 3.0 * _ramp_index(norm, lo, hi, 7) / 6
 
 
-def _ramp_index(norm, lo, hi, n):
+def _ramp_index(norm: float, lo: float | None, hi: float | None, n: int) -> int:
     """Position of ``norm`` on an ``n``-step log scale from ``lo`` to ``hi`` (positive norms)."""
     if norm <= 0 or lo is None or hi is None:
         return 0

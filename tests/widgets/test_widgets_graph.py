@@ -14,7 +14,7 @@ from widgets.draw.graph import ComputationGraph
 
 @pytest.fixture(autouse=True)
 def _recorder():
-    # widgets registers its observer on import; make sure it is there whatever ran before.
+    # the recorder starts with the first widget opened; install it here whatever ran before.
     recorder.install()
 
 

@@ -16,6 +16,8 @@ array an input's exact values), or says what is wrong with it.
 
 import numbers
 import re
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -28,12 +30,12 @@ RANKDIRS = ("LR", "TB", "RL", "BT")
 _SIZE = re.compile(r"^\s*\d+(\.\d*)?\s*(,\s*\d+(\.\d*)?\s*)?!?\s*$")
 
 
-def is_module(value):
+def is_module(value: Any) -> bool:
     """True for a Module (anything with ``named_parameters()``), without importing ``minitorch.nn``."""
     return callable(getattr(value, "named_parameters", None))
 
 
-def what(value, limit=40):
+def what(value: Any, limit: int = 40) -> str:
     """A value in a few words: ``float 3.0``, ``str 'abc'``, ``Tensor of shape (3,)``, ``Linear (a Module)``."""
     if isinstance(value, Tensor):
         return f"a Tensor of shape {tuple(value.shape)}"
@@ -53,7 +55,7 @@ def what(value, limit=40):
     return f"{type(value).__name__} {text}"
 
 
-def need_tensor(widget, arg, value, hint=""):
+def need_tensor(widget: str, arg: str, value: Any, hint: str = "") -> Tensor:
     """``value`` must be a minitorch Tensor; the error suggests the likely fix."""
     if isinstance(value, Tensor):
         return value
@@ -65,7 +67,7 @@ def need_tensor(widget, arg, value, hint=""):
     raise TypeError(f"{widget}: {arg} must be a minitorch Tensor, got {what(value)}{hint}")
 
 
-def need_bool(widget, arg, value):
+def need_bool(widget: str, arg: str, value: Any) -> bool:
     """``value`` must be True or False (a Module or tensor here is usually a misplaced positional argument)."""
     if isinstance(value, (bool, np.bool_)) or (isinstance(value, int) and value in (0, 1)):
         return bool(value)
@@ -75,7 +77,7 @@ def need_bool(widget, arg, value):
     raise TypeError(f"{widget}: {arg} must be True or False, got {what(value)}{hint}")
 
 
-def need_int(widget, arg, value, minimum=1):
+def need_int(widget: str, arg: str, value: Any, minimum: int = 1) -> int:
     """A whole number ``>= minimum`` (not a bool, not None)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{widget}: {arg} must be a whole number >= {minimum}, got {what(value)}")
@@ -84,7 +86,8 @@ def need_int(widget, arg, value, minimum=1):
     return int(value)
 
 
-def need_number(widget, arg, value, low=None, high=None, low_open=False, high_open=False):
+def need_number(widget: str, arg: str, value: Any, low: float | None = None, high: float | None = None,
+                low_open: bool = False, high_open: bool = False) -> float:
     """A real number (not a bool) in ``[low, high]`` (a side is open when asked)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{widget}: {arg} must be a number, got {what(value)}")
@@ -98,7 +101,8 @@ def need_number(widget, arg, value, low=None, high=None, low_open=False, high_op
     return value
 
 
-def need_rankdir(widget, value):
+def need_rankdir(widget: str, value: Any) -> str:
+    """``value`` must be one of ``RANKDIRS`` (a lower-case one gets a hint to write it in capitals)."""
     if value in RANKDIRS:
         return value
     hint = ""
@@ -108,17 +112,17 @@ def need_rankdir(widget, value):
                      f"(left to right, top to bottom, ...), got {what(value)}{hint}")
 
 
-def need_size(widget, value):
+def need_size(widget: str, value: Any) -> str | None:
     """``None``, ``"width,height"`` in inches, or a pair of positive numbers (turned into that string)."""
     if value is None or (isinstance(value, str) and _SIZE.match(value)):
         return value
     if isinstance(value, (tuple, list)) and len(value) == 2 and all(
-            isinstance(v, numbers.Real) and not isinstance(v, bool) and v > 0 for v in value):
+            isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in value):
         return f"{value[0]:g},{value[1]:g}"
     raise ValueError(f'{widget}: size must be "width,height" in inches (e.g. "10,30") or None, got {what(value)}')
 
 
-def need_names(widget, names):
+def need_names(widget: str, names: Any) -> dict[str, Tensor]:
     """``names``: a ``{name: tensor}`` dict (or None); every value a Tensor."""
     if names is None:
         return {}
@@ -127,7 +131,7 @@ def need_names(widget, names):
     return _named_tensors(widget, "names", names.items())
 
 
-def _named_tensors(widget, arg, pairs):
+def _named_tensors(widget: str, arg: str, pairs: Iterable[tuple[Any, Any]]) -> dict[str, Tensor]:
     out = {}
     for name, tensor in pairs:
         if not isinstance(name, str):
@@ -138,7 +142,7 @@ def _named_tensors(widget, arg, pairs):
     return out
 
 
-def need_params(widget, params):
+def need_params(widget: str, params: Any) -> tuple[dict[str, Tensor], dict[str, str]]:
     """``({dotted name: tensor}, {module path: class name})`` from what ``params=`` may be.
 
     A Module; a ``{name: tensor}`` dict; ``named_parameters()`` (pairs, even as a
@@ -172,7 +176,7 @@ class BadArguments(Exception):
     """check_backward / check_function was called wrongly; the message says how to call it."""
 
 
-def bad_arguments_result(checker, name, op, problem, columns):
+def bad_arguments_result(checker: str, name: Any, op: Any, problem: str, columns: Sequence[str]) -> CheckResult:
     """A failed ``CheckResult`` saying the check itself was called wrongly (recorded like any check)."""
     if not isinstance(name, str) or not name:
         name = getattr(op, "__name__", None) if isinstance(getattr(op, "__name__", None), str) else checker
@@ -182,7 +186,8 @@ def bad_arguments_result(checker, name, op, problem, columns):
     return result
 
 
-def check_backward_arguments(op, backward, reference, args, domain, atol, rtol, name):
+def check_backward_arguments(op: Any, backward: Any, reference: Any, args: Any, domain: Any, atol: Any, rtol: Any,
+                             name: Any) -> None:
     """Raise ``BadArguments`` saying what to pass, for the slips a learner is likely to make."""
     if isinstance(op, Function):
         raise BadArguments(f"op is an instance of {type(op).__name__}; pass the class itself: "
@@ -213,7 +218,7 @@ def check_backward_arguments(op, backward, reference, args, domain, atol, rtol, 
         raise BadArguments(f"name must be a string, got {what(name)}")
 
 
-def _shape(value, where):
+def _shape(value: Any, where: str) -> tuple[int, ...]:
     """One shape as a tuple of ints >= 0, or ``BadArguments``."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         value = (value,)
@@ -225,7 +230,7 @@ def _shape(value, where):
     return tuple(int(v) for v in value)
 
 
-def normalise_cases(shapes, exact=None):
+def normalise_cases(shapes: Any, exact: int | None = None) -> list[tuple[Any, ...]]:
     """Every case as a tuple of shapes, one per input; ``exact``: how many inputs each case must have."""
     if not isinstance(shapes, (list, tuple)):
         raise BadArguments(f"shapes must be a list of cases, e.g. shapes=[(3,), (2, 3)], got {what(shapes)}")

@@ -30,18 +30,19 @@ result is a ``CheckResult`` (``widgets.check_result``); every check is recorded 
 ``widgets.lesson_score()``.
 """
 
-import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
-import minitorch
 from minitorch import autograd
-from minitorch.autograd import Function, overridden_functions
 from minitorch.autograd.gradcheck import numerical_jacobian
+from minitorch.hints import Shape
 from minitorch.tensor import Tensor
 from widgets import style
 from widgets.check import scoreboard
 from widgets.check.arguments import BadArguments, bad_arguments_result, check_backward_arguments, normalise_cases
+from widgets.check.backward_target import Target, make_inputs
 from widgets.check.check_result import (
     FAILED,
     NOT_DONE,
@@ -61,6 +62,7 @@ DEFAULT_SHAPES = {
 }
 # Ops whose inputs must stay positive (log, sqrt of negatives; division by ~0).
 POSITIVE_OPS = {"Log", "Sqrt", "Div", "Pow"}
+Spec = Any  # one input of a case: a shape (tuple), a Python number (float) or given values (array)
 COLUMNS = ["case", "input", "input shape", "your grad shape", "error vs finite diff", "error vs reference"]
 
 
@@ -71,13 +73,13 @@ class _NotDone(Exception):
 class _Tolerance:
     """``atol`` and ``rtol`` of ``np.allclose``, kept together."""
 
-    def __init__(self, atol, rtol):
+    def __init__(self, atol: float, rtol: float) -> None:
         self.atol = atol
         self.rtol = rtol
 
-    def close(self, got, expected):
+    def close(self, got: Any, expected: Any) -> bool:
         """True when ``got`` matches ``expected`` within the tolerance."""
-        return np.allclose(got, expected, atol=self.atol, rtol=self.rtol)
+        return bool(np.allclose(got, expected, atol=self.atol, rtol=self.rtol))
 
 
 class _Expected:
@@ -88,7 +90,8 @@ class _Expected:
     to recognise a backward that forgot to multiply by ``grad_output``.
     """
 
-    def __init__(self, k, shape, numeric, reference, ones_reference, out_shape=None):
+    def __init__(self, k: int, shape: Shape, numeric: np.ndarray, reference: tuple[Any, ...] | None,
+                 ones_reference: tuple[Any, ...] | None, out_shape: Shape | None = None) -> None:
         self.k = k
         self.shape = shape
         self.out_shape = out_shape
@@ -98,140 +101,10 @@ class _Expected:
         self.ref = None if reference is None else reference[k].reshape(shape)
 
 
-# ---------------------------------------------------------------------- the op being checked
-class _reference_backwards:
-    """Run a block with every op on its reference backward, then put the overrides back."""
-
-    def __enter__(self):
-        self.saved = {cls: cls.backward for cls in overridden_functions()}
-        for cls in self.saved:
-            cls.backward = staticmethod(cls.reference_backward)
-        return self
-
-    def __exit__(self, *exc):
-        for cls, fn in self.saved.items():
-            cls.backward = staticmethod(fn)
-        return False
-
-
-def _as_tuple(grads):
-    if isinstance(grads, tuple):
-        return grads
-    if isinstance(grads, list):
-        return tuple(grads)
-    return (grads,)
-
-
-class _Target:
-    """What is checked, seen the same way in all three modes: forward, learner grads, reference grads."""
-
-    def __init__(self, op, backward, reference, args):
-        self.args = tuple(args)
-        self.is_function = isinstance(op, type) and issubclass(op, Function)
-        self.op = op
-        if self.is_function:
-            self.learner_backward = backward if backward is not None else op.backward
-            self.label = f"{op.__name__}.backward"
-            if reference is None:
-                if backward is not None or op.__module__.startswith("minitorch."):
-                    reference = op  # the built-in's reference_backward
-                else:  # a learner's own Function: compare with the built-in of the same name
-                    builtin = getattr(minitorch.functions, op.__name__, None)
-                    reference = builtin if isinstance(builtin, type) and builtin is not op else None
-        else:
-            self.learner_backward = None
-            self.label = getattr(op, "__name__", "function")
-            if self.label == "<lambda>":
-                self.label = "your function"
-        self.reference = reference
-
-    def n_tensor_inputs(self):
-        """How many tensors one case needs (for the default ``shapes``).
-
-        The inputs of forward (or of the function) without a default value, less the
-        settings given in ``args``, which are passed after the tensors.
-        """
-        fn = self.op.forward if self.is_function else self.op
-        try:
-            params = list(inspect.signature(fn).parameters.values())
-        except (TypeError, ValueError):
-            return 2 if self.is_function else 1
-        if self.is_function:
-            params = params[1:]  # drop ctx
-        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
-        required = [p for p in positional if p.default is p.empty and p.kind != p.VAR_POSITIONAL]
-        if not self.is_function:
-            return len(required) or 1
-        return max(min(len(required), len(positional) - len(self.args)), 1)
-
-    def exact_inputs(self):
-        """How many tensors forward takes when its signature says so exactly (no defaults, no ``*args``), else None."""
-        if not self.is_function:
-            return None
-        try:
-            params = list(inspect.signature(self.op.forward).parameters.values())[1:]
-        except (TypeError, ValueError):
-            return None
-        if any(p.default is not p.empty or p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
-            return None
-        return len(params) - len(self.args)
-
-    def forward(self, tensors):
-        """The op's output for these input tensors."""
-        if self.is_function:
-            return self.op.apply(*tensors, *self.args)
-        return self.op(*tensors, *self.args)
-
-    def learner_grads(self, tensors, grad_output):
-        """The learner's gradient per input (raw: may be None, the wrong shape, ...)."""
-        out = self.forward(tensors)
-        if self.is_function:
-            node = out.grad_fn
-            returned = self.learner_backward(node, grad_output.copy())
-            if returned is None:
-                return (None,) * len(tensors), "your backward returned None: did you forget `return`?"
-            raw = _as_tuple(returned)
-            slots = [self._slot(node, t) if isinstance(t, Tensor) else i for i, t in enumerate(tensors)]
-            if len(raw) != len(node.next_nodes):
-                return raw, (
-                    f"backward returned {len(raw)} gradient(s) but forward has {len(node.next_nodes)} "
-                    "input(s): return one per input (None for inputs that need no gradient)"
-                )
-            return tuple(raw[s] for s in slots), None
-        out.backward(Tensor._make(grad_output, None, False))
-        return tuple(None if not isinstance(t, Tensor) or t.grad is None else t.grad.data for t in tensors), None
-
-    @staticmethod
-    def _slot(node, tensor):
-        for i, nxt in enumerate(node.next_nodes):
-            if nxt is tensor:
-                return i
-        raise RuntimeError("input not found in the graph")
-
-    def reference_grads(self, arrays, grad_output):
-        """The reference gradient per input, or None when there is no reference."""
-        ref = self.reference
-        if ref is None:
-            return None
-        tensors = _make_inputs(arrays)
-        if isinstance(ref, type) and issubclass(ref, Function):
-            out = ref.apply(*tensors, *self.args)
-            raw = _as_tuple(ref.reference_backward(out.grad_fn, grad_output.copy()))
-            return tuple(to_numpy(raw[self._slot(out.grad_fn, t)]) if isinstance(t, Tensor) else None
-                         for t in tensors)
-        with _reference_backwards():
-            ref(*tensors, *self.args).backward(Tensor._make(grad_output, None, False))
-        return tuple(to_numpy(t.grad) if isinstance(t, Tensor) else None for t in tensors)
-
-
-def _make_inputs(arrays, requires_grad=True):
-    """A fresh Tensor per array; Python numbers stay numbers."""
-    return [Tensor(a.copy(), requires_grad=requires_grad) if isinstance(a, np.ndarray) else a for a in arrays]
-
-
 # ---------------------------------------------------------------------- the check
-def check_backward(op, backward=None, shapes=None, *, args=(), reference=None, domain=None, install=False,
-                   atol=1e-6, rtol=1e-5, seed=0, name=None):
+def check_backward(op: Any, backward: Callable[..., Any] | None = None, shapes: Any = None, *, args: Any = (),
+                   reference: Any = None, domain: Any = None, install: bool = False, atol: float = 1e-6,
+                   rtol: float = 1e-5, seed: int = 0, name: str | None = None) -> CheckResult:
     """Check a backward against float64 finite differences and the reference; see the module docstring.
 
     Returns a ``CheckResult``; shows a pass/fail table in a notebook; never raises. Wrong
@@ -240,7 +113,7 @@ def check_backward(op, backward=None, shapes=None, *, args=(), reference=None, d
     """
     try:
         check_backward_arguments(op, backward, reference, args, domain, atol, rtol, name)
-        target = _Target(op, backward, reference, args)
+        target = Target(op, backward, reference, args)
         name = name or target.label
         if shapes is None:
             shapes = DEFAULT_SHAPES.get(target.n_tensor_inputs(), DEFAULT_SHAPES[1])
@@ -251,7 +124,8 @@ def check_backward(op, backward=None, shapes=None, *, args=(), reference=None, d
         domain = (0.5, 2.0) if getattr(op, "__name__", "") in POSITIVE_OPS else (-2.0, 2.0)
     tol = _Tolerance(atol, rtol)
     rng = np.random.default_rng(seed)
-    rows, error, not_done = [], "", None
+    rows: list[CheckRow] = []
+    error, not_done = "", None
     for case_shapes in cases:
         try:
             rows.extend(_check_case(target, case_shapes, rng, domain, tol))
@@ -279,11 +153,11 @@ def check_backward(op, backward=None, shapes=None, *, args=(), reference=None, d
     return result
 
 
-def _case_label(shapes):
+def _case_label(shapes: Sequence[Spec]) -> str:
     return " & ".join(_spec_label(s) for s in shapes)
 
 
-def _spec_label(spec):
+def _spec_label(spec: Spec) -> str:
     if isinstance(spec, float):
         return f"number {spec:g}"  # as the case was written (6 digits at most)
     if isinstance(spec, np.ndarray):
@@ -291,7 +165,8 @@ def _spec_label(spec):
     return style.fmt_shape(spec)
 
 
-def _verdict(rows, n_cases, not_done, has_reference):
+def _verdict(rows: list[CheckRow], n_cases: int, not_done: BaseException | None,
+             has_reference: bool) -> tuple[str, str]:
     """(status, message) for the whole check."""
     if not_done is not None:
         return NOT_DONE, not_done_message(not_done)
@@ -302,7 +177,7 @@ def _verdict(rows, n_cases, not_done, has_reference):
     return FAILED, f"{bad} of {len(rows)} checks failed. The hints below say what to look at."
 
 
-def _install(target, backward, status, install):
+def _install(target: Target, backward: Callable[..., Any] | None, status: str, install: bool) -> str:
     """Keep the learner's backward (install=True and passed) or put the reference back; say which."""
     if not (target.is_function and backward is not None):
         return ""
@@ -319,9 +194,10 @@ def _install(target, backward, status, install):
     return f"{op.__name__} uses the reference backward (pass install=True to run the rest of the notebook on yours)."
 
 
-def _case_arrays(shapes, rng, domain, dtype=np.float64):
+def _case_arrays(shapes: Sequence[Spec], rng: np.random.Generator, domain: Sequence[float],
+                 dtype: Any = np.float64) -> list[Any]:
     """The inputs of one case: random in ``domain``, given values (ties), or Python numbers."""
-    arrays = []
+    arrays: list[Any] = []
     for spec in shapes:
         if isinstance(spec, float):
             arrays.append(spec)
@@ -332,7 +208,7 @@ def _case_arrays(shapes, rng, domain, dtype=np.float64):
     return arrays
 
 
-def _check_float32(target, cases, domain):
+def _check_float32(target: Target, cases: list[tuple[Spec, ...]], domain: Sequence[float]) -> list[CheckRow]:
     """A failing row when the learner's gradient of a float32 input is not float32 (none when it is)."""
     if not (target.is_function and target.learner_backward is not None):
         return []
@@ -342,9 +218,10 @@ def _check_float32(target, cases, domain):
     arrays = _case_arrays(shapes, np.random.default_rng(1), domain, np.float32)
     try:
         with autograd.no_grad():
-            out_shape = tuple(target.forward(_make_inputs(arrays, False)).shape)
+            out_shape = tuple(target.forward(make_inputs(arrays, False)).shape)
         grad_output = np.ones(out_shape, dtype=np.float32)
-        learner, problem = target.learner_grads(_make_inputs(arrays), grad_output)
+        learner: tuple[Any, ...] | None
+        learner, problem = target.learner_grads(make_inputs(arrays), grad_output)
     except Exception:  # float64 passed; an error only in float32 is reported by the rows below
         learner, problem = None, "your backward raised an error on float32 inputs"
     rows = []
@@ -363,12 +240,13 @@ def _check_float32(target, cases, domain):
     return rows
 
 
-def _check_case(target, shapes, rng, domain, tol):
+def _check_case(target: Target, shapes: tuple[Spec, ...], rng: np.random.Generator, domain: Sequence[float],
+                tol: _Tolerance) -> list[CheckRow]:
     """Rows (one per input) for one case of input shapes."""
     arrays = _case_arrays(shapes, rng, domain)
-    tensors = _make_inputs(arrays)
+    tensors = make_inputs(arrays)
     with autograd.no_grad():
-        out_shape = tuple(target.forward(_make_inputs(arrays, False)).shape)
+        out_shape = tuple(target.forward(make_inputs(arrays, False)).shape)
     grad_output = np.asarray(rng.standard_normal(out_shape))
     try:
         learner, count_problem = target.learner_grads(tensors, grad_output)
@@ -380,7 +258,7 @@ def _check_case(target, shapes, rng, domain, tol):
     rows = []
     positions = [i for i, a in enumerate(arrays) if isinstance(a, np.ndarray)]
 
-    def forward_of_tensors(*ts):
+    def forward_of_tensors(*ts: Tensor) -> Tensor:
         inputs = list(arrays)
         for i, t in zip(positions, ts):
             inputs[i] = t
@@ -413,7 +291,7 @@ def _check_case(target, shapes, rng, domain, tol):
     return rows
 
 
-def _number_row(label, k, value, got, count_problem):
+def _number_row(label: str, k: int, value: float, got: Any, count_problem: str | None) -> CheckRow:
     """The row of a Python-number input: its gradient must be None (``ctx.needs_input_grad[k]`` is False)."""
     ok = got is None and not count_problem
     hint = count_problem or ("" if ok else f"input {k} is the Python number {value:g}, so "
@@ -424,7 +302,8 @@ def _number_row(label, k, value, got, count_problem):
 
 
 # ---------------------------------------------------------------------- judging one gradient
-def _judge(got, expected, tol):
+def _judge(got: np.ndarray | None, expected: _Expected, tol: _Tolerance
+           ) -> tuple[bool, str, float | None, float | None]:
     """(ok, hint, error vs finite differences, error vs reference) for one input's gradient."""
     if got is None:
         return False, f"backward returned None for input {expected.k}, which needs a gradient", None, None
@@ -445,7 +324,7 @@ def _judge(got, expected, tol):
     return False, _values_hint(got, expected, tol, ok_fd, ok_ref), err_fd, err_ref
 
 
-def _shape_hint(got, shape, out_shape=None):
+def _shape_hint(got: np.ndarray, shape: Shape, out_shape: Shape | None = None) -> str:
     """Why a gradient of the wrong shape is wrong: a stray axis from ctx.saved_tensors, an unreduced broadcast."""
     got_shape, want = style.fmt_shape(got.shape), style.fmt_shape(shape)
     if tuple(got.shape) == (1, *shape) or (out_shape is not None and tuple(got.shape) == (1, *out_shape)):
@@ -459,7 +338,7 @@ def _shape_hint(got, shape, out_shape=None):
     return f"your gradient has shape {got_shape}, but the gradient of an input must have that input's shape {want}"
 
 
-def _values_hint(got, expected, tol, ok_fd, ok_ref):
+def _values_hint(got: np.ndarray, expected: _Expected, tol: _Tolerance, ok_fd: bool, ok_ref: bool) -> str:
     """Name the likely mistake behind a gradient with the right shape but wrong values."""
     k, reference, ones_reference = expected.k, expected.reference, expected.ones_reference
     target = expected.ref if expected.ref is not None else expected.numeric
@@ -481,7 +360,7 @@ def _values_hint(got, expected, tol, ok_fd, ok_ref):
     return _where_hint(got, target)
 
 
-def _where_hint(got, target):
+def _where_hint(got: np.ndarray, target: np.ndarray) -> str:
     """Which elements are wrong: all, or only some (ties, zeros, one position)."""
     bad = ~np.isclose(got, target, atol=1e-6, rtol=1e-5)
     index = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), got.shape)) if got.ndim else ()

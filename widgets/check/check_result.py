@@ -11,6 +11,9 @@ import linecache
 import os
 import sys
 import sysconfig
+from collections.abc import Callable, Sequence
+from types import FrameType
+from typing import Any
 
 import numpy as np
 
@@ -19,6 +22,8 @@ from minitorch.tensor import Tensor
 from widgets import style
 
 PASSED, FAILED, NOT_DONE = "passed", "failed", "not done"
+# A check's ``compare(got, expected) -> (ok, hint)``.
+Compare = Callable[[Any, Any], tuple[bool, str]]
 NOT_DONE_MESSAGE = "Not done yet: replace `raise NotImplementedError` with your code and run this cell again."
 # Table cells: left-aligned, top-aligned (JupyterLab's default right-aligns table cells)
 _CELL = "text-align:left;vertical-align:top;padding:2px 8px"
@@ -27,7 +32,8 @@ _CELL = "text-align:left;vertical-align:top;padding:2px 8px"
 class CheckRow:
     """One line of the table: one input of one case (``check_backward``) or one case."""
 
-    def __init__(self, case, ok, hint="", cells=None, **values):
+    def __init__(self, case: str, ok: bool, hint: str = "", cells: dict[str, Any] | None = None,
+                 **values: Any) -> None:
         self.case = case
         self.ok = ok
         self.hint = hint
@@ -35,14 +41,15 @@ class CheckRow:
         for key, value in values.items():  # raw values a test can assert on (input, error_fd, ...)
             setattr(self, key, value)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"CheckRow({self.case}, ok={self.ok}, hint={self.hint!r})"
 
 
 class CheckResult:
     """What a check found: ``status``, ``rows``, ``message``; shows itself as a table."""
 
-    def __init__(self, name, columns, rows, status, message, note="", error=""):
+    def __init__(self, name: str, columns: Sequence[str], rows: list[CheckRow], status: str, message: str,
+                 note: str = "", error: str = "") -> None:
         self.name = name
         self.columns = columns
         self.rows = rows
@@ -52,14 +59,14 @@ class CheckResult:
         self.error = error  # a learner's exception, formatted for reading
 
     @property
-    def passed(self):
+    def passed(self) -> bool:
         """True when every row passed."""
         return self.status == PASSED
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return self.passed
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         lines = [f"{self.name}: {self.status.upper()} - {self.message}"]
         for row in self.rows:
             mark = "ok  " if row.ok else "FAIL"
@@ -71,7 +78,7 @@ class CheckResult:
             lines.append(self.note)
         return "\n".join(lines)
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         colour = {PASSED: style.PASS_COLOUR, FAILED: style.FAIL_COLOUR}.get(self.status, style.TODO_COLOUR)
         icon = {PASSED: "&#10004;", FAILED: "&#10008;"}.get(self.status, "&#8230;")
         e = html.escape
@@ -94,7 +101,7 @@ class CheckResult:
         parts.append("</div>")
         return "".join(parts)
 
-    def _table_html(self):
+    def _table_html(self) -> str:
         """The rows as an HTML table: the columns, then the verdict and the hint."""
         e = html.escape
         head = "".join(f'<th style="{_CELL}">{e(c)}</th>' for c in [*self.columns, "result", "hint"])
@@ -113,13 +120,13 @@ class CheckResult:
 # Frames from these directories are library code, not the learner's: MiniTorch, the widgets,
 # NumPy, the standard library and installed packages.
 _LIBRARY_DIRS = tuple(
-    os.path.dirname(module.__file__) + os.sep for module in (minitorch, np, sys.modules["widgets"])
+    os.path.dirname(str(module.__file__)) + os.sep for module in (minitorch, np, sys.modules["widgets"])
 ) + tuple(
     os.path.realpath(sysconfig.get_paths()[key]) + os.sep for key in ("stdlib", "purelib", "platlib")
 )
 
 
-def _own_frames(exc):
+def _own_frames(exc: BaseException) -> list[tuple[FrameType, int]]:
     """The traceback's (frame, line number) pairs that are the learner's code, oldest first."""
     pairs = []
     tb = exc.__traceback__
@@ -131,13 +138,13 @@ def _own_frames(exc):
     return pairs
 
 
-def learner_frames(exc):
+def learner_frames(exc: BaseException) -> list[str]:
     """The names (``MySGD.step``) of the learner's functions ``exc`` went through, oldest first."""
     names = [getattr(frame.f_code, "co_qualname", frame.f_code.co_name) for frame, _ in _own_frames(exc)]
     return [name.split("<locals>.")[-1] for name in names]
 
 
-def describe_exception(exc):
+def describe_exception(exc: BaseException) -> str:
     """``TypeError: message`` plus the line of the learner's code it came from (never library code)."""
     text = f"{type(exc).__name__}: {exc}"
     own = _own_frames(exc)
@@ -151,7 +158,7 @@ def describe_exception(exc):
     return text
 
 
-def fmt_err(err):
+def fmt_err(err: float | None) -> str:
     """Worst error, 2 digits; rounding noise shows as '< 1e-08' (its exact value varies by machine)."""
     if err is None:
         return "-"
@@ -160,7 +167,7 @@ def fmt_err(err):
     return "< 1e-08" if err < 1e-8 else f"{err:.2g}"
 
 
-def short(value, limit=60):
+def short(value: Any, limit: int = 60) -> str:
     """A value on one line, cut to ``limit`` characters; numbers in 4 significant digits (``style.format_number``)."""
     text = " ".join(format_value(value.data if isinstance(value, Tensor) else value).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -169,9 +176,9 @@ def short(value, limit=60):
 _MAX_ITEMS = 20  # a list is shown cut to a table cell anyway: format no more of it than fits
 
 
-def format_value(value):
+def format_value(value: Any) -> str:
     """A value as text for a table, with every number in it as a learner reads it (containers too)."""
-    if isinstance(value, (bool, np.bool_)) or isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating)):
         return style.format_number(value)
     if isinstance(value, np.ndarray):
         if value.ndim == 0 and value.dtype.kind in "biuf":
@@ -188,7 +195,7 @@ def format_value(value):
     return repr(value)  # a Tensor inside a container prints itself (4 decimals, as PyTorch's)
 
 
-def to_numpy(g):
+def to_numpy(g: Any) -> np.ndarray | None:
     """A gradient (array, Tensor, CuPy array or None) as a NumPy array, or None."""
     if g is None:
         return None

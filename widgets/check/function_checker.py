@@ -14,6 +14,9 @@ It never raises into the notebook: the learner's exception is shown in the table
 check is recorded for ``widgets.lesson_score()``.
 """
 
+from collections.abc import Callable, Iterable
+from typing import Any
+
 import numpy as np
 
 from minitorch.tensor import Tensor
@@ -26,6 +29,7 @@ from widgets.check.check_result import (
     PASSED,
     CheckResult,
     CheckRow,
+    Compare,
     describe_exception,
     short,
     to_numpy,
@@ -35,7 +39,7 @@ from widgets.check.mistakes import factor_hint, not_done_message
 COLUMNS = ["case", "expected", "got"]
 
 
-def same(got, expected, atol=1e-6, rtol=1e-5):
+def same(got: Any, expected: Any, atol: float = 1e-6, rtol: float = 1e-5) -> tuple[bool, str]:
     """(ok, hint) for a default comparison: arrays/tensors by shape and value, the rest by ==."""
     if got is None and expected is not None:
         return False, "returned None: did you forget `return`?"
@@ -70,7 +74,7 @@ def same(got, expected, atol=1e-6, rtol=1e-5):
     return bool(ok), "" if ok else f"got {short(got, 30)}, expected {short(expected, 30)}"
 
 
-def _array_hint(got, expected, atol, rtol):
+def _array_hint(got: np.ndarray, expected: np.ndarray, atol: float, rtol: float) -> str:
     """How two arrays of the same shape differ: a constant factor, or the first wrong element."""
     if got.dtype.kind in "fc" and expected.dtype.kind in "fc":
         factor = factor_hint(got, expected, sizes=expected.shape + (expected.size,))
@@ -85,12 +89,14 @@ def _array_hint(got, expected, atol, rtol):
             f"({int(bad.sum())} of {bad.size} differ)")
 
 
-def _is_one_pass(value):
+def _is_one_pass(value: Any) -> bool:
     """True for an iterator (a generator such as model.named_parameters()): it can be read only once."""
     return hasattr(value, "__next__") and iter(value) is value
 
 
-def check_function(name, learner_fn, reference_fn, cases, compare=None, describe=None, raises=None):
+def check_function(name: str, learner_fn: Callable[..., Any], reference_fn: Callable[..., Any], cases: Iterable[Any],
+                   compare: Compare | None = None, describe: Callable[[tuple[Any, ...]], str] | None = None,
+                   raises: type[BaseException] | None = None) -> CheckResult:
     """Run ``learner_fn`` and ``reference_fn`` on every case and compare; see the module docstring.
 
     ``describe(args) -> str`` names a case in the table (default: the arguments, shortened).
@@ -159,14 +165,14 @@ def check_function(name, learner_fn, reference_fn, cases, compare=None, describe
 class _Raises:
     """The reference raised: the learner's function must raise ``type`` too."""
 
-    def __init__(self, exc_type):
+    def __init__(self, exc_type: type[BaseException]) -> None:
         self.type = exc_type
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"raises {self.type.__name__}"
 
 
-def _expected_value(reference_fn, args, raises):
+def _expected_value(reference_fn: Callable[..., Any], args: tuple[Any, ...], raises: type[BaseException] | None) -> Any:
     """The reference's result, or ``_Raises`` when it raises and ``raises`` says that is expected."""
     if raises is None:
         return reference_fn(*args)
@@ -176,7 +182,8 @@ def _expected_value(reference_fn, args, raises):
         return _Raises(raises)
 
 
-def _check_arguments(name, learner_fn, reference_fn, cases, compare, describe):
+def _check_arguments(name: Any, learner_fn: Any, reference_fn: Any, cases: Any, compare: Any,
+                     describe: Any) -> list[Any]:
     """The cases as a list, or ``BadArguments`` saying what to pass."""
     if not isinstance(name, str) or not name:
         raise BadArguments(f"name must be the exercise's name (a string), got {what(name)}")

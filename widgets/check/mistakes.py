@@ -9,13 +9,16 @@ functions. Each returns a short sentence for the table's "hint" column.
     not_done_message(exc)                       # which function (so which cell) still raises
 """
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
-from widgets.check.check_result import learner_frames
+from widgets.check.check_result import Compare, learner_frames
 from widgets.style import format_pair
 
 
-def constant_factor(got, expected, rtol=1e-5, atol=1e-8):
+def constant_factor(got: Any, expected: Any, rtol: float = 1e-5, atol: float = 1e-8) -> float | None:
     """The number c with got == c * expected (within tolerance), or None when there is none."""
     got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
     if got.shape != expected.shape or not np.all(np.isfinite(got)) or not np.any(np.abs(expected) > atol):
@@ -26,7 +29,7 @@ def constant_factor(got, expected, rtol=1e-5, atol=1e-8):
     return None
 
 
-def factor_hint(got, expected, sizes=()):
+def factor_hint(got: Any, expected: Any, sizes: Sequence[int] = ()) -> str | None:
     """Name a gradient off by a constant factor (sign, 2, the number of elements...), else None."""
     c = constant_factor(got, expected)
     if c is None or abs(c - 1) < 1e-6:
@@ -50,7 +53,7 @@ def factor_hint(got, expected, sizes=()):
     return f"off by a constant factor {c:.3g} everywhere: the formula has a wrong constant"
 
 
-def derivative_hint(got, expected, eps=1e-4):
+def derivative_hint(got: Any, expected: float, eps: float = 1e-4) -> str:
     """Lesson 00: which finite difference ``got`` looks like, from its ratio and sign to ``expected``."""
     if got is None:
         return "returned None: did you forget `return`?"
@@ -76,13 +79,13 @@ def derivative_hint(got, expected, eps=1e-4):
     return f"off by {error:.1e} (ratio {ratio:.3g} to the true derivative): check the formula"
 
 
-def trajectory_compare(names, atol=1e-6, rtol=1e-5):
+def trajectory_compare(names: Sequence[str], atol: float = 1e-6, rtol: float = 1e-5) -> Compare:
     """A ``compare`` for histories: one list entry per step, each the parameters' values flattened.
 
     ``names`` labels the flat entries (e.g. ["w[0,0]", ..., "b[1]"]). The hint says the first
     step and parameter that differ, the values, and whether the first step was already wrong.
     """
-    def compare(got, expected):
+    def compare(got: Any, expected: Any) -> tuple[bool, str]:
         if got is None:
             return False, "returned None: did you forget `return`?"
         if len(got) != len(expected):
@@ -103,7 +106,7 @@ def trajectory_compare(names, atol=1e-6, rtol=1e-5):
     return compare
 
 
-def not_done_message(exc=None):
+def not_done_message(exc: BaseException | None = None) -> str:
     """'Not done yet' naming the function that still raises NotImplementedError (its cell is the one to edit)."""
     where = ""
     if exc is not None and exc.__traceback__ is not None:

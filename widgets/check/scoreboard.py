@@ -14,20 +14,25 @@ import ast
 import html
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from widgets import style
 
+if TYPE_CHECKING:  # only for the hints: check_result records here, so importing it would be a cycle
+    from widgets.check.check_result import CheckResult
+
 # exercise name -> the latest CheckResult, in the order exercises were first checked
-_RESULTS = {}
+_RESULTS: dict[str, "CheckResult"] = {}
 
 
-def record(result):
+def record(result: "CheckResult") -> None:
     """Remember ``result`` as the latest attempt at exercise ``result.name``."""
     _RESULTS[result.name] = result
 
 
-def reset():
+def reset() -> None:
     """Forget every recorded result (a fresh start for the lesson)."""
     _RESULTS.clear()
 
@@ -35,7 +40,7 @@ def reset():
 class Scoreboard:
     """Passed / failed / not done per exercise; shows as a small table in a notebook."""
 
-    def __init__(self, expected=None):
+    def __init__(self, expected: Iterable[str] | None = None) -> None:
         if isinstance(expected, str) or (expected is not None and not hasattr(expected, "__iter__")):
             raise TypeError(f"lesson_score: expected must be a list of exercise names, got {expected!r}; "
                             f"for one exercise write lesson_score([{expected!r}])")
@@ -45,19 +50,19 @@ class Scoreboard:
             raise TypeError(f"lesson_score: exercise names must be strings (as given to the checks), got {bad[0]!r}")
         self.statuses = {n: (_RESULTS[n].status if n in _RESULTS else "not done") for n in names}
 
-    def count(self, status):
+    def count(self, status: str) -> int:
         """How many exercises have ``status`` ("passed", "failed" or "not done")."""
         return sum(1 for s in self.statuses.values() if s == status)
 
     @property
-    def summary(self):
+    def summary(self) -> str:
         return (f"{self.count('passed')} of {len(self.statuses)} exercises passed, "
                 f"{self.count('failed')} failed, {self.count('not done')} not done")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "\n".join([self.summary] + [f"  {s:>8}  {n}" for n, s in self.statuses.items()])
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         colours = {"passed": style.PASS_COLOUR, "failed": style.FAIL_COLOUR, "not done": style.TODO_COLOUR}
         rows = "".join(
             f'<tr><td style="padding:2px 8px">{html.escape(n)}</td>'
@@ -68,7 +73,7 @@ class Scoreboard:
                 f'<table style="border-collapse:collapse">{rows}</table></div>')
 
 
-def lesson_score(expected=None):
+def lesson_score(expected: Iterable[str] | None = None) -> Scoreboard:
     """A ``Scoreboard`` of the exercises in ``expected`` (default: every exercise checked so far)."""
     return Scoreboard(expected)
 
@@ -79,7 +84,7 @@ def lesson_score(expected=None):
 _SAVED_RESULT = re.compile(r"^(?P<name>.+?): (?P<status>PASSED|FAILED|NOT DONE) - ", re.M)
 
 
-def _lesson_exercises(cells):
+def _lesson_exercises(cells: list[dict[str, Any]]) -> list[str] | None:
     """The exercise names given to the notebook's last ``lesson_score([...])`` call, or None."""
     names = None
     for cell in cells:
@@ -93,13 +98,13 @@ def _lesson_exercises(cells):
             called = getattr(node, "func", None)
             if (isinstance(node, ast.Call) and getattr(called, "attr", getattr(called, "id", "")) == "lesson_score"
                     and node.args and isinstance(node.args[0], (ast.List, ast.Tuple))):
-                names = [e.value for e in node.args[0].elts if isinstance(e, ast.Constant)]
+                names = [e.value for e in node.args[0].elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
     return names
 
 
-def _saved_statuses(cells):
+def _saved_statuses(cells: list[dict[str, Any]]) -> dict[str, str]:
     """Exercise name -> status of the last check result saved in the notebook's outputs."""
-    statuses = {}
+    statuses: dict[str, str] = {}
     for cell in cells:
         for output in cell.get("outputs", []) or []:
             text = output.get("data", {}).get("text/plain", "")
@@ -109,7 +114,7 @@ def _saved_statuses(cells):
     return statuses
 
 
-def _default_folder():
+def _default_folder() -> Path:
     """The folder of the lessons: the current one when it holds them (a notebook's), else ``lessons/``."""
     for folder in (Path.cwd(), Path.cwd() / "lessons", Path(__file__).resolve().parents[2] / "lessons"):
         if any(folder.glob("[0-9][0-9]_*.ipynb")):
@@ -120,9 +125,9 @@ def _default_folder():
 class Progress:
     """Every lesson's exercises: passed / failed / not done, as saved in the notebooks on disk."""
 
-    def __init__(self, folder=None):
+    def __init__(self, folder: str | Path | None = None) -> None:
         self.folder = Path(folder) if folder is not None else _default_folder()
-        self.lessons = {}  # notebook name -> {exercise: status}
+        self.lessons: dict[str, dict[str, str]] = {}  # notebook name -> {exercise: status}
         for path in sorted(self.folder.glob("[0-9][0-9]_*.ipynb")):
             try:
                 cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
@@ -134,17 +139,17 @@ class Progress:
             saved = _saved_statuses(cells)
             self.lessons[path.stem] = {n: saved.get(n, "not done") for n in names}
 
-    def count(self, status):
+    def count(self, status: str) -> int:
         """How many exercises of the whole course have ``status``."""
         return sum(1 for lesson in self.lessons.values() for s in lesson.values() if s == status)
 
     @property
-    def summary(self):
+    def summary(self) -> str:
         total = sum(len(lesson) for lesson in self.lessons.values())
         return (f"{self.count('passed')} of {total} exercises passed, {self.count('failed')} failed, "
                 f"{self.count('not done')} not done (as saved in the notebooks: save a notebook to update it)")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         lines = [self.summary]
         for lesson, statuses in self.lessons.items():
             done = sum(1 for s in statuses.values() if s == "passed")
@@ -152,7 +157,7 @@ class Progress:
             lines += [f"      {s:>8}  {n}" for n, s in statuses.items() if s != "passed"]
         return "\n".join(lines)
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         colours = {"passed": style.PASS_COLOUR, "failed": style.FAIL_COLOUR, "not done": style.TODO_COLOUR}
         rows = []
         for lesson, statuses in self.lessons.items():
@@ -166,6 +171,6 @@ class Progress:
                 f'<table style="border-collapse:collapse">{"".join(rows)}</table></div>')
 
 
-def progress(folder=None):
+def progress(folder: str | Path | None = None) -> Progress:
     """Every lesson's exercises, passed / failed / not done, read from the saved notebooks in ``folder``."""
     return Progress(folder)

@@ -10,12 +10,18 @@ or a list with one (heads, L, S) per layer. In a notebook two sliders pick the l
 the head (hidden when there is only one); elsewhere the first map is drawn once.
 """
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
 
 from widgets.draw import plotting
 
 
-def _as_array(weights):
+def _as_array(weights: Any) -> np.ndarray:
     """(layers, heads, L, S) float array from a Tensor, an array or a list of them."""
     if isinstance(weights, (list, tuple)):
         return np.stack([_as_array(w)[0] for w in weights])
@@ -27,7 +33,7 @@ def _as_array(weights):
     return data.reshape((1,) * (4 - data.ndim) + data.shape)
 
 
-def draw(ax, weights, tokens=None, title=""):
+def draw(ax: Axes, weights: np.ndarray, tokens: Sequence[Any] | None = None, title: str = "") -> AxesImage:
     """One (L, S) heatmap on ``ax``: queries down, keys across, tokens as tick labels."""
     L, S = weights.shape
     image = ax.imshow(weights, cmap="viridis", vmin=0, vmax=max(float(weights.max()), 1e-9), aspect="auto")
@@ -41,7 +47,7 @@ def draw(ax, weights, tokens=None, title=""):
     return image
 
 
-def figure(weights, tokens=None, layer=0, head=0):
+def figure(weights: Any, tokens: Sequence[Any] | None = None, layer: int = 0, head: int = 0) -> Figure:
     """A matplotlib figure of one layer's head (``weights`` as ``attention_map`` takes them)."""
     import matplotlib.pyplot as plt
 
@@ -53,7 +59,7 @@ def figure(weights, tokens=None, layer=0, head=0):
     return fig
 
 
-def attention_map(weights, tokens=None, display=True):
+def attention_map(weights: Any, tokens: Sequence[Any] | None = None, display: bool = True) -> Any:
     """A heatmap of attention weights with sliders over layers and heads; returns the widget (or None)."""
     data = _as_array(weights)
     layers, heads, L, S = data.shape
@@ -71,7 +77,7 @@ def attention_map(weights, tokens=None, display=True):
     head = W.IntSlider(0, 0, heads - 1, description="head", layout=W.Layout(display="" if heads > 1 else "none"))
     out = W.Output()
 
-    def redraw(_=None):
+    def redraw(_: object = None) -> None:
         with out:
             out.clear_output(wait=True)
             fig = figure(data, tokens, layer.value, head.value)

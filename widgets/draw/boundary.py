@@ -10,8 +10,12 @@ softmax probability of that class); with one output column it is a logit: class 
 it is positive.
 """
 
+from typing import Any
+
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure, SubFigure
 
 import minitorch
 from minitorch.tensor import Tensor
@@ -21,7 +25,7 @@ from widgets.draw import plotting
 CLASS_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
 
 
-def _numpy(values):
+def _numpy(values: Any) -> np.ndarray:
     if isinstance(values, Tensor):
         values = values.data
     if hasattr(values, "get") and not isinstance(values, np.ndarray):
@@ -29,7 +33,7 @@ def _numpy(values):
     return np.asarray(values)
 
 
-def model_outputs(model, points):
+def model_outputs(model: Any, points: np.ndarray) -> np.ndarray:
     """``model(points)`` as a NumPy ``(N, C)`` array: evaluation mode, no graph, model's device."""
     was_training = getattr(model, "training", False)
     if hasattr(model, "eval"):
@@ -43,7 +47,7 @@ def model_outputs(model, points):
     return out.reshape(len(points), -1).astype(np.float64)
 
 
-def classes_and_confidence(out):
+def classes_and_confidence(out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Predicted class and how sure the model is, from ``(N, C)`` outputs (C == 1: a logit)."""
     if out.shape[1] == 1:
         return (out[:, 0] > 0).astype(int), 1 / (1 + np.exp(-np.abs(out[:, 0])))
@@ -52,7 +56,8 @@ def classes_and_confidence(out):
     return probs.argmax(axis=1), probs.max(axis=1)
 
 
-def predict_grid(model, X, resolution=150, margin=0.25):
+def predict_grid(model: Any, X: np.ndarray, resolution: int = 150, margin: float = 0.25
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(xx, yy, classes, confidence)`` of ``model`` on a grid around the points ``X``."""
     lo, hi = X.min(axis=0), X.max(axis=0)
     pad = (hi - lo) * margin + 1e-3
@@ -63,14 +68,14 @@ def predict_grid(model, X, resolution=150, margin=0.25):
     return xx, yy, classes.reshape(xx.shape), confidence.reshape(xx.shape)
 
 
-def _device_of(model):
+def _device_of(model: Any) -> str:
     params = getattr(model, "parameters", None)
     for p in params() if params is not None else ():
         return p.device
     return "cpu"
 
 
-def _checked_points(model, X, y):
+def _checked_points(model: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     """``X`` as an ``(N, 2)`` float array and ``y`` as ``N`` class numbers, or an error saying what is wrong."""
     w = "decision_boundary"
     if not callable(model):
@@ -93,7 +98,8 @@ def _checked_points(model, X, y):
     return X.astype(np.float64), y.astype(int).ravel()
 
 
-def decision_boundary(model, X, y, resolution=150, title=None, ax=None):
+def decision_boundary(model: Any, X: Any, y: Any, resolution: int = 150, title: str | None = None,
+                      ax: Axes | None = None) -> Figure | SubFigure:
     """A Figure with the model's predicted class over the plane and the points ``X`` coloured by ``y``."""
     X, y = _checked_points(model, X, y)
     resolution = need_int("decision_boundary", "resolution", resolution, minimum=2)

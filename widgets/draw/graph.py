@@ -23,10 +23,14 @@ engine's backward steps once the first ``draw_graph`` (or ``BackwardStepper``) h
 
 import math
 from collections import Counter
+from collections.abc import Iterable
+from typing import Any, Protocol
 
 import numpy as np
 
+from minitorch.autograd import BackwardNode
 from minitorch.autograd import graph as autograd_graph
+from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor
 from widgets import style
 from widgets.check import arguments
@@ -45,18 +49,18 @@ DEFAULT_SIZE = "10,30"
 class GraphNode:
     """One box of the picture: a tensor (``kind`` param/const/tensor/root) or an op."""
 
-    def __init__(self, node_id, kind, obj=None):
+    def __init__(self, node_id: str, kind: str, obj: Any = None) -> None:
         self.id = node_id
         self.kind = kind
         self.obj = obj  # the BackwardNode (op, tensor) or the leaf Tensor
-        self.name = None
-        self.cluster = None
+        self.name: str | None = None
+        self.cluster: str | None = None
 
 
 class GraphEdge:
     """An arrow in forward direction; ``grad`` is the gradient that flowed back along it."""
 
-    def __init__(self, src, dst, op=None, slot=None):
+    def __init__(self, src: GraphNode, dst: GraphNode, op: BackwardNode | None = None, slot: int | None = None) -> None:
         self.src = src
         self.dst = dst
         self.op = op  # for input edges: the BackwardNode consuming the input ...
@@ -71,30 +75,31 @@ class ComputationGraph:
     ``max_nodes`` keeps only the ops nearest the root; the rest become one summary node.
     """
 
-    def __init__(self, root, names=None, max_nodes=DEFAULT_MAX_NODES, show_constants=True):
+    def __init__(self, root: Tensor, names: dict[str, Tensor] | None = None, max_nodes: int = DEFAULT_MAX_NODES,
+                 show_constants: bool = True) -> None:
         self.root = root
-        self.nodes = []  # GraphNode, in walk order
-        self.edges = []  # GraphEdge
-        self.op_ids = {}  # BackwardNode -> op GraphNode
-        self.out_ids = {}  # BackwardNode -> the GraphNode of the tensor it produced
-        self.leaf_ids = {}  # id(leaf Tensor) -> GraphNode
-        self.hidden = Counter()  # op name -> how many were left out (max_nodes)
+        self.nodes: list[GraphNode] = []  # in walk order
+        self.edges: list[GraphEdge] = []
+        self.op_ids: dict[BackwardNode, GraphNode] = {}  # the op's box
+        self.out_ids: dict[BackwardNode, GraphNode] = {}  # the box of the tensor it produced
+        self.leaf_ids: dict[int, GraphNode] = {}  # id(leaf Tensor) -> its box
+        self.hidden: Counter[str] = Counter()  # op name -> how many were left out (max_nodes)
         self.total_ops = 0
         self.asked_max_nodes = max_nodes
         self.limit_hit = False  # True when MAX_GRAPH_NODES, not max_nodes, cut the picture
         self.dropped_inputs = 0  # inputs of drawn ops left out to stay within MAX_GRAPH_NODES
         self._names = {id(t): n for n, t in (names or {}).items() if isinstance(t, Tensor)}
-        self._counts = Counter()
+        self._counts: Counter[str] = Counter()
         self._build(max_nodes, show_constants)
 
     # ------------------------------------------------------------------ building
-    def _new(self, prefix, kind, obj=None):
+    def _new(self, prefix: str, kind: str, obj: Any = None) -> GraphNode:
         node = GraphNode(f"{prefix}{self._counts[prefix]}", kind, obj)
         self._counts[prefix] += 1
         self.nodes.append(node)
         return node
 
-    def _leaf(self, tensor):
+    def _leaf(self, tensor: Tensor) -> GraphNode:
         node = self.leaf_ids.get(id(tensor))
         if node is None:
             node = self._new("t", "param" if tensor.requires_grad else "const", tensor)
@@ -104,14 +109,14 @@ class ComputationGraph:
             self.leaf_ids[id(tensor)] = node
         return node
 
-    def _room(self):
+    def _room(self) -> bool:
         """True while one more box fits under MAX_GRAPH_NODES (one is kept for the summary box)."""
         if len(self.nodes) < MAX_GRAPH_NODES - 1:
             return True
         self.limit_hit = True
         return False
 
-    def _build(self, max_nodes, show_constants):
+    def _build(self, max_nodes: int, show_constants: bool) -> None:
         root = self.root
         root_node = root.grad_fn
         top = self._new("t", "root" if root_node is not None else ("param" if root.requires_grad else "const"), root)
@@ -128,7 +133,7 @@ class ComputationGraph:
         # the drawn ops are the first ones of the breadth-first order. MAX_GRAPH_NODES is a
         # hard limit on top: an op with hundreds of inputs cannot overflow it either.
         expand = {root_node}
-        starved = []  # drawn ops some of whose inputs were left out
+        starved: list[GraphNode] = []  # drawn ops some of whose inputs were left out
         for bnode in all_ops:
             if bnode not in expand or not self._room():
                 break
@@ -166,8 +171,8 @@ class ComputationGraph:
         if unexpanded or starved:
             self.hidden = Counter(type(n).__name__ for n in unexpanded)
             more = self._new("more", "more")
-            top = ", ".join(f"{name} x{count}" for name, count in self.hidden.most_common(3))
-            more.name = f"{len(unexpanded)} more ops\n({top}{', ...' if len(self.hidden) > 3 else ''})"
+            most = ", ".join(f"{name} x{count}" for name, count in self.hidden.most_common(3))
+            more.name = f"{len(unexpanded)} more ops\n({most}{', ...' if len(self.hidden) > 3 else ''})"
             if self.dropped_inputs:
                 more.name += f"\nand {self.dropped_inputs} inputs not drawn"
             for bnode, out in self.out_ids.items():
@@ -176,7 +181,7 @@ class ComputationGraph:
             for op in dict.fromkeys(starved):
                 self.edges.append(GraphEdge(more, op))
 
-    def name_intermediates(self, names):
+    def name_intermediates(self, names: dict[str, Tensor] | None) -> None:
         """Names for non-leaf tensors, found through their ``grad_fn``."""
         for name, t in (names or {}).items():
             if isinstance(t, Tensor) and t.grad_fn is not None and t.grad_fn in self.out_ids:
@@ -185,39 +190,49 @@ class ComputationGraph:
                     node.name = name
 
 
-def is_learners_op(bnode):
+def is_learners_op(bnode: BackwardNode) -> bool:
     """True when the op's backward is a learner's: overridden, or a Function written outside minitorch."""
     fn = bnode.function
     return bool(getattr(fn, "backward_overridden", False)) or not fn.__module__.startswith("minitorch.")
 
 
+class GradientSource(Protocol):
+    """What ``render`` asks about gradients: ``RecordedGradients``, or the stepper's ``StepGradients``."""
+
+    def output(self, bnode: BackwardNode) -> Array | None: ...
+
+    def inputs(self, bnode: BackwardNode) -> Gradients | None: ...
+
+    def leaf(self, tensor: Tensor) -> Array | None: ...
+
+
 class RecordedGradients:
     """Gradients for drawing, taken from the engine observer and the leaves' ``.grad``."""
 
-    def output(self, bnode):
+    def output(self, bnode: BackwardNode) -> Array | None:
         rec = recorder.record_of(bnode)
         return None if rec is None else rec[1]
 
-    def inputs(self, bnode):
+    def inputs(self, bnode: BackwardNode) -> Gradients | None:
         rec = recorder.record_of(bnode)
         return None if rec is None else rec[2]
 
-    def leaf(self, tensor):
+    def leaf(self, tensor: Tensor) -> Array | None:
         return None if tensor.grad is None else tensor.grad.data
 
 
 def draw_graph(
-    root,
-    show_grad=True,
-    show_data=False,
-    rankdir="LR",
-    max_nodes=DEFAULT_MAX_NODES,
-    params=None,
-    names=None,
-    show_constants=True,
-    legend=True,
-    size=DEFAULT_SIZE,
-):
+    root: Tensor,
+    show_grad: bool = True,
+    show_data: bool = False,
+    rankdir: str = "LR",
+    max_nodes: int = DEFAULT_MAX_NODES,
+    params: Any = None,
+    names: dict[str, Tensor] | None = None,
+    show_constants: bool = True,
+    legend: bool = True,
+    size: Any = DEFAULT_SIZE,
+) -> GraphPicture:
     """The graph behind ``root`` as a ``graphviz.Digraph`` (shows as SVG in a notebook).
 
     ``params``: a Module (its ``named_parameters()`` name the parameter boxes and group them
@@ -241,7 +256,7 @@ def draw_graph(
                   title=note, size=size)
 
 
-def _not_recorded_note(graph):
+def _not_recorded_note(graph: ComputationGraph) -> str | None:
     """A note for a graph whose leaves have gradients from a backward that ran before recording started."""
     if not any(node.kind == "param" and node.obj.grad is not None for node in graph.leaf_ids.values()):
         return None
@@ -249,7 +264,8 @@ def _not_recorded_note(graph):
             "leaves' .grad. Run the forward and backward again to see the gradient along every arrow.")
 
 
-def build_graph(root, params=None, names=None, max_nodes=DEFAULT_MAX_NODES, show_constants=True, widget="draw_graph"):
+def build_graph(root: Any, params: Any = None, names: Any = None, max_nodes: Any = DEFAULT_MAX_NODES,
+                show_constants: bool = True, widget: str = "draw_graph") -> tuple[ComputationGraph, dict[str, str]]:
     """The ``ComputationGraph`` behind ``root`` with names applied, and the module kinds for clusters.
 
     Checks the arguments first: a wrong one raises a TypeError/ValueError naming ``widget``.
@@ -265,8 +281,9 @@ def build_graph(root, params=None, names=None, max_nodes=DEFAULT_MAX_NODES, show
 
 
 # ---------------------------------------------------------------------- rendering
-def render(graph, grads, show_data=False, rankdir="LR", modules=None, legend=True, states=None, title=None,
-           size=DEFAULT_SIZE):
+def render(graph: ComputationGraph, grads: GradientSource | None, show_data: bool = False, rankdir: str = "LR",
+           modules: dict[str, str] | None = None, legend: bool = True, states: dict[BackwardNode, str] | None = None,
+           title: str | None = None, size: str | None = DEFAULT_SIZE) -> GraphPicture:
     """DOT for a ``ComputationGraph``.
 
     ``grads``: where gradients come from (None: draw none). ``states``: for the stepper,
@@ -284,7 +301,7 @@ def render(graph, grads, show_data=False, rankdir="LR", modules=None, legend=Tru
     dot.attr("edge", arrowsize="0.6")
     states = states or {}
 
-    clusters = {}
+    clusters: dict[str, list[tuple[str, dict[str, str]]]] = {}
     for node in graph.nodes:
         attrs = _node_attrs(node, norms.get(node.id), show_data, states)
         if states and node.kind in ("tensor", "root", "param") and node.id not in norms:
@@ -304,7 +321,7 @@ def render(graph, grads, show_data=False, rankdir="LR", modules=None, legend=Tru
     for edge in graph.edges:
         dot.edge(edge.src.id, edge.dst.id, **_edge_attrs(edge, norms, lo, hi, states))
 
-    notes = []
+    notes: list[str] = []
     if title:
         notes.append(_escape(title))
     if graph.limit_hit:
@@ -324,9 +341,9 @@ def render(graph, grads, show_data=False, rankdir="LR", modules=None, legend=Tru
     return dot
 
 
-def _edge_and_node_norms(graph, grads):
+def _edge_and_node_norms(graph: ComputationGraph, grads: GradientSource | None) -> dict[Any, float | None]:
     """Gradient norm per node id and per edge (keyed ``(src id, dst id, slot)``)."""
-    norms = {}
+    norms: dict[Any, float | None] = {}  # keyed by node id, or by _edge_key for an edge
     if grads is None:
         return norms
     for bnode, out in graph.out_ids.items():
@@ -343,7 +360,7 @@ def _edge_and_node_norms(graph, grads):
         if edge.op is None:
             continue
         g_in = grads.inputs(edge.op)
-        if g_in is not None and edge.slot < len(g_in) and edge.src.kind != "const":
+        if g_in is not None and edge.slot is not None and edge.slot < len(g_in) and edge.src.kind != "const":
             norms[_edge_key(edge)] = style.array_norm(g_in[edge.slot])
     # op -> output edges carry the output's gradient
     for edge in graph.edges:
@@ -352,11 +369,12 @@ def _edge_and_node_norms(graph, grads):
     return norms
 
 
-def _edge_key(edge):
+def _edge_key(edge: GraphEdge) -> tuple[str, str, int | None]:
     return (edge.src.id, edge.dst.id, edge.slot)
 
 
-def _node_attrs(node, norm, show_data, states):
+def _node_attrs(node: GraphNode, norm: float | None, show_data: bool,
+                states: dict[BackwardNode, str]) -> dict[str, str]:
     """Shape, colours and label of one node."""
     if node.kind == "op":
         bnode = node.obj
@@ -368,7 +386,7 @@ def _node_attrs(node, norm, show_data, states):
                  "penwidth": "1.5" if yours else "1"}
         return _apply_state(attrs, states.get(bnode))
     if node.kind == "more":
-        return {"shape": "box", "style": "dashed", "label": node.name, "color": style.CONST_BORDER,
+        return {"shape": "box", "style": "dashed", "label": node.name or "", "color": style.CONST_BORDER,
                 "fontcolor": "#666666"}
     if node.kind == "const" and node.obj is None:
         return {"shape": "box", "style": "dashed,filled", "label": "no grad", "fontsize": "8",
@@ -381,7 +399,7 @@ def _node_attrs(node, norm, show_data, states):
     else:  # a non-leaf tensor: its shape/dtype are on the node that produced it
         bnode = node.obj.grad_fn if isinstance(node.obj, Tensor) else node.obj
         shape, dtype = bnode.out_shape, bnode.out_dtype
-    lines = []
+    lines: list[str] = []
     if node.name:
         lines.append(node.name)
     lines.append(f"{style.fmt_shape(shape)} {style.fmt_dtype(dtype)}")
@@ -403,7 +421,7 @@ def _node_attrs(node, norm, show_data, states):
     return attrs
 
 
-def _apply_state(attrs, state):
+def _apply_state(attrs: dict[str, str], state: str | None) -> dict[str, str]:
     """Stepper colouring: the current op stands out, ops still to run are greyed."""
     if state == "current":
         attrs.update(fillcolor=style.CURRENT_FILL, color=style.CURRENT_BORDER, penwidth="3")
@@ -412,7 +430,8 @@ def _apply_state(attrs, state):
     return attrs
 
 
-def _edge_attrs(edge, norms, lo, hi, states):
+def _edge_attrs(edge: GraphEdge, norms: dict[Any, float | None], lo: float | None, hi: float | None,
+                states: dict[BackwardNode, str]) -> dict[str, str]:
     norm = norms.get(_edge_key(edge))
     attrs = {"color": style.grad_colour(norm, lo, hi), "penwidth": f"{style.grad_width(norm, lo, hi):.2g}"}
     if norm is None and edge.src.kind == "const":
@@ -422,7 +441,7 @@ def _edge_attrs(edge, norms, lo, hi, states):
     return attrs
 
 
-def _short_values(tensor):
+def _short_values(tensor: Tensor) -> str:
     """The values of a small tensor on one line; only the size for a big one."""
     data = tensor.data
     if not isinstance(data, np.ndarray):
@@ -432,11 +451,11 @@ def _short_values(tensor):
     return np.array2string(data.reshape(-1), precision=3, separator=" ", max_line_width=60)
 
 
-def _escape(text):
+def _escape(text: object) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _legend_html(notes):
+def _legend_html(notes: Iterable[str]) -> str:
     """A one-row legend (and notes) as the graph's HTML-like label."""
     cells = [
         (style.PARAM_FILL, "needs grad (leaf)"),

@@ -21,8 +21,12 @@ leaves the final figure there, so it survives saving the notebook (nbval ignores
 import math
 import numbers
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from minitorch.tensor import Tensor
 from widgets import style
@@ -34,14 +38,15 @@ MAX_POINTS = 1000
 SPLIT_PREFIXES = ("train_", "val_", "test_")
 
 
-def _panel(name):
+def _panel(name: str) -> str:
+    """The panel a metric is drawn in: ``val_loss`` and ``train_loss`` share ``loss``."""
     for prefix in SPLIT_PREFIXES:
         if name.startswith(prefix):
             return name[len(prefix):]
     return name
 
 
-def _ema(values, alpha):
+def _ema(values: Sequence[float] | np.ndarray, alpha: float) -> np.ndarray:
     """Exponential moving average, bias-corrected (so the first points are not pulled to 0)."""
     out = np.empty(len(values))
     acc = 0.0
@@ -54,8 +59,9 @@ def _ema(values, alpha):
 class TrainingMonitor:
     """Loss/metric curves that update from inside a training loop; see the module docstring."""
 
-    def __init__(self, model=None, grad_flow=False, every=0.5, budget=0.04, smooth=0.9, title=None,
-                 display=True, width=None, height=3.2):
+    def __init__(self, model: Any = None, grad_flow: bool = False, every: float = 0.5, budget: float = 0.04,
+                 smooth: float = 0.9, title: str | None = None, display: bool = True, width: float | None = None,
+                 height: float = 3.2) -> None:
         w = "TrainingMonitor"
         grad_flow = arguments.need_bool(w, "grad_flow", grad_flow)
         if model is not None and not arguments.is_module(model):
@@ -71,18 +77,18 @@ class TrainingMonitor:
         self.title = title
         self.width = None if width is None else arguments.need_number(w, "width", width, low=0, low_open=True)
         self.height = arguments.need_number(w, "height", height, low=0, low_open=True)
-        self.history = {}  # metric name -> (steps list, values list)
+        self.history: dict[str, tuple[list[float], list[float]]] = {}  # metric name -> (steps, values)
         self.draws = 0
         self.draw_seconds = 0.0
-        self._started = None  # time of the first update
+        self._started: float | None = None  # time of the first update
         self._next_draw = 0.0
         self._draw_cost = 0.1  # seconds one redraw takes; measured after the first one
         self._closed = False
-        self._handle = None
+        self._handle: Any = None  # IPython's display handle, updated in place
         if display and plotting.in_ipython():
             self._handle = plotting.show(_PNG(self.warm_up()))
 
-    def warm_up(self):
+    def warm_up(self) -> bytes:
         """Draw the (empty) figure once, before the loop; returns its PNG.
 
         It shows where the curves will appear, pays matplotlib's one-time start-up outside
@@ -94,7 +100,7 @@ class TrainingMonitor:
         return png
 
     # ------------------------------------------------------------------ logging
-    def update(self, step, *values, **metrics):
+    def update(self, step: float, *values: Any, **metrics: Any) -> None:
         """Log ``metrics`` (floats or 1-element tensors) at ``step``; redraw when it is time."""
         w = "TrainingMonitor.update"
         if values:
@@ -118,7 +124,7 @@ class TrainingMonitor:
         if now >= self._next_draw and affordable:
             self._draw_live(now)
 
-    def _draw_live(self, now):
+    def _draw_live(self, now: float) -> None:
         start = time.perf_counter()
         self._handle.update(_PNG(plotting.figure_png(self.figure(fast=True))))
         cost = time.perf_counter() - start
@@ -127,7 +133,7 @@ class TrainingMonitor:
         self._draw_cost = 1.5 * cost  # the curves grow: expect the next draw to be a bit slower
         self._next_draw = now + cost + self.every
 
-    def close(self):
+    def close(self) -> Figure:
         """Draw the final figure (a static PNG in the output) and return it."""
         fig = self.figure()
         if self._handle is not None:
@@ -135,18 +141,18 @@ class TrainingMonitor:
         self._closed = True
         return fig
 
-    def last(self, name):
+    def last(self, name: str) -> float | None:
         """The most recent value logged for ``name`` (None if never)."""
-        values = self.history.get(name, ((), ()))[1]
+        values = self.history.get(name, ([], []))[1]
         return values[-1] if values else None
 
     # ------------------------------------------------------------------ drawing
-    def figure(self, fast=False):
+    def figure(self, fast: bool = False) -> Figure:
         """A new Figure with one panel per metric (and gradient flow, when asked).
 
         ``fast``: a fixed layout, quicker to draw (used for the live updates).
         """
-        panels = {}
+        panels: dict[str, list[str]] = {}
         for name in self.history:
             panels.setdefault(_panel(name), []).append(name)
         n = len(panels) + (1 if self.grad_flow else 0)
@@ -173,10 +179,10 @@ class TrainingMonitor:
             fig.suptitle(self.title)
         return fig
 
-    def _plot_metric(self, ax, name, i):
-        steps, values = self.history[name]
+    def _plot_metric(self, ax: Axes, name: str, i: int) -> None:
+        logged_steps, logged_values = self.history[name]
         colour = ["#2171b5", "#e6550d", "#31a354", "#756bb1"][i % 4]
-        steps, values = np.asarray(steps), np.asarray(values, dtype=np.float64)
+        steps, values = np.asarray(logged_steps), np.asarray(logged_values, dtype=np.float64)
         # At most ~MAX_POINTS points per line: a picture of 50,000 points is slow and no clearer.
         every = max(1, len(values) // MAX_POINTS)
         finite = values[np.isfinite(values)]
@@ -200,25 +206,26 @@ class TrainingMonitor:
         if log_scale:
             ax.set_yscale("log")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         logged = ", ".join(self.history) or "nothing yet"
         return f"TrainingMonitor({logged})"
 
 
-def _is_noisy(values):
+def _is_noisy(values: np.ndarray) -> bool:
     """True when step-to-step jumps are large next to the overall range (minibatch losses)."""
     finite = values[np.isfinite(values)]
     if finite.size < 3:
         return False
     spread = np.ptp(finite) if finite.size else 0.0
-    return spread > 0 and float(np.median(np.abs(np.diff(finite)))) > 0.02 * spread
+    return bool(spread > 0) and float(np.median(np.abs(np.diff(finite)))) > 0.02 * spread
 
 
-def _spans_decades(finite):
-    return finite.max() / max(finite.min(), 1e-300) > 100
+def _spans_decades(finite: np.ndarray) -> bool:
+    """True when the values span more than two decades (then a log scale shows them better)."""
+    return bool(finite.max() / max(finite.min(), 1e-300) > 100)
 
 
-def _metric_value(widget, name, value):
+def _metric_value(widget: str, name: str, value: Any) -> float:
     """One logged value as a float: a number, or a Tensor/array holding one number."""
     if isinstance(value, (Tensor, np.ndarray, np.generic)):
         size = int(np.prod(value.shape))
@@ -236,30 +243,30 @@ def _metric_value(widget, name, value):
 class _PNG:
     """A PNG with a fixed text form (the text is what nbval compares)."""
 
-    def __init__(self, data):
+    def __init__(self, data: bytes) -> None:
         self.data = data
 
-    def _repr_png_(self):
+    def _repr_png_(self) -> bytes:
         return self.data
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<training curves>"
 
 
 # ---------------------------------------------------------------------- gradient flow
-def gradient_norms(model, widget="gradient_flow"):
+def gradient_norms(model: Any, widget: str = "gradient_flow") -> dict[str, float | None]:
     """``{parameter name: norm of its .grad}`` (None where a parameter has no gradient)."""
     if not arguments.is_module(model):
         hint = "; pass the model, not a tensor it computed" if isinstance(model, Tensor) else ""
         raise TypeError(f"{widget}: model must be a Module (anything with named_parameters()), "
                         f"got {arguments.what(model)}{hint}")
-    norms = {}
+    norms: dict[str, float | None] = {}
     for name, p in model.named_parameters():
         norms[name] = None if p.grad is None else style.array_norm(p.grad.data)
     return norms
 
 
-def classify(norm):
+def classify(norm: float | None) -> str:
     """'missing', 'bad' (NaN/Inf), 'vanishing', 'exploding' or 'ok' for one gradient norm."""
     if norm is None:
         return "missing"
@@ -272,7 +279,7 @@ def classify(norm):
     return "ok"
 
 
-def plot_gradient_flow(ax, norms):
+def plot_gradient_flow(ax: Axes, norms: dict[str, float | None]) -> None:
     """Horizontal bars of gradient norms on a log scale, flagged by colour, on ``ax``."""
     names = list(norms)
     kinds = [classify(norms[n]) for n in names]
@@ -282,8 +289,8 @@ def plot_gradient_flow(ax, norms):
     floor = min(min(finite, default=1.0), style.VANISHING) / 10
     ceiling = max(max(finite, default=1.0), style.EXPLODING) * 10
     # Bars start at ``floor`` (a log axis has no 0); NaN/Inf bars run to the right edge.
-    ends = [ceiling if k == "bad" else (floor if k == "missing" else max(norms[n], floor))
-            for n, k in zip(names, kinds)]
+    ends = [ceiling if k == "bad" else (floor if v is None else max(v, floor))  # v is None: "missing"
+            for v, k in zip((norms[n] for n in names), kinds)]
     y = np.arange(len(names))[::-1]
     ax.barh(y, [e - floor for e in ends], left=floor, color=[colours[k] for k in kinds])
     ax.set_xscale("log")
@@ -302,7 +309,7 @@ def plot_gradient_flow(ax, norms):
 class GradientFlow:
     """Per-parameter gradient norms after a backward: ``.norms``, ``.vanishing``, ``.exploding``, ``.figure``."""
 
-    def __init__(self, model):
+    def __init__(self, model: Any) -> None:
         self.norms = gradient_norms(model)
         self.status = {n: classify(v) for n, v in self.norms.items()}
         self.vanishing = [n for n, s in self.status.items() if s == "vanishing"]
@@ -312,10 +319,10 @@ class GradientFlow:
         plot_gradient_flow(fig.subplots(), self.norms)
         self.figure = fig
 
-    def _repr_png_(self):
+    def _repr_png_(self) -> bytes:
         return plotting.figure_png(self.figure)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         parts = [f"gradient flow over {len(self.norms)} parameters"]
         for label, names in (("vanishing", self.vanishing), ("exploding/NaN", self.exploding),
                              ("without grad", self.missing)):
@@ -326,6 +333,6 @@ class GradientFlow:
         return "; ".join(parts)
 
 
-def gradient_flow(model):
+def gradient_flow(model: Any) -> GradientFlow:
     """The gradient norm of every parameter of ``model`` after ``backward()``, as a chart and data."""
     return GradientFlow(model)

@@ -13,6 +13,7 @@ Two things differ from a plain Digraph:
 import re
 import subprocess
 import sys
+from typing import Any
 
 import graphviz
 from graphviz.backend import dot_command
@@ -23,15 +24,16 @@ RENDER_TIMEOUT_S = 20  # seconds; a picture of MAX_GRAPH_NODES boxes takes well 
 class GraphPicture(graphviz.Digraph):
     """A ``graphviz.Digraph`` with a stable text form whose rendering cannot hang."""
 
-    def node_count(self):
+    def node_count(self) -> int:
         return len(re.findall(r"^\t+(?!node \[|edge \[|graph \[)\w+ \[", self.source, flags=re.M))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         edges = self.source.count(" -> ")
         return f"<computation graph: {self.node_count()} nodes, {edges} edges>"
 
-    def pipe(self, format=None, renderer=None, formatter=None, neato_no_op=None, quiet=False, *, engine=None,
-             encoding=None):
+    def pipe(self, format: str | None = None, renderer: str | None = None, formatter: str | None = None,
+             neato_no_op: bool | int | None = None, quiet: bool = False, *, engine: str | None = None,
+             encoding: str | None = None) -> Any:
         """Like ``graphviz.Digraph.pipe``, but ``dot`` is stopped after ``RENDER_TIMEOUT_S`` seconds."""
         cmd = dot_command.command(engine or self.engine, format or self.format, renderer=renderer,
                                   formatter=formatter, neato_no_op=neato_no_op)

@@ -8,6 +8,7 @@ not compare.
 """
 
 import io
+from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -15,7 +16,7 @@ from matplotlib.figure import Figure
 DPI = 90
 
 
-def new_figure(width=6.0, height=3.5, fast=False):
+def new_figure(width: float = 6.0, height: float = 3.5, fast: bool = False) -> Figure:
     """A Figure with an Agg canvas attached (renders without any GUI or pyplot).
 
     ``fast``: a fixed layout instead of matplotlib's constrained layout, which roughly
@@ -27,14 +28,14 @@ def new_figure(width=6.0, height=3.5, fast=False):
     return fig
 
 
-def figure_png(fig):
+def figure_png(fig: Figure) -> bytes:
     """The figure as PNG bytes."""
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=DPI)
     return buffer.getvalue()
 
 
-def register_png_formatter():
+def register_png_formatter() -> None:
     """Show every ``Figure`` as PNG in IPython (no-op outside IPython)."""
     try:
         from IPython import get_ipython
@@ -46,7 +47,7 @@ def register_png_formatter():
     shell.display_formatter.formatters["image/png"].for_type(Figure, figure_png)
 
 
-def in_ipython():
+def in_ipython() -> bool:
     """True inside an IPython kernel or shell."""
     try:
         from IPython import get_ipython
@@ -55,7 +56,7 @@ def in_ipython():
     return get_ipython() is not None
 
 
-def show(obj):
+def show(obj: Any) -> Any:
     """``IPython.display.display`` when IPython is there; returns a display handle or None."""
     try:
         from IPython import get_ipython

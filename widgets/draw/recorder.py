@@ -17,8 +17,10 @@ its gradients too, so the records are capped: past ``MAX_BYTES`` of recorded gra
 import collections
 import itertools
 import weakref
+from typing import Any
 
 from minitorch import autograd
+from minitorch.hints import Array, Gradients
 
 MAX_BYTES = 256 * 2**20
 MAX_RECORDS = 50_000  # also bounds the bookkeeping itself (about 150 bytes a record)
@@ -28,23 +30,24 @@ _ATTR = "_widgets_record"  # (sequence number, grad_output, grad_inputs) on each
 class RecorderState:
     """What the recorder keeps between backward steps, for the whole process."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         # Orders the steps of every backward, across runs. Never restarted, not even by
         # reset(): a record made later must always sort after one made earlier.
         self.counter = itertools.count()
         self.reset()
 
-    def reset(self):
+    def reset(self) -> None:
         """Recording on and the cap's bookkeeping emptied (records already on nodes stay there)."""
         self.enabled = True
-        self.recent = collections.deque()  # (weak reference to a recorded node, bytes it holds), oldest first
+        # (weak reference to a recorded node, bytes it holds), oldest first
+        self.recent: collections.deque[tuple[weakref.ref[Any], int]] = collections.deque()
         self.held_bytes = 0  # bytes of gradients referenced by the records in ``recent``
 
 
 STATE = RecorderState()
 
 
-def _observe(node, grad_output, grad_inputs):
+def _observe(node: Any, grad_output: Array, grad_inputs: Gradients) -> None:
     if not STATE.enabled:
         return
     node.__dict__[_ATTR] = (next(STATE.counter), grad_output, grad_inputs)
@@ -62,12 +65,12 @@ def _observe(node, grad_output, grad_inputs):
             old.__dict__.pop(_ATTR, None)
 
 
-def is_installed():
+def is_installed() -> bool:
     """True when the engine calls the recorder after each backward step."""
     return _observe in autograd.backward_observers()
 
 
-def install():
+def install() -> bool:
     """Register the observer with the engine, once; True when this call registered it."""
     if is_installed():
         return False
@@ -75,7 +78,7 @@ def install():
     return True
 
 
-def record_gradients():
+def record_gradients() -> None:
     """Record the gradients of every backward from now on, for ``draw_graph`` and ``BackwardStepper``.
 
     Those two start recording themselves when first opened; call this before a backward you
@@ -84,13 +87,13 @@ def record_gradients():
     install()
 
 
-def set_recording(enabled=True):
+def set_recording(enabled: bool = True) -> bool:
     """Pause (False) or resume (True) recording once installed; returns the old setting."""
     previous = STATE.enabled
     STATE.enabled = bool(enabled)
     return previous
 
 
-def record_of(node):
+def record_of(node: Any) -> tuple[int, Array, Gradients] | None:
     """``(seq, grad_output, grad_inputs)`` from the last backward through ``node``, or None."""
     return getattr(node, "__dict__", {}).get(_ATTR)

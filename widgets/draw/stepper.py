@@ -17,31 +17,39 @@ In a notebook checked by nbval, put ``# NBVAL_IGNORE_OUTPUT`` on the stepper's c
 widget's output embeds the SVG, which depends on the graphviz version.
 """
 
+from typing import Any
+
 import ipywidgets as widgets
 
 from minitorch import autograd, backends
+from minitorch.autograd import BackwardNode
 from minitorch.autograd import graph as autograd_graph
+from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor
 from widgets import style
 from widgets.check import arguments
 from widgets.draw import recorder
 from widgets.draw.graph import DEFAULT_MAX_NODES, build_graph, render
+from widgets.draw.picture import GraphPicture
 
+Step = tuple[BackwardNode, Array, Gradients]  # (node, grad_output, grad_inputs) of one backward step
 MAX_CHIPS = 60  # engine-order chips shown at once; a longer backward shows a window around the step
 
 
-def _copy(array):
+def _copy(array: Array | None) -> Array | None:
     return None if array is None else array.copy()
 
 
-def record_backward(loss):
+def record_backward(loss: Tensor) -> list[Step]:
     """``[(node, grad_output, grad_inputs), ...]`` in the engine's order, leaving ``.grad`` as it was."""
+    if loss.grad_fn is None:
+        raise ValueError("record_backward: loss has no grad_fn, so there is no backward to record")
     graph_leaves = autograd_graph.leaves(loss.grad_fn)
     # The engine accumulates with ``leaf.grad.data = leaf.grad.data + g``: keep the array too.
     saved = {id(t): (t.grad, None if t.grad is None else t.grad.data) for t in graph_leaves}
-    steps = []
+    steps: list[Step] = []
 
-    def observe(node, grad_output, grad_inputs):
+    def observe(node: BackwardNode, grad_output: Array, grad_inputs: Gradients) -> None:
         steps.append((node, _copy(grad_output), tuple(_copy(g) for g in grad_inputs)))
 
     was_recording = recorder.set_recording(False)  # a failed replay must not overwrite real records
@@ -58,8 +66,10 @@ def record_backward(loss):
     return steps
 
 
-def replay_recorded(loss):
+def replay_recorded(loss: Tensor) -> list[Step] | None:
     """The steps of the last backward through ``loss``'s graph, from ``widgets.recorder``."""
+    if loss.grad_fn is None:
+        return None  # nothing was recorded: there is no graph
     records = []
     for node in autograd_graph.nodes(loss.grad_fn):
         rec = recorder.record_of(node)
@@ -70,9 +80,9 @@ def replay_recorded(loss):
     return [(node, g_out, g_in) for _, node, g_out, g_in in records]
 
 
-def leaf_uses(steps):
+def leaf_uses(steps: list[Step]) -> dict[int, list[tuple[int, Array]]]:
     """``{id(leaf): [(step index, gradient sent to it), ...]}`` over all steps."""
-    uses = {}
+    uses: dict[int, list[tuple[int, Array]]] = {}
     for i, (node, _, grad_inputs) in enumerate(steps):
         for nxt, g in zip(node.next_nodes, grad_inputs):
             if isinstance(nxt, Tensor) and g is not None:
@@ -83,22 +93,23 @@ def leaf_uses(steps):
 class StepGradients:
     """The gradients known after the first ``k`` backward steps (what ``render`` draws)."""
 
-    def __init__(self, steps, k, position=None, uses=None):
+    def __init__(self, steps: list[Step], k: int, position: dict[BackwardNode, int] | None = None,
+                 uses: dict[int, list[tuple[int, Array]]] | None = None) -> None:
         self.position = position if position is not None else {node: i for i, (node, _, _) in enumerate(steps)}
         self.uses = uses if uses is not None else leaf_uses(steps)
         self.steps = steps
         self.k = k
 
-    def output(self, bnode):
+    def output(self, bnode: BackwardNode) -> Array | None:
         # A node's output gradient is complete once all its consumers ran: by the time it runs.
         i = self.position.get(bnode)
         return None if i is None or i > self.k else self.steps[i][1]
 
-    def inputs(self, bnode):
+    def inputs(self, bnode: BackwardNode) -> Gradients | None:
         i = self.position.get(bnode)
         return None if i is None or i >= self.k else self.steps[i][2]
 
-    def leaf(self, tensor):
+    def leaf(self, tensor: Tensor) -> Array | None:
         """The part of the leaf's gradient gathered so far (summed over the ops that ran)."""
         total = None
         for i, g in self.uses.get(id(tensor), ()):
@@ -113,7 +124,8 @@ class StepGradients:
 class BackwardStepper:
     """A slider through the engine's backward steps over the graph of ``loss``."""
 
-    def __init__(self, loss, params=None, names=None, max_nodes=DEFAULT_MAX_NODES, rankdir="LR"):
+    def __init__(self, loss: Tensor, params: Any = None, names: dict[str, Tensor] | None = None,
+                 max_nodes: int = DEFAULT_MAX_NODES, rankdir: str = "LR") -> None:
         w = "BackwardStepper"
         arguments.need_tensor(w, "loss", loss)
         if loss.grad_fn is None:
@@ -134,39 +146,40 @@ class BackwardStepper:
         except RuntimeError as exc:  # buffers already freed by an earlier backward
             if "second time" not in str(exc) and "freed" not in str(exc):
                 raise  # another error (a backward that fails, ...): show it as it is
-            self.steps = replay_recorded(loss)
+            replayed = replay_recorded(loss)
             self.source = "replayed from the backward() that already ran"
-            if self.steps is None:
+            if replayed is None:
                 raise RuntimeError(
                     "BackwardStepper: this graph was already used by backward() and its buffers are "
                     "freed. Create the stepper before calling loss.backward(), or call "
                     "loss.backward(retain_graph=True). (A plain backward can be replayed only once "
                     "recording has started: widgets.record_gradients(), or any draw_graph or stepper before it.)"
                 ) from None
+            self.steps = replayed
         self.order = [type(node).__name__ for node, _, _ in self.steps]
         self._position = {node: i for i, (node, _, _) in enumerate(self.steps)}
         self._uses = leaf_uses(self.steps)
-        self._svg_cache = {}
+        self._svg_cache: dict[int, str] = {}
         self._build_widget()
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.steps)
 
     # -------------------------------------------------------------- drawing one step
-    def states(self, k):
+    def states(self, k: int) -> dict[BackwardNode, str]:
         """``{node: "done" | "current" | "pending"}`` after ``k`` steps."""
-        states = {}
+        states: dict[BackwardNode, str] = {}
         for i, (node, _, _) in enumerate(self.steps):
             states[node] = "current" if i == k - 1 else ("done" if i < k else "pending")
         return states
 
-    def show(self, k):
+    def show(self, k: int) -> GraphPicture:
         """The graph after ``k`` backward steps, as a ``graphviz.Digraph``."""
         grads = StepGradients(self.steps, k, self._position, self._uses)
         return render(self.graph, grads, rankdir=self.rankdir, modules=self.modules,
                       states=self.states(k), legend=False)
 
-    def caption(self, k):
+    def caption(self, k: int) -> str:
         """One sentence saying what step ``k`` did."""
         n = len(self.steps)
         if k == 0:
@@ -180,7 +193,7 @@ class BackwardStepper:
             text += " Backward is done: every leaf that requires grad has its .grad."
         return text
 
-    def _svg(self, k):
+    def _svg(self, k: int) -> str:
         if k not in self._svg_cache:
             svg = self.show(k).pipe(format="svg").decode("utf-8")
             # Scale with the notebook's width instead of overflowing it.
@@ -188,7 +201,7 @@ class BackwardStepper:
         return self._svg_cache[k]
 
     # -------------------------------------------------------------- the widget
-    def _build_widget(self):
+    def _build_widget(self) -> None:
         n = len(self.steps)
         self.slider = widgets.IntSlider(value=0, min=0, max=n, step=1, description="step",
                                         continuous_update=True, layout=widgets.Layout(width="420px"))
@@ -207,12 +220,12 @@ class BackwardStepper:
         self.widget.add_class("minitorch-stepper")
         self._update(0)
 
-    def _move(self, delta):
+    def _move(self, delta: int) -> None:
         self.slider.value = int(min(max(self.slider.value + delta, 0), self.slider.max))
 
-    def _update(self, k):
+    def _update(self, k: int) -> None:
         self.caption_html.value = f'<div style="font-family:sans-serif;margin:4px 0">{self.caption(k)}</div>'
-        chips = []
+        chips: list[str] = []
         first, last = 0, len(self.order)
         if last > MAX_CHIPS:  # a long backward: the chips around step k, and how many are left out
             first = min(max(k - 1 - MAX_CHIPS // 2, 0), last - MAX_CHIPS)
@@ -229,11 +242,11 @@ class BackwardStepper:
                          f'display:inline-block;font-size:0.85em">{i + 1}. {name}</span>')
         before = f"... {first:,} earlier steps " if first else ""
         after = f" ... {len(self.order) - last:,} later steps" if last < len(self.order) else ""
-        chips = before + "".join(chips) + after
-        self.order_html.value = f'<div style="font-family:sans-serif">engine order: {chips}</div>'
+        shown = before + "".join(chips) + after
+        self.order_html.value = f'<div style="font-family:sans-serif">engine order: {shown}</div>'
         self.graph_html.value = f'<div class="minitorch-stepper-graph" data-step="{k}">{self._svg(k)}</div>'
 
-    def _ipython_display_(self):
+    def _ipython_display_(self) -> None:
         from IPython.display import display
 
         display(self.widget)

@@ -11,6 +11,9 @@ also records the typical wrong answers (no 1/k, zero_grad inside the loop, a ste
 micro-batch, no zero_grad at all), so ``compare`` can name the one a learner made.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 import minitorch
@@ -21,9 +24,12 @@ from minitorch.tensor import Tensor
 from widgets.style import format_number, format_pair
 
 BATCH = 32
+# step(model, xb, yb, optimizer, loss_fn, k) -> the batch's loss as a Python float
+StepFn = Callable[[nn.Module, Tensor, Tensor, optim.Optimizer, Callable[..., Tensor], int], Any]
 
 
-def big_batch_step(model, xb, yb, optimizer, loss_fn, k):
+def big_batch_step(model: nn.Module, xb: Tensor, yb: Tensor, optimizer: optim.Optimizer,
+                   loss_fn: Callable[..., Tensor], k: int) -> float:
     """The reference: one ordinary step on the whole batch (``k`` plays no part)."""
     optimizer.zero_grad()
     loss = loss_fn(model(xb), yb)
@@ -32,7 +38,8 @@ def big_batch_step(model, xb, yb, optimizer, loss_fn, k):
     return loss.item()
 
 
-def reference_step(model, xb, yb, optimizer, loss_fn, k):
+def reference_step(model: nn.Module, xb: Tensor, yb: Tensor, optimizer: optim.Optimizer,
+                   loss_fn: Callable[..., Tensor], k: int) -> float:
     """A correct accumulated step, used by the lesson when the learner's is not finished."""
     total = 0.0
     for x, y in zip(xb.chunk(k), yb.chunk(k)):
@@ -44,8 +51,12 @@ def reference_step(model, xb, yb, optimizer, loss_fn, k):
     return total
 
 
-def _mistake(scale=True, zero_inside=False, step_inside=False, zero_after=True):
-    def step(model, xb, yb, optimizer, loss_fn, k):
+def _mistake(scale: bool = True, zero_inside: bool = False, step_inside: bool = False,
+             zero_after: bool = True) -> StepFn:
+    """A wrong accumulated step, made in one of the ways the switches describe."""
+
+    def step(model: nn.Module, xb: Tensor, yb: Tensor, optimizer: optim.Optimizer,
+             loss_fn: Callable[..., Tensor], k: int) -> float:
         total = 0.0
         for x, y in zip(xb.chunk(k), yb.chunk(k)):
             if zero_inside:
@@ -90,16 +101,17 @@ MISTAKES = [
 class Trajectory:
     """What a few steps did: the returned values and the flattened parameters after each step."""
 
-    def __init__(self, k, returned, params, initial, mistakes=None):
+    def __init__(self, k: int, returned: list[Any], params: list[np.ndarray], initial: np.ndarray,
+                 mistakes: dict[str, "Trajectory"] | None = None) -> None:
         self.k, self.returned, self.params, self.initial = k, returned, params, initial
         self.mistakes = mistakes or {}
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         losses = ", ".join(format_number(r) if isinstance(r, float) else type(r).__name__ for r in self.returned)
         return f"{len(self.params)} steps, losses [{losses}]"
 
 
-def _optimizer(name, params):
+def _optimizer(name: str, params: Any) -> optim.Optimizer:
     if name == "SGD":
         return optim.SGD(params, lr=0.5)
     if name == "SGD momentum":
@@ -107,16 +119,17 @@ def _optimizer(name, params):
     return optim.Adam(params, lr=0.01)
 
 
-def _flat(model):
+def _flat(model: nn.Module) -> np.ndarray:
     return np.concatenate([p.detach().numpy().astype(np.float64).ravel() for p in model.parameters()])
 
 
-def _trajectory(step_fn, dataset, k, n_steps, opt_name):
+def _trajectory(step_fn: StepFn, dataset: Any, k: int, n_steps: int, opt_name: str) -> Trajectory:
     minitorch.manual_seed(0)
     model = nn.Sequential(nn.Linear(64, 16), nn.ReLU(), nn.Linear(16, 10))
     opt = _optimizer(opt_name, model.parameters())
     initial = _flat(model)
-    returned, params = [], []
+    returned: list[Any] = []
+    params: list[np.ndarray] = []
     batches = DataLoader(dataset, batch_size=BATCH, shuffle=True, seed=0)
     for _, (xb, yb) in zip(range(n_steps), batches):
         returned.append(step_fn(model, xb, yb, opt, F.cross_entropy, k))
@@ -124,9 +137,9 @@ def _trajectory(step_fn, dataset, k, n_steps, opt_name):
     return Trajectory(k, returned, params, initial)
 
 
-def runner(step_fn, mistakes=False):
+def runner(step_fn: StepFn, mistakes: bool = False) -> Callable[[Any, int, int, str], Trajectory]:
     """A function of one case, ``(dataset, k, n_steps, optimizer name)`` -> ``Trajectory``."""
-    def run(dataset, k, n_steps, opt_name):
+    def run(dataset: Any, k: int, n_steps: int, opt_name: str) -> Trajectory:
         result = _trajectory(step_fn, dataset, k, n_steps, opt_name)
         if mistakes:
             result.mistakes = {name: _trajectory(fn, dataset, k, n_steps, opt_name) for name, fn, _ in MISTAKES}
@@ -134,21 +147,22 @@ def runner(step_fn, mistakes=False):
     return run
 
 
-def cases(dataset):
+def cases(dataset: Any) -> list[tuple[Any, int, int, str]]:
     """Batches of 32 as k micro-batches: plain SGD (where a wrong scale shows most), momentum, Adam."""
     return [(dataset, 4, 3, "SGD"), (dataset, 2, 3, "SGD momentum"), (dataset, 8, 3, "Adam")]
 
 
-def describe(args):
+def describe(args: tuple[Any, ...]) -> str:
+    """The table's name for one case."""
     _, k, n_steps, opt_name = args
     return f"batch of {BATCH} as {k} micro-batches of {BATCH // k}, {n_steps} steps of {opt_name}"
 
 
-def _close(a, b):
+def _close(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
     return len(a) == len(b) and all(np.allclose(x, y, rtol=1e-4, atol=1e-5) for x, y in zip(a, b))
 
 
-def compare(got, expected):
+def compare(got: Trajectory, expected: Trajectory) -> tuple[bool, str]:
     """(ok, hint): the parameters after every step, then the returned losses; names the mistake made."""
     k = expected.k
     for r in got.returned:

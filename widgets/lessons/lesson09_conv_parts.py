@@ -10,28 +10,35 @@ weight. The references are MiniTorch's autograd of the forward (not a copy of th
 solution), and each ``compare_*`` names the typical mistake of its part.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 import minitorch
 from minitorch.functions.conv import windows
+from minitorch.hints import Shape
+from minitorch.tensor import Tensor
 from widgets.check.function_checker import same
 from widgets.check.mistakes import constant_factor, factor_hint
 
 # (x shape, weight shape, stride, padding): overlapping windows hanging over the border,
 # several channels and samples, and stride 1
-CONFIGS = [
+Pair = tuple[int, int]
+# (x shape, w shape, stride, padding) of each case
+CONFIGS: list[tuple[Shape, Shape, Pair, Pair]] = [
     ((1, 1, 5, 5), (2, 1, 3, 3), (2, 2), (1, 1)),
     ((2, 3, 6, 6), (4, 3, 3, 3), (2, 2), (1, 1)),
     ((2, 2, 5, 4), (3, 2, 3, 2), (1, 1), (1, 0)),
 ]
 
 
-def _out_hw(x_shape, w_shape, stride, padding):
+def _out_hw(x_shape: Shape, w_shape: Shape, stride: Pair, padding: Pair) -> Pair:
     (_, _, h, w), (_, _, kh, kw) = x_shape, w_shape
     return (h + 2 * padding[0] - kh) // stride[0] + 1, (w + 2 * padding[1] - kw) // stride[1] + 1
 
 
-def _case(config, seed):
+def _case(config: tuple[Shape, Shape, Pair, Pair], seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     x_shape, w_shape, stride, padding = config
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(x_shape)
@@ -45,7 +52,7 @@ def _case(config, seed):
     return g, cols, weight.reshape(o, -1).copy()
 
 
-def cases(part):
+def cases(part: str) -> list[tuple[Any, ...]]:
     """Argument tuples: "b" (g,), "w" (g, cols, w_shape) or "x" (g, w2, x_shape, w_shape, stride, padding)."""
     out = []
     for seed, config in enumerate(CONFIGS):
@@ -55,9 +62,9 @@ def cases(part):
     return out
 
 
-def describe(part):
+def describe(part: str) -> Callable[[tuple[Any, ...]], str]:
     """Names a case in the check's table."""
-    def name(args):
+    def name(args: tuple[Any, ...]) -> str:
         if part == "x":
             _, _, x_shape, w_shape, stride, padding = args
             return f"x {x_shape}, w {w_shape}, stride {stride}, padding {padding}"
@@ -65,32 +72,37 @@ def describe(part):
     return name
 
 
-def _grads_of(y, g_matrix, *leaves):
+def _grads_of(y: Tensor, g_matrix: np.ndarray, *leaves: Tensor) -> list[np.ndarray]:
     """Backpropagate ``g`` (as a (rows, O) matrix) through ``y`` and return the leaves' gradients."""
     if y.ndim == 4:  # (N, O, Ho, Wo): im2col's rows are (n, i, j)
         n, o, ho, wo = y.shape
         g_matrix = g_matrix.reshape(n, ho, wo, o).transpose(0, 3, 1, 2)
     (y * minitorch.tensor(g_matrix)).sum().backward()
-    return [leaf.grad.numpy() for leaf in leaves]
+    return [leaf.grad.numpy() for leaf in leaves if leaf.grad is not None]
 
 
-def reference_grad_b(g):
+def reference_grad_b(g: np.ndarray) -> np.ndarray:
+    """The bias gradient, from MiniTorch's autograd."""
     bias = minitorch.zeros(g.shape[1], dtype=minitorch.float64, requires_grad=True)
     return _grads_of(minitorch.zeros(g.shape, dtype=minitorch.float64) + bias, g, bias)[0]
 
 
-def reference_grad_w(g, cols, w_shape):
+def reference_grad_w(g: np.ndarray, cols: np.ndarray, w_shape: Shape) -> np.ndarray:
+    """The weight gradient, from MiniTorch's autograd."""
     weight = minitorch.zeros(*w_shape, dtype=minitorch.float64, requires_grad=True)
     return _grads_of(minitorch.tensor(cols) @ weight.reshape(w_shape[0], -1).T, g, weight)[0]
 
 
-def reference_grad_x(g, w2, x_shape, w_shape, stride, padding):
+def reference_grad_x(g: np.ndarray, w2: np.ndarray, x_shape: Shape, w_shape: Shape, stride: Pair,
+                     padding: Pair) -> np.ndarray:
+    """The input gradient, from MiniTorch's autograd."""
     x = minitorch.zeros(*x_shape, dtype=minitorch.float64, requires_grad=True)
     y = minitorch.nn.functional.conv2d(x, minitorch.tensor(w2.reshape(w_shape)), None, stride, padding)
     return _grads_of(y, g, x)[0]
 
 
-def compare_grad_b(got, expected):
+def compare_grad_b(got: Any, expected: np.ndarray) -> tuple[bool, str]:
+    """``compare`` for the bias part: names a sum over the wrong axis or a mean."""
     if isinstance(got, np.ndarray) and got.shape != expected.shape:
         if got.ndim == 2 and got.shape[-1] == expected.shape[0]:
             return False, (f"shape {got.shape}, expected {expected.shape}: every sample and every output "
@@ -106,7 +118,8 @@ def compare_grad_b(got, expected):
     return same(got, expected)
 
 
-def compare_grad_w(got, expected):
+def compare_grad_w(got: Any, expected: np.ndarray) -> tuple[bool, str]:
+    """``compare`` for the weight part."""
     o = expected.shape[0]
     flat = expected.reshape(o, -1)
     if isinstance(got, np.ndarray) and got.size == expected.size:
@@ -120,7 +133,7 @@ def compare_grad_w(got, expected):
     return same(got, expected)
 
 
-def _shift(got, expected):
+def _shift(got: np.ndarray, expected: np.ndarray) -> Pair | None:
     """(di, dj) when ``got`` is ``expected`` moved by that many pixels (the overlap agrees), else None."""
     h, w = expected.shape[-2:]
     for di in range(-2, 3):
@@ -134,7 +147,8 @@ def _shift(got, expected):
     return None
 
 
-def compare_grad_x(got, expected):
+def compare_grad_x(got: Any, expected: np.ndarray) -> tuple[bool, str]:
+    """``compare`` for the input part: names a gradient still padded or moved by wrong offsets."""
     ok, hint = same(got, expected)
     if ok or not isinstance(got, np.ndarray) or got.ndim != 4 or got.shape[:2] != expected.shape[:2]:
         return ok, hint

@@ -18,6 +18,8 @@ not in this subset raises ``KernelSyntaxError`` saying what was not understood.
 """
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -27,12 +29,12 @@ _TOKEN = re.compile(
 )
 _BINARY = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 4, "<=": 4, ">": 4, ">=": 4,
            "+": 5, "-": 5, "*": 6, "/": 6, "%": 6}
-_APPLY = {
+_APPLY: dict[str, Callable[..., Any]] = {
     "||": np.logical_or, "&&": np.logical_and, "==": np.equal, "!=": np.not_equal, "<": np.less,
     "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal, "+": np.add, "-": np.subtract,
     "*": np.multiply, "/": np.divide, "%": np.fmod,
 }
-_FUNCTIONS = {
+_FUNCTIONS: dict[str, tuple[Callable[..., Any], int]] = {
     "max": (np.maximum, 2), "min": (np.minimum, 2), "fmax": (np.fmax, 2), "fmin": (np.fmin, 2),
     "fabs": (np.abs, 1), "abs": (np.abs, 1), "exp": (np.exp, 1), "log": (np.log, 1), "sqrt": (np.sqrt, 1),
     "tanh": (np.tanh, 1), "sin": (np.sin, 1), "cos": (np.cos, 1), "pow": (np.power, 2),
@@ -45,8 +47,10 @@ class KernelSyntaxError(ValueError):
     """The kernel body is not in the C subset described in the module docstring."""
 
 
-def _tokens(body):
-    position, tokens = 0, []
+def _tokens(body: str) -> list[tuple[str, str]]:
+    """``(kind, text)`` per token: kind is "num", "name" or "op"."""
+    position = 0
+    tokens: list[tuple[str, str]] = []
     while position < len(body):
         if body[position:].strip() == "":
             break
@@ -55,7 +59,7 @@ def _tokens(body):
             char = body[position:].lstrip()[0]
             hint = " ('.' and '[' are Python, not C)" if char in ".[" else ""
             raise KernelSyntaxError(f"{char!r} is not part of the C understood here{hint}: {body!r}")
-        kind = match.lastgroup
+        kind = match.lastgroup or ""  # every alternative of _TOKEN is a named group
         tokens.append((kind, match.group(kind)))
         position = match.end()
     return tokens
@@ -64,22 +68,26 @@ def _tokens(body):
 class _Parser:
     """Recursive descent over the tokens, computing with NumPy as it goes."""
 
-    def __init__(self, body, x):
+    def __init__(self, body: str, x: np.ndarray) -> None:
         self.body, self.x, self.tokens, self.i = body, x, _tokens(body), 0
-        self.types = {"T": x.dtype.type, "float": np.float32, "double": np.float64, "int": np.int32}
+        self.types: dict[str, Callable[[Any], Any]] = {"T": x.dtype.type, "float": np.float32, "double": np.float64,
+                                                       "int": np.int32}
 
-    def peek(self, offset=0):
+    def peek(self, offset: int = 0) -> str | None:
+        """The token ``offset`` places ahead, or None past the end."""
         j = self.i + offset
         return self.tokens[j][1] if j < len(self.tokens) else None
 
-    def take(self, expected=None):
+    def take(self, expected: str | None = None) -> str:
+        """The next token (it must be ``expected`` when given); moves past it."""
         token = self.peek()
         if token is None or (expected is not None and token != expected):
             raise KernelSyntaxError(f"expected {expected or 'more'!r}, found {token!r} in {self.body!r}")
         self.i += 1
         return token
 
-    def statement(self):
+    def statement(self) -> Any:
+        """``y = <expression>;``: the expression's value."""
         if self.peek() != "y" or self.peek(1) != "=":
             raise KernelSyntaxError(f"the body must assign the output: 'y = <expression>;', got {self.body!r}")
         self.i += 2
@@ -93,7 +101,8 @@ class _Parser:
             raise KernelSyntaxError(f"unexpected {self.peek()!r} after the expression in {self.body!r}")
         return value
 
-    def ternary(self):
+    def ternary(self) -> Any:
+        """``condition ? a : b`` (right-associative), or a binary expression."""
         condition = self.binary(1)
         if self.peek() != "?":
             return condition
@@ -102,16 +111,18 @@ class _Parser:
         self.take(":")
         return np.where(condition, then, self.ternary())
 
-    def binary(self, level):
+    def binary(self, level: int) -> Any:
+        """Operators of precedence ``level`` and above, left to right."""
         left = self.unary()
-        while self.peek() in _BINARY and _BINARY[self.peek()] >= level:
+        while _BINARY.get(self.peek() or "", 0) >= level:  # level >= 1, so a non-operator stops the loop
             op = self.take()
             right = self.binary(_BINARY[op] + 1)
             with np.errstate(all="ignore"):
                 left = _APPLY[op](left, right)
         return left
 
-    def unary(self):
+    def unary(self) -> Any:
+        """``-a``, ``+a``, ``!a``, a cast ``(T)a``, or a primary."""
         token = self.peek()
         if token in ("-", "+", "!"):
             self.take()
@@ -122,8 +133,9 @@ class _Parser:
             return self.types[self.tokens[self.i - 2][1]](self.unary())  # a cast
         return self.primary()
 
-    def primary(self):
-        kind, token = self.tokens[self.i] if self.i < len(self.tokens) else (None, None)
+    def primary(self) -> Any:
+        """A number, ``x``, a function call or a parenthesised expression."""
+        kind, token = self.tokens[self.i] if self.i < len(self.tokens) else ("", "")
         if token == "(":
             self.take("(")
             value = self.ternary()
@@ -136,9 +148,10 @@ class _Parser:
             return (np.float32 if token[-1] in "fF" else np.float64)(text) if is_float else int(text)
         if kind == "name":
             return self.name(token)
-        raise KernelSyntaxError(f"expected a value, found {token!r} in {self.body!r}")
+        raise KernelSyntaxError(f"expected a value, found {token or None!r} in {self.body!r}")
 
-    def name(self, token):
+    def name(self, token: str) -> Any:
+        """``x`` or a call of one of the CUDA math functions."""
         self.i += 1
         if token == "x":
             return self.x
@@ -161,7 +174,7 @@ class _Parser:
             return fn(*args)
 
 
-def run_kernel_body(body, x):
+def run_kernel_body(body: str, x: Any) -> np.ndarray:
     """``y`` for every element of the NumPy array ``x``, as the kernel body computes it (``y`` has x's dtype)."""
     if not isinstance(body, str):
         raise KernelSyntaxError(f"the kernel body must be a string of C code, got {type(body).__name__}")

@@ -14,19 +14,25 @@ gradients not unscaled (``scale`` times too large), a step taken on inf/NaN grad
 clean step skipped. ``update_rule_hint`` does the same for one call of the scale rule.
 """
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 import minitorch
-from minitorch import nn
+from minitorch import nn, optim
 from minitorch.nn import functional as F
+from minitorch.tensor import Tensor
 from widgets.check.check_result import format_value
 from widgets.check.mistakes import constant_factor
 
+# step(model, xb, yb, optimizer, scale) -> True when the step was taken, False when skipped
+ScaledStep = Callable[[nn.Module, Tensor, Tensor, optim.Optimizer, float], Any]
 SMALLEST_NORMAL = 2.0**-14  # float16's smallest normal number, 6.1e-5; below it, fewer digits, then 0
 
 
 # ---------------------------------------------------------------------- exercise 1: one scaled step
-def reference_scaled_step(model, xb, yb, optimizer, scale):
+def reference_scaled_step(model: nn.Module, xb: Tensor, yb: Tensor, optimizer: optim.Optimizer, scale: float) -> bool:
     """Scale the loss, backward, unscale the gradients, step unless one is inf/NaN; True if stepped."""
     optimizer.zero_grad()
     with minitorch.autocast("cpu"):
@@ -44,39 +50,39 @@ def reference_scaled_step(model, xb, yb, optimizer, scale):
 class StepRecord:
     """What one step left behind: whether it was taken, the gradients and the parameters."""
 
-    def __init__(self, scale, stepped, grads, params):
+    def __init__(self, scale: float, stepped: Any, grads: list[np.ndarray | None], params: list[np.ndarray]) -> None:
         self.scale = scale
         self.stepped = stepped
         self.grads = grads
         self.params = params
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if isinstance(self.stepped, (bool, np.bool_)):
             return "taken" if self.stepped else "skipped"
         return f"returned {format_value(self.stepped)}"
 
 
-def _batch(size=32, seed=0):
+def _batch(size: int = 32, seed: int = 0) -> tuple[Tensor, Tensor]:
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((size, 64)).astype(np.float32)
     y = rng.integers(0, 10, size)
     return minitorch.tensor(x), minitorch.tensor(y)
 
 
-def scaled_step_runs(step_fn):
+def scaled_step_runs(step_fn: ScaledStep) -> Callable[..., list[StepRecord]]:
     """``run(scales, lr, small_last_layer)``: ``step_fn`` on a fresh 64-16-10 model, one step per scale.
 
     ``small_last_layer`` shrinks the last layer's weights 100,000 times, so that the first
     layer's gradients are tiny: without loss scaling many of them underflow in float16.
     """
-    def run(scales, lr, small_last_layer=False):
+    def run(scales: Sequence[float], lr: float, small_last_layer: bool = False) -> list[StepRecord]:
         minitorch.manual_seed(0)
         model = nn.Sequential(nn.Linear(64, 16), nn.ReLU(), nn.Linear(16, 10))
         if small_last_layer:
             with minitorch.no_grad():
                 model[2].weight *= 1e-5
         optimizer = minitorch.optim.SGD(model.parameters(), lr=lr)
-        records = []
+        records: list[StepRecord] = []
         for i, scale in enumerate(scales):
             xb, yb = _batch(seed=i)
             stepped = step_fn(model, xb, yb, optimizer, scale)
@@ -94,12 +100,13 @@ SCALED_STEP_CASES = [
 ]
 
 
-def describe_scaled_step(args):
+def describe_scaled_step(args: tuple[Any, ...]) -> str:
+    """The table's name for one case: its scales, as powers of 2."""
     scales = ", ".join(f"2^{int(np.log2(s))}" for s in args[0])
     return f"scales {scales}" + (", tiny gradients" if len(args) > 2 and args[2] else "")
 
 
-def _grad_hint(where, got, expected, scale):
+def _grad_hint(where: str, got: list[np.ndarray | None], expected: list[np.ndarray | None], scale: float) -> str | None:
     """Why the gradients after a step differ (None when they match)."""
     for k, (g, e) in enumerate(zip(got, expected)):
         if e is None:
@@ -134,14 +141,15 @@ def _grad_hint(where, got, expected, scale):
     return None
 
 
-def scaled_step_hint(got, expected):
+def scaled_step_hint(got: list[StepRecord], expected: list[StepRecord]) -> tuple[bool, str]:
     """``compare`` for ``check_function``: the first step where the learner's run differs, and why."""
     if len(got) != len(expected):
         return False, f"{len(got)} steps recorded, expected {len(expected)}"
     for i, (g, e) in enumerate(zip(got, expected), 1):
         where = f"step {i} (scale {e.scale:g})"
         if not isinstance(g.stepped, (bool, np.bool_)):
-            return False, f"{where}: return True when the step was taken, False when it was skipped; got {format_value(g.stepped)}"
+            return False, (f"{where}: return True when the step was taken, False when it was skipped; "
+                           f"got {format_value(g.stepped)}")
         hint = _grad_hint(where, g.grads, e.grads, e.scale)
         if hint:
             return False, hint
@@ -159,8 +167,8 @@ def scaled_step_hint(got, expected):
 
 
 # ---------------------------------------------------------------------- exercise 2: the scale rule
-def reference_update_scale(scale, growth_tracker, found_inf, growth_factor=2.0, backoff_factor=0.5,
-                           growth_interval=2000):
+def reference_update_scale(scale: float, growth_tracker: int, found_inf: bool, growth_factor: float = 2.0,
+                           backoff_factor: float = 0.5, growth_interval: int = 2000) -> tuple[float, int]:
     """GradScaler.update's rule: back off after inf/NaN, grow after ``growth_interval`` clean steps."""
     if found_inf:
         return scale * backoff_factor, 0
@@ -173,17 +181,18 @@ def reference_update_scale(scale, growth_tracker, found_inf, growth_factor=2.0, 
 class Outcome:
     """One call of an update rule: its arguments (for the hints) and what it returned."""
 
-    def __init__(self, args, value):
+    def __init__(self, args: tuple[Any, ...], value: Any) -> None:
         self.args = args
         self.value = value
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return format_value(self.value)
 
 
-def update_rule_outcomes(rule):
+def update_rule_outcomes(rule: Callable[..., Any]) -> Callable[..., Outcome]:
     """``run(scale, tracker, found_inf, growth_interval, growth_factor, backoff_factor)`` -> ``Outcome``."""
-    def run(scale, tracker, found_inf, growth_interval, growth_factor=2.0, backoff_factor=0.5):
+    def run(scale: float, tracker: int, found_inf: bool, growth_interval: int, growth_factor: float = 2.0,
+            backoff_factor: float = 0.5) -> Outcome:
         value = rule(scale, tracker, found_inf, growth_factor=growth_factor, backoff_factor=backoff_factor,
                      growth_interval=growth_interval)
         return Outcome((scale, tracker, found_inf, growth_interval, growth_factor, backoff_factor), value)
@@ -202,13 +211,14 @@ UPDATE_RULE_CASES = [
 ]
 
 
-def describe_update_rule(args):
+def describe_update_rule(args: tuple[Any, ...]) -> str:
+    """The table's name for one case of the scale rule."""
     scale, tracker, found_inf, interval = args[:4]
     factors = f", factors {args[4]:g}/{args[5]:g}" if len(args) > 4 else ""
     return f"scale {scale:g}, tracker {tracker}, {'inf' if found_inf else 'clean'}, interval {interval}{factors}"
 
 
-def update_rule_hint(got, expected):
+def update_rule_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
     """``compare`` for ``check_function``: which part of the rule a wrong (scale, tracker) breaks."""
     scale, tracker, found_inf, interval, growth, backoff = expected.args
     if not isinstance(got.value, tuple) or len(got.value) != 2:
@@ -226,7 +236,8 @@ def update_rule_hint(got, expected):
     return True, ""
 
 
-def _scale_hint(got, want, scale, tracker, found_inf, interval, growth, backoff):
+def _scale_hint(got: float, want: float, scale: float, tracker: int, found_inf: bool, interval: int, growth: float,
+                backoff: float) -> str:
     if found_inf:
         if np.isclose(got, scale):
             return "kept the scale after an inf/NaN step: multiply it by backoff_factor"
