@@ -264,8 +264,9 @@ class GradScaler:
         """PyTorch's check: ``method`` needs a scale, which the first ``scale(loss)`` makes."""
         if not self._scale_made:
             raise GradScalerAssertionError(
-                f"GradScaler.{method}: attempted {method} but the scale was never made: scaler.scale(loss) was not "
-                "called (use scaler.scale(loss).backward() before scaler.step(optimizer) and scaler.update())"
+                f"GradScaler.{method}: attempted {method} but the scale was never made, so no inf checks were "
+                "recorded either: scaler.scale(loss) was not called (use scaler.scale(loss).backward() before "
+                "scaler.step(optimizer) and scaler.update())"
             )
 
     def _state(self, optimizer: Any) -> dict[str, Any]:

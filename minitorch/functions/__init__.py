@@ -71,6 +71,7 @@ from minitorch.functions.binary_math import Atan2, Fmod, Lerp, atan2, fmod, lerp
 from minitorch.functions.clamping import ClampTensor, clamp, clamp_max, clamp_min, clip
 from minitorch.functions.conv import Conv2d, MaxPool2d, conv2d, max_pool2d
 from minitorch.functions.conversion import Cast, Clone, ToDevice, cast
+from minitorch.functions.cumulative import CumProd, CumSum, Prod, cumprod, cumsum, prod
 from minitorch.functions.dropout import Dropout, dropout
 from minitorch.functions.elementwise_logic import (
     allclose,
@@ -97,10 +98,11 @@ from minitorch.functions.embedding import Embedding, embedding
 from minitorch.functions.fused import BiasReLU, Linear, SoftmaxCrossEntropy, bias_relu, linear, softmax_cross_entropy
 from minitorch.functions.index_put import IndexPut, index_put, index_put_index
 from minitorch.functions.indexing import Index, getitem
-from minitorch.functions.linalg import MatMul, addmm, bmm, matmul, mm, mv
+from minitorch.functions.linalg import MatMul, Norm2, NormP, addmm, bmm, matmul, mm, mv, norm
 from minitorch.functions.losses import NLLLoss, cross_entropy, mse_loss, nll_loss
 from minitorch.functions.masking import MaskedFill, Triangle, masked_fill, tril, triu
 from minitorch.functions.normalization import BatchNorm, LayerNorm, batch_norm, layer_norm
+from minitorch.functions.ordering import Flip, Gather, Roll, argsort, flip, roll, sort, topk
 from minitorch.functions.pointwise_losses import (
     BinaryCrossEntropy,
     BinaryCrossEntropyWithLogits,
@@ -113,7 +115,30 @@ from minitorch.functions.pointwise_losses import (
     smooth_l1_loss,
 )
 from minitorch.functions.pooling import AdaptiveAvgPool2d, AvgPool2d, adaptive_avg_pool2d, avg_pool2d
-from minitorch.functions.rearranging import chunk, split
+from minitorch.functions.rearranging import (
+    Diag,
+    Repeat,
+    RepeatInterleave,
+    chunk,
+    concat,
+    concatenate,
+    diag,
+    diagonal,
+    dot,
+    hstack,
+    moveaxis,
+    movedim,
+    narrow,
+    outer,
+    repeat,
+    repeat_interleave,
+    select,
+    split,
+    tile,
+    trace,
+    unbind,
+    vstack,
+)
 from minitorch.functions.recurrent import GRULayer, LSTMLayer, RNNLayer, gru_layer, lstm_layer, rnn_layer
 from minitorch.functions.reductions import (
     Amax,
@@ -138,57 +163,16 @@ from minitorch.functions.reductions import (
 )
 from minitorch.functions.rounding import Ceil, Floor, Round, Sign, Trunc, ceil, floor, round, sign, trunc
 from minitorch.functions.selection import (
-    CumProd,
-    CumSum,
-    Diag,
-    Flip,
-    Gather,
     IndexSelect,
     MaskedSelect,
-    Norm2,
-    NormP,
-    Prod,
-    Repeat,
-    RepeatInterleave,
-    Roll,
     Scatter,
-    SortResult,
-    TopKResult,
-    argsort,
-    broadcast_tensors,
-    broadcast_to,
-    concat,
-    concatenate,
     count_nonzero,
-    cumprod,
-    cumsum,
-    diag,
-    diagonal,
-    dot,
-    flip,
     gather,
-    hstack,
     index_select,
     masked_select,
-    moveaxis,
-    movedim,
-    narrow,
     nonzero,
-    norm,
-    outer,
-    prod,
-    repeat,
-    repeat_interleave,
-    roll,
     scatter,
-    select,
-    sort,
-    tile,
-    topk,
-    trace,
-    unbind,
     unique,
-    vstack,
 )
 from minitorch.functions.shape import (
     Cat,
@@ -198,6 +182,8 @@ from minitorch.functions.shape import (
     Stack,
     Transpose,
     View,
+    broadcast_tensors,
+    broadcast_to,
     cat,
     expand,
     expand_as,
@@ -249,4 +235,5 @@ from minitorch.functions.unary import (
     tan,
     tanh,
 )
+from minitorch.return_types import SortResult, TopKResult
 from minitorch.size import broadcast_shape

@@ -1,5 +1,6 @@
-"""Matrix multiplication with NumPy's rules: 1-D vectors, 2-D matrices, batches of them.
+"""Linear algebra: matrix products (matmul, mm, mv, bmm, addmm) and vector norms (norm).
 
+Matrix multiplication follows NumPy's rules: 1-D vectors, 2-D matrices, batches of them.
 For C = A @ B the chain rule gives dA = dC @ B^T and dB = A^T @ dC. A 1-D operand is
 treated as a one-row (or one-column) matrix, and batch dimensions that were broadcast are
 summed back with ``unbroadcast``.
@@ -7,16 +8,19 @@ summed back with ``unbroadcast``.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from minitorch.autograd.function import BackwardNode, Function
+from minitorch.dtypes import get_dtype
 from minitorch.errors import MiniTorchError, MiniTorchNotImplementedError
 from minitorch.functions.arithmetic import unbroadcast
 from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.out import write_out
-from minitorch.hints import Array, Gradients, Shape
+from minitorch.functions.reductions import Dims, _drop_reduced, _grad_keepdim, normalize_dims
+from minitorch.hints import Array, DTypeLike, Gradients, Shape
 from minitorch.size import broadcast_shape
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
@@ -157,3 +161,125 @@ def addmm(
         product = product * alpha
     result = product + (input if beta == 1 else input * beta)
     return result if out is None else write_out(out, result, "addmm")
+
+
+# ---------------------------------------------------------------------- vector norms
+class Norm2(Function):
+    """sqrt(sum(a ** 2)) over ``axes``.   d/da = a / norm, taken as 0 where the norm is 0 (as PyTorch)."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
+        wide = a.astype("float32") if a.dtype == "float16" else a  # square and add in float32
+        out = ctx.xp.sqrt((wide * wide).sum(axis=axes, keepdims=True)).astype(a.dtype, copy=False)
+        ctx.save_for_backward(a, out)
+        ctx.axes, ctx.keepdim = axes, keepdim
+        return _drop_reduced(out, axes, keepdim)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        a, out = ctx.saved_tensors
+        grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
+        scale = ctx.xp.where(out == 0, 0, grad / ctx.xp.where(out == 0, 1, out))
+        return (a * scale).astype(a.dtype, copy=False), None, None
+
+
+class NormInf(Function):
+    """The largest |a| (p = inf) or the smallest (p = -inf) over ``axes``.
+
+    d/da = sign(a) at the elements that reach it (ties share the gradient), 0 elsewhere; a NaN
+    result matches no element, so every gradient is 0 (as PyTorch, where amax would give NaN).
+    """
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, smallest: bool, axes: tuple[int, ...], keepdim: bool) -> Array:
+        magnitude = ctx.xp.abs(a)
+        out = magnitude.min(axis=axes, keepdims=True) if smallest else magnitude.max(axis=axes, keepdims=True)
+        ctx.save_for_backward(a, out)
+        ctx.axes, ctx.keepdim = axes, keepdim
+        return _drop_reduced(out, axes, keepdim)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        a, out = ctx.saved_tensors
+        xp = ctx.xp
+        grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
+        hit = xp.abs(a) == out
+        share = grad / xp.maximum(hit.sum(axis=ctx.axes, keepdims=True), 1)  # split among ties
+        return xp.where(hit, xp.sign(a) * share, 0).astype(a.dtype, copy=False), None, None, None
+
+
+class NormP(Function):
+    """(sum of |a| ** p) ** (1/p) over ``axes``, for a finite p other than 1 and 2; p = 0 counts
+    the non-zero elements (no gradient). Zeros get gradient 0, as in PyTorch."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, p: float, axes: tuple[int, ...], keepdim: bool) -> Array:
+        magnitude = ctx.xp.abs(a.astype("float32") if a.dtype == "float16" else a)
+        if p == 0:
+            out = (magnitude != 0).sum(axis=axes, keepdims=True).astype(magnitude.dtype)
+        else:
+            out = (magnitude**p).sum(axis=axes, keepdims=True) ** (1 / p)
+        out = out.astype(a.dtype, copy=False)
+        ctx.save_for_backward(a, out)
+        ctx.p, ctx.axes, ctx.keepdim = p, axes, keepdim
+        return _drop_reduced(out, axes, keepdim)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        a, out = ctx.saved_tensors
+        xp, p = ctx.xp, ctx.p
+        if p == 0:  # a count: flat almost everywhere
+            return xp.zeros_like(a), None, None, None
+        grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
+        # d/da = sign(a) |a|^(p-1) / norm^(p-1); |a|^(p-1) is infinite at 0 when p < 1: taken as 0
+        safe = xp.where(a == 0, 1, xp.abs(a))
+        slope = xp.where(a == 0, 0, xp.sign(a) * safe ** (p - 1))
+        if p < 1:
+            result = slope * grad * out ** (1 - p)
+        else:
+            result = slope * xp.where(out == 0, 0, grad / xp.where(out == 0, 1, out) ** (p - 1))
+        return result.astype(a.dtype, copy=False), None, None, None
+
+
+def norm(
+    input: TensorBase, p: float | str = "fro", dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None
+) -> Tensor:
+    """The vector norm (sum of |a| ** p) ** (1/p) over ``dim`` (all elements when None).
+
+    p = 2 or 'fro' (the default), any other number, inf (the largest |a|) or -inf (the
+    smallest). Matrix norms ('nuc') are not here.
+    """
+    if input.data.dtype.kind != "f":
+        raise MiniTorchError(
+            f"norm: expected a floating point tensor as input, got {input.dtype}; convert with .float()"
+        )
+    if isinstance(p, TensorBase) and p.ndim == 0:
+        p = p.item()
+    if isinstance(p, str) and p != "fro":
+        raise MiniTorchError(f"norm: p={p!r} is not supported: p is a number or 'fro' (MiniTorch has no matrix norms)")
+    if not isinstance(p, (str, int, float)):
+        raise TypeError(f"norm(): argument 'p' must be a number or 'fro', not {type(p).__name__}")
+    if dtype is not None:
+        target = get_dtype(dtype)
+        if not target.is_floating_point or target.itemsize < input.dtype.itemsize:  # PyTorch never narrows here
+            raise MiniTorchError(
+                f"norm: the dtype of the input ({input.dtype}) should be convertible without narrowing to "
+                f"the specified dtype ({target})"
+            )
+        input = input.to(target)
+    else:
+        (input,) = autocast_inputs("norm", input)  # float32 under CUDA autocast
+    axes = normalize_dims("norm", dim, input.ndim)
+    if not isinstance(p, str) and (p < 0 or p == math.inf) and any(input.shape[i] == 0 for i in axes):
+        # The largest or smallest |a|, or a sum of 1/|a|**|p|, over nothing has no value (as PyTorch).
+        raise MiniTorchError(
+            f"norm: cannot compute the {p} norm over an empty dimension of shape {tuple(input.shape)} (dim {dim}): "
+            "the max, min or a negative power of nothing has no value"
+        )
+    if p == "fro" or p == 2:
+        return Norm2.apply(input, axes, keepdim)
+    if p == 1:
+        return input.abs().sum(axes, keepdim)
+    if p in (math.inf, -math.inf):
+        return NormInf.apply(input, p < 0, axes, keepdim)
+    return NormP.apply(input, float(p), axes, keepdim)

@@ -19,9 +19,8 @@ from minitorch.functions.arithmetic import mul
 from minitorch.functions.autocast_policy import autocast_inputs, autocast_paused
 from minitorch.functions.indexing import getitem
 from minitorch.functions.linalg import matmul
-from minitorch.functions.shape import _shape_args, cat, expand, permute, reshape
+from minitorch.functions.shape import _shape_args, cat, permute, reshape
 from minitorch.hints import Array, Gradients
-from minitorch.size import broadcast_shape
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
 
@@ -309,17 +308,6 @@ def dot(input: TensorBase, tensor: TensorBase) -> Tensor:
 
 
 # ---------------------------------------------------------------------- broadcasting and joining
-def broadcast_to(input: TensorBase, size: Sequence[int]) -> Tensor:
-    """``a.expand(size)``: a view of ``input`` at the broadcast shape ``size``."""
-    return expand(input, size)
-
-
-def broadcast_tensors(*tensors: TensorBase) -> tuple[Tensor, ...]:
-    """The tensors expanded to their common broadcast shape (views)."""
-    shape = broadcast_shape(*(tuple(t.shape) for t in tensors), op="broadcast_tensors")
-    return tuple(expand(t, shape) for t in tensors)
-
-
 def concat(tensors: Sequence[TensorBase], dim: int = 0) -> Tensor:
     """Another name for ``cat``."""
     return cat(tensors, dim)

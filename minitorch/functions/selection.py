@@ -1,7 +1,5 @@
 """Selection ops: gather, index_select, scatter, masked_select, nonzero, unique and
-count_nonzero. The ordering ops (sort, topk, cumsum, flip ... in ``ordering.py``) and the
-rearranging ones (narrow, repeat, diag, hstack ... in ``rearranging.py``) are imported from
-here too, so the package imports the whole family from this module.
+count_nonzero.
 
 Picking elements is indexing, so the backward of every selection op is a scatter: the
 incoming gradient goes back to the positions the values came from, a zero gradient
@@ -20,52 +18,7 @@ from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim
 from minitorch.functions.arithmetic import unbroadcast
 from minitorch.functions.bounds import check_on_device
 from minitorch.functions.indexing import getitem
-from minitorch.functions.ordering import (  # noqa: F401  (re-exported: the package imports the family from here)
-    CumProd,
-    CumSum,
-    Flip,
-    Gather,
-    Norm2,
-    NormP,
-    Prod,
-    Roll,
-    SortResult,
-    TopKResult,
-    along_axis,
-    argsort,
-    cumprod,
-    cumsum,
-    flip,
-    norm,
-    prod,
-    roll,
-    sort,
-    topk,
-)
-from minitorch.functions.rearranging import (  # noqa: F401  (re-exported, as ordering's)
-    Diag,
-    Repeat,
-    RepeatInterleave,
-    broadcast_tensors,
-    broadcast_to,
-    concat,
-    concatenate,
-    diag,
-    diagonal,
-    dot,
-    hstack,
-    moveaxis,
-    movedim,
-    narrow,
-    outer,
-    repeat,
-    repeat_interleave,
-    select,
-    tile,
-    trace,
-    unbind,
-    vstack,
-)
+from minitorch.functions.ordering import Gather, along_axis
 from minitorch.functions.reductions import normalize_dims
 from minitorch.functions.shape import reshape
 from minitorch.hints import Array, Gradients

@@ -16,6 +16,7 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchValueError, check_dim, check_int, check_sizes
 from minitorch.functions.arithmetic import promote, unbroadcast
 from minitorch.hints import Array, Gradients, Shape
+from minitorch.size import broadcast_shape
 from minitorch.tensor_base import TensorBase
 
 if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
@@ -376,3 +377,14 @@ def stack(tensors: Sequence[TensorBase], dim: int = 0) -> Tensor:
             )
     axis = check_dim("stack", dim, ref.ndim + 1)
     return Stack.apply(axis, *tensors)
+
+
+def broadcast_to(input: TensorBase, size: Sequence[int]) -> Tensor:
+    """``a.expand(size)``: a view of ``input`` at the broadcast shape ``size``."""
+    return expand(input, size)
+
+
+def broadcast_tensors(*tensors: TensorBase) -> tuple[Tensor, ...]:
+    """The tensors expanded to their common broadcast shape (views)."""
+    shape = broadcast_shape(*(tuple(t.shape) for t in tensors), op="broadcast_tensors")
+    return tuple(expand(t, shape) for t in tensors)

@@ -22,6 +22,7 @@ from minitorch.tensor.binary_math import BinaryMathMethods
 from minitorch.tensor.clamping import ClampingMethods
 from minitorch.tensor.conversion import ConversionMethods
 from minitorch.tensor.creation import CreationMethods
+from minitorch.tensor.cumulative import CumulativeMethods
 from minitorch.tensor.elementwise_logic import LogicMethods
 from minitorch.tensor.indexing import IndexingMethods
 from minitorch.tensor.inplace import InPlaceMethods
@@ -48,6 +49,7 @@ class Tensor(
     ShapeMethods,
     RearrangingMethods,
     OrderingMethods,
+    CumulativeMethods,
     SelectionMethods,
     IndexingMethods,
     MaskingMethods,

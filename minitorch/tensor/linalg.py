@@ -1,4 +1,4 @@
-"""Tensor methods of the ops in ``functions/linalg.py``: matmul, mm, mv, bmm, addmm and the ``@`` operator."""
+"""Tensor methods of the ops in ``functions/linalg.py``: matmul, mm, mv, bmm, addmm, the ``@`` operator, and norm."""
 
 from __future__ import annotations
 
@@ -14,9 +14,11 @@ if TYPE_CHECKING:  # the face, for annotations only: never imported at run time 
 
 
 class LinalgMethods(TensorBase):
-    """``Tensor``'s matmul, mm, mv, bmm, addmm and the ``@`` operator."""
+    """``Tensor``'s matmul, mm, mv, bmm, addmm, the ``@`` operator, and norm."""
 
     __slots__ = ()
+
+    norm = linalg.norm
 
     __matmul__, __rmatmul__ = binary_operator(linalg.matmul), binary_operator(linalg.matmul, reflected=True)
 

@@ -12,17 +12,13 @@ if TYPE_CHECKING:  # the face, for annotations only: never imported at run time 
 
 
 class OrderingMethods(TensorBase):
-    """``Tensor``'s sort, argsort, topk, cumsum, cumprod, prod, norm, flip, roll."""
+    """``Tensor``'s sort, argsort, topk, flip, roll."""
 
     __slots__ = ()
 
     sort = ordering.sort
     argsort = ordering.argsort
     topk = ordering.topk
-    cumsum = ordering.cumsum
-    cumprod = ordering.cumprod
-    prod = ordering.prod
-    norm = ordering.norm
 
     def flip(self, *dims: Any, **kwargs: Any) -> Tensor:
         """Reversed along ``dims`` (a copy)."""

@@ -42,7 +42,6 @@ class RearrangingMethods(TensorBase):
         """Dot product of two 1-D tensors."""
         return rearranging.dot(self, other)
 
-    broadcast_to = rearranging.broadcast_to
     chunk = rearranging.chunk
 
     def split(self, size: Any, dim: int = 0) -> tuple[Tensor, ...]:

@@ -55,5 +55,6 @@ class ShapeMethods(TensorBase):
     unsqueeze = shape.unsqueeze
     squeeze = shape.squeeze
     expand = shape.expand
+    broadcast_to = shape.broadcast_to
     expand_as = shape.expand_as
     flatten = shape.flatten
