@@ -8,10 +8,10 @@ same name under ``minitorch/tensor/``:
   ``conversion`` (Cast, ToDevice, Clone), ``unary`` (exp, log, relu, reciprocal ...),
   ``rounding`` (round, floor ...), ``elementwise_logic`` (comparisons, isnan, logical_and,
   allclose ...), ``clamping``;
-- ``reductions`` (sum, mean, max ...), ``ordering`` (sort, topk, cumsum, prod, norm, flip),
-  ``shape`` (reshape, permute, expand, cat ...), ``rearranging`` (narrow, repeat, diag,
-  chunk, split ...), ``selection`` (gather, scatter, unique ...), ``indexing`` and
-  ``index_put`` (``t[i]``, ``t[i] = v``), ``masking``, ``linalg`` (matmul, mm, bmm ...);
+- ``reductions`` (sum, mean, max ...), ``cumulative`` (cumsum, cumprod, prod), ``ordering``
+  (sort, topk, flip, roll), ``shape`` (reshape, permute, expand, broadcast_to, cat ...),
+  ``rearranging`` (narrow, repeat, diag, chunk, split ...), ``selection`` (gather, scatter, unique ...), ``indexing`` and
+  ``index_put`` (``t[i]``, ``t[i] = v``), ``masking``, ``linalg`` (matmul, mm, bmm ..., norm);
 - the ops networks are built of: ``activations`` (softmax, leaky_relu, elu ...),
   ``losses``, ``pointwise_losses``, ``class_losses``, ``fused`` (Linear,
   SoftmaxCrossEntropy, BiasReLU), ``conv``, ``pooling``, ``dropout``, ``normalization``,
