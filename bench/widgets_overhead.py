@@ -5,7 +5,8 @@
 Trains the digits MLP (64-128-10, batch 64, Adam) three ways, epochs interleaved so a
 noisy shared machine slows all alike, and reports the fastest and the median epoch:
   plain      -- widgets' gradient recorder unregistered (the engine as without widgets);
-  recorder   -- widgets imported (the engine observer keeps references to gradients);
+  recorder   -- the gradient recorder installed, as draw_graph starts it (the engine observer
+                keeps references to gradients);
   monitor    -- recorder plus ``monitor.update(step, loss=...)`` on every step and the
                 accuracy once per epoch (logging only);
 then the monitored run alone, with its live redraws really rendered to PNG, reports the
@@ -31,12 +32,12 @@ matplotlib.use("Agg")
 from _machine import describe  # noqa: E402
 
 import minitorch  # noqa: E402
-import widgets  # noqa: E402, F401  (registers the recorder)
+import widgets  # noqa: E402, F401
 from minitorch import nn  # noqa: E402
 from minitorch.data import DataLoader, TensorDataset  # noqa: E402
 from minitorch.datasets import load_digits  # noqa: E402
-from widgets import recorder  # noqa: E402
-from widgets.monitor import TrainingMonitor  # noqa: E402
+from widgets.draw import recorder  # noqa: E402
+from widgets.draw.monitor import TrainingMonitor  # noqa: E402
 
 
 class _Sink:

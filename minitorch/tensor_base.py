@@ -30,7 +30,8 @@ from minitorch.printing import tensor_repr
 from minitorch.python_data import check_fits_int64, check_rectangular
 from minitorch.size import Size
 
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
+if TYPE_CHECKING:  # for annotations only: never imported at run time (no cycle)
+    from minitorch.autograd.function import BackwardNode
     from minitorch.tensor import Tensor
 
 
@@ -47,7 +48,7 @@ class TensorBase:
     data: Array  # the values: a NumPy array on the CPU, a CuPy array on a GPU
     requires_grad: bool
     _grad: TensorBase | None  # ``.grad``: filled in by backward, for leaves (and retain_grad tensors)
-    grad_fn: Any  # the BackwardNode of the op that made it (autograd/function.py); None for a leaf
+    grad_fn: BackwardNode | None  # the node of the op that made it (autograd/function.py); None for a leaf
     _hooks: list[Hook] | None  # register_hook functions of a leaf
     _version_counter: VersionCounter | None  # in-place changes to .data; made on first need
 
@@ -78,7 +79,7 @@ class TensorBase:
             TensorBase._face = cls
 
     @staticmethod
-    def _make(data: Array, grad_fn: Any, requires_grad: bool) -> Tensor:
+    def _make(data: Array, grad_fn: BackwardNode | None, requires_grad: bool) -> Tensor:
         """Fast constructor used by ops and the engine: ``data`` is already a backend array."""
         t = object.__new__(TensorBase._face)
         t.data = data

@@ -10,8 +10,9 @@ same name under ``minitorch/tensor/``:
   allclose ...), ``clamping``;
 - ``reductions`` (sum, mean, max ...), ``cumulative`` (cumsum, cumprod, prod), ``ordering``
   (sort, topk, flip, roll), ``shape`` (reshape, permute, expand, broadcast_to, cat ...),
-  ``rearranging`` (narrow, repeat, diag, chunk, split ...), ``selection`` (gather, scatter, unique ...), ``indexing`` and
-  ``index_put`` (``t[i]``, ``t[i] = v``), ``masking``, ``linalg`` (matmul, mm, bmm ..., norm);
+  ``rearranging`` (narrow, repeat, diag, chunk, split ...), ``selection`` (gather, scatter,
+  unique ...), ``indexing`` and ``index_put`` (``t[i]``, ``t[i] = v``), ``masking``,
+  ``linalg`` (matmul, mm, bmm ..., norm);
 - the ops networks are built of: ``activations`` (softmax, leaky_relu, elu ...),
   ``losses``, ``pointwise_losses``, ``class_losses``, ``fused`` (Linear,
   SoftmaxCrossEntropy, BiasReLU), ``conv``, ``pooling``, ``dropout``, ``normalization``,

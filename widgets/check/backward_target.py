@@ -104,6 +104,7 @@ class Target:
         out = self.forward(tensors)
         if self.is_function and self.learner_backward is not None:  # a Function always has a backward
             node = out.grad_fn
+            assert node is not None  # the output of a Function whose inputs require grad has a node
             returned = self.learner_backward(node, grad_output.copy())
             if returned is None:
                 return (None,) * len(tensors), "your backward returned None: did you forget `return`?"

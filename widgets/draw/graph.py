@@ -32,6 +32,7 @@ from minitorch.autograd import BackwardNode
 from minitorch.autograd import graph as autograd_graph
 from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor
+from minitorch.tensor_base import TensorBase
 from widgets import style
 from widgets.check import arguments
 from widgets.draw import recorder
@@ -99,7 +100,7 @@ class ComputationGraph:
         self.nodes.append(node)
         return node
 
-    def _leaf(self, tensor: Tensor) -> GraphNode:
+    def _leaf(self, tensor: TensorBase) -> GraphNode:
         node = self.leaf_ids.get(id(tensor))
         if node is None:
             node = self._new("t", "param" if tensor.requires_grad else "const", tensor)
@@ -151,12 +152,12 @@ class ComputationGraph:
                             self.dropped_inputs += 1
                             starved.append(op)
                     continue
-                drawn = self.leaf_ids.get(id(nxt)) if isinstance(nxt, Tensor) else self.out_ids.get(nxt)
+                drawn = self.leaf_ids.get(id(nxt)) if isinstance(nxt, TensorBase) else self.out_ids.get(nxt)
                 if drawn is None and not self._room():
                     self.dropped_inputs += 1
                     starved.append(op)
                     continue
-                if isinstance(nxt, Tensor):
+                if isinstance(nxt, TensorBase):  # a leaf
                     self.edges.append(GraphEdge(self._leaf(nxt), op, bnode, slot))
                     continue
                 if nxt not in self.out_ids:  # first time this op's output is reached
@@ -398,6 +399,7 @@ def _node_attrs(node: GraphNode, norm: float | None, show_data: bool,
         shape, dtype = tensor.shape, tensor.dtype
     else:  # a non-leaf tensor: its shape/dtype are on the node that produced it
         bnode = node.obj.grad_fn if isinstance(node.obj, Tensor) else node.obj
+        assert bnode is not None  # a tensor drawn as an op's output was made by that op
         shape, dtype = bnode.out_shape, bnode.out_dtype
     lines: list[str] = []
     if node.name:
