@@ -57,27 +57,23 @@ example: setup
 example-dist: setup
 	$(VENV)/bin/mpiexec -n 2 $(PY) -m minitorch.examples.digits --model mlp --epochs 20 --distributed
 
+# Every part of the suite (lint, package tests, solution notebooks, learner copies, and the
+# solutions again on a narrowed CPU), each run even if an earlier one failed, then a table
+# of the time each part took (tools/run_test_parts.py).
 test: setup hub-proxy
-	$(MAKE) lint test-package test-lessons
+	$(PY) -m tools.run_test_parts
 
 # ruff everywhere; mypy on the typed core (its file list is [tool.mypy] in pyproject.toml).
 lint:
-	$(VENV)/bin/ruff check minitorch widgets tests bench tools examples
-	$(VENV)/bin/mypy
+	$(PY) -m tools.run_test_parts lint
 
 test-package:
-	$(PY) -m pytest tests
+	$(PY) -m tools.run_test_parts package
 
-# Solutions: stored outputs must match (sanitised). Learner copies: must run top to bottom.
-# Both suites always run, so one report shows every broken notebook.
+# Solutions: stored outputs must match (sanitised), on this CPU and on a narrowed one.
+# Learner copies: must run top to bottom.
 test-lessons:
-	@if ls lessons/solutions/*.ipynb >/dev/null 2>&1; then \
-	  status=0; \
-	  $(PY) -m pytest -p no:cacheprovider --nbval --nbval-current-env \
-	    --nbval-sanitize-with lessons/nbval_sanitize.cfg lessons/solutions || status=1; \
-	  $(PY) -m pytest -p no:cacheprovider --nbval-lax --nbval-current-env lessons/*.ipynb || status=1; \
-	  exit $$status; \
-	else echo "no lessons yet"; fi
+	$(PY) -m tools.run_test_parts solutions learner-copies narrow-cpu
 
 # The classroom. `make course`: course/source from lessons/solutions (nbgrader metadata
 # added), then `nbgrader generate_assignment` for every lesson into course/release.
