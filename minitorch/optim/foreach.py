@@ -97,7 +97,10 @@ class FlatGroup:
             for key, views in self.views.items():
                 if state.get(key) is not views[i]:
                     return False
-        return all(views[0].base is self.flat[key] for key, views in self.views.items())
+        for key, views in self.views.items():
+            if views[0].base is not self.flat[key]:
+                return False
+        return True
 
 
 def _alike(datas: list[Any], grads: list[Any]) -> bool:
