@@ -30,7 +30,9 @@ works on arrays too long to stay in cache, so it is *slower* for one parameter a
 for large ones (measured for Adam, OPENBLAS_NUM_THREADS=1: 0.6x the loop's time for the
 MLP above, 1.1x for a single 64k-element parameter, 1.4x for sixteen 256k-element ones).
 So ``foreach=None`` groups only several small parameters (see ``worth_grouping``), and
-``foreach=True`` groups whatever it can, as asked.
+``foreach=True`` groups whatever it can, as asked. The same limits suit RMSprop, Adagrad and
+Adadelta (measured at the edge, eight 32 KB float32 parameters: the flat step takes 0.8x to
+0.9x the loop's time; for eight 64x64 + 64 ones 0.5x to 0.8x).
 
 SGD has no flat step: its loop is only four operations per parameter, and measured flat it
 was no faster.
@@ -97,7 +99,10 @@ class FlatGroup:
             for key, views in self.views.items():
                 if state.get(key) is not views[i]:
                     return False
-        return all(views[0].base is self.flat[key] for key, views in self.views.items())
+        for key, views in self.views.items():
+            if views[0].base is not self.flat[key]:
+                return False
+        return True
 
 
 def _alike(datas: list[Any], grads: list[Any]) -> bool:

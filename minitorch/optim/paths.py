@@ -65,7 +65,10 @@ def choose_path(
     """
     foreach, fused = group.get("foreach"), group.get("fused")
     if fused is not False and foreach is not False and optimizer._fused_step_supports(group):
-        if all(backends.kernels_for(p.data) is not None and g.dtype == p.data.dtype for p, g in zip(params, grads)):
+        # (the first parameter alone answers on the CPU, where there are no kernels: the hot case)
+        if backends.kernels_for(params[0].data) is not None and all(
+            backends.kernels_for(p.data) is not None and g.dtype == p.data.dtype for p, g in zip(params, grads)
+        ):
             return FUSED
     if foreach is False or states is None:
         return SINGLE_TENSOR

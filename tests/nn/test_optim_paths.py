@@ -104,6 +104,49 @@ def test_single_tensor_foreach_and_default_are_bit_identical(rng, chosen, name, 
     assert [chosen[id(opt)] for _, opt in runs] == [[paths.SINGLE_TENSOR] * STEPS, [flat] * STEPS, [flat] * STEPS]
 
 
+def strided_layouts(rng, dtype):
+    """Parameters laid out every way: Fortran order, strided, 0-d, empty, and plain C order."""
+    wide = rng.standard_normal((3, 8)).astype(dtype)
+    return [
+        rng.standard_normal((5, 4)).astype(dtype).T,  # Fortran order
+        wide[:, ::2],  # every other column: contiguous neither way
+        np.asarray(rng.standard_normal(), dtype),
+        np.zeros((0, 3), dtype),
+        rng.standard_normal((7, 2)).astype(dtype),
+    ]
+
+
+def same_layout(array):
+    """A fresh copy of ``array`` laid out the same way: C order, Fortran order, or strided."""
+    if array.flags.c_contiguous or array.flags.f_contiguous:
+        return array.copy(order="K")
+    wide = np.empty(array.shape[:-1] + (2 * array.shape[-1],), array.dtype)
+    wide[..., ::2] = array
+    return wide[..., ::2]
+
+
+@pytest.mark.parametrize("name,kwargs", [c for c in CONFIGS if c[0] in HAS_FLAT_STEP], ids=lambda v: str(v))
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_flat_steps_keep_the_bits_for_every_layout_and_float16(rng, chosen, name, kwargs, dtype):
+    values = strided_layouts(rng, dtype)
+    runs = []
+    for foreach in (False, True):
+        params = [minitorch.tensor(np.zeros(v.shape, dtype), requires_grad=True) for v in values]
+        for p, v in zip(params, values):
+            p.data = same_layout(v)  # set directly: minitorch.tensor would make it C-contiguous
+        runs.append((params, getattr(minitorch.optim, name)(params, foreach=foreach, **kwargs)))
+    for step, grads in enumerate(random_steps(rng, values)):
+        for params, opt in runs:
+            for p, g in zip(params, grads):
+                p.grad = minitorch.tensor(g)
+            opt.step()
+        assert_same_state(runs[0][0], runs[0][1], runs[1][0], runs[1][1], f"step {step}")
+    layouts = [p.data.flags for p in runs[1][0][:2]]
+    assert layouts[0].f_contiguous and not layouts[0].c_contiguous  # still laid out as made
+    assert not layouts[1].c_contiguous and not layouts[1].f_contiguous
+    assert chosen[id(runs[1][1])] == [paths.FOREACH] * STEPS
+
+
 @pytest.mark.parametrize("name,kwargs", CONFIGS, ids=IDS)
 @pytest.mark.parametrize("foreach", [False, True], ids=["single_tensor", "foreach"])
 @pytest.mark.parametrize("dtype,rtol", [(np.float32, 2e-5), (np.float64, 1e-12)])
