@@ -233,8 +233,7 @@ class RNNCell(_CellBase):
     """One step of an Elman RNN: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu)."""
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, nonlinearity: str = "tanh") -> None:
-        if nonlinearity not in ("tanh", "relu"):
-            raise ValueError(f"RNNCell: unknown nonlinearity {nonlinearity!r} (use 'tanh' or 'relu')")
+        # As PyTorch, any nonlinearity is stored here and an unknown one is refused at the first call.
         super().__init__(input_size, hidden_size, bias)
         self.nonlinearity = nonlinearity
 
@@ -244,6 +243,8 @@ class RNNCell(_CellBase):
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         """The next hidden state h' (N, H), or (H,) for an unbatched input."""
+        if self.nonlinearity not in ("tanh", "relu"):
+            raise MiniTorchError(f"RNNCell: Unknown nonlinearity: {self.nonlinearity!r} (use 'tanh' or 'relu')")
         x, batched = self._step_input(input)
         h = self._state(hx, x, batched)
         _, h = R.rnn_layer(x, h, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh, self.nonlinearity)
