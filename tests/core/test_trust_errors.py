@@ -159,3 +159,21 @@ def test_lambda_lr_taking_a_one_element_tensor_factor():
     opt = _sgd(minitorch)
     minitorch.optim.lr_scheduler.LambdaLR(opt, lambda epoch: minitorch.tensor(0.5))
     assert opt.param_groups[0]["lr"] == 0.5
+
+
+def test_tensor_of_a_list_that_contains_itself_is_refused_as_pytorch():
+    loop = []
+    loop.append(loop)
+    with pytest.raises(ValueError):
+        torch.tensor(loop)
+    with pytest.raises(ValueError, match="nested more than 64 lists deep"):
+        minitorch.tensor(loop)
+
+
+def test_tensor_with_deep_nesting_off_the_first_element_names_the_depth_not_a_raw_recursion_error():
+    # PyTorch reads the shape from the first elements ([1.0]) and then fails on the second (a TypeError);
+    # MiniTorch's ragged-list errors are ValueErrors, and this one too: never a RecursionError.
+    with pytest.raises(TypeError):
+        torch.tensor([[1.0], _nested_list(10_000)])
+    with pytest.raises(ValueError, match=r"nested deeper than Python can follow .* at most 64 dimensions"):
+        minitorch.tensor([[1.0], _nested_list(10_000)])
