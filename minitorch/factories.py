@@ -2,10 +2,11 @@
 random seed. Shapes may be given as separate numbers or as one tuple, as in PyTorch."""
 
 import math
+import sys
 
 import numpy as np
 
-from minitorch import backends
+from minitorch import backends, python_data
 from minitorch.dtypes import bool_, default_float, get_dtype, int64
 from minitorch.errors import MiniTorchError, check_int, check_sizes
 from minitorch.random import default_generator
@@ -14,9 +15,23 @@ from minitorch.tensor_base import TensorBase
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
     """A new tensor holding a copy of ``data`` (nested lists, a number, an array or a Tensor)."""
-    if isinstance(data, (list, tuple)):
-        data = _one_element_tensors_as_numbers(data)
-    return TensorBase._from_data(data, dtype=dtype, device=device, requires_grad=requires_grad)
+    try:
+        if isinstance(data, (list, tuple)):
+            python_data.check_nesting(data)
+            data = _one_element_tensors_as_numbers(data)
+        return TensorBase._from_data(data, dtype=dtype, device=device, requires_grad=requires_grad)
+    except RecursionError:
+        # Deep nesting off the first-element path (check_nesting follows that path only).
+        raise ValueError(
+            f"tensor(): the data is nested deeper than Python can follow (sys.getrecursionlimit() = "
+            f"{sys.getrecursionlimit()}), and a tensor has at most {python_data.MAX_DIMS} dimensions; "
+            "nest one list per dimension, e.g. [[1, 2], [3, 4]]"
+        ) from None
+    except TypeError as error:
+        named = python_data.string_error(data) if isinstance(data, (list, tuple, str, bytes)) else None
+        if named is None:
+            raise
+        raise named from error
 
 
 def _one_element_tensors_as_numbers(data):

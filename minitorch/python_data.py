@@ -14,6 +14,57 @@ import numpy as np
 from minitorch.errors import MiniTorchError
 
 _INT64_MAX = np.iinfo(np.int64).max
+MAX_DIMS = 64  # NumPy's (and so MiniTorch's) largest number of dimensions
+
+
+def _where(path: list[int]) -> str:
+    return "".join(f"[{i}]" for i in path) or "the data itself"
+
+
+def check_nesting(data: list[Any] | tuple[Any, ...]) -> None:
+    """Refuse nesting deeper than a tensor's dimensions, and a string where the numbers start.
+
+    The dimensions are read from the first element at each level, as PyTorch does, so this
+    walk is short and iterative: a list nested 10,000 deep (or containing itself) is told
+    apart before anything recurses into it.
+    """
+    item: Any = data
+    path: list[int] = []
+    while isinstance(item, (list, tuple)) and len(item):
+        if len(path) == MAX_DIMS:
+            raise ValueError(
+                f"tensor(): the data is nested more than {MAX_DIMS} lists deep, but a tensor has at most "
+                f"{MAX_DIMS} dimensions; nest one list per dimension, e.g. [[1, 2], [3, 4]] for shape (2, 2)"
+            )
+        item = item[0]
+        path.append(0)
+    if isinstance(item, (str, bytes)) and path:  # PyTorch: ValueError "too many dimensions 'str'"
+        raise ValueError(_string_message(item, path))
+
+
+def _string_message(item: str | bytes, path: list[int]) -> str:
+    return (
+        f"tensor(): got the {type(item).__name__} {item!r} at {_where(path)}, but a tensor holds numbers only; "
+        "convert it first (float('2.5'), int('3')) or map each word to an index, e.g. vocab[word]"
+    )
+
+
+def find_string(data: Any) -> tuple[str | bytes, list[int]] | None:
+    """The first string (or bytes) in nested lists and where it is, or None; iterative, no recursion."""
+    stack: list[tuple[Any, list[int]]] = [(data, [])]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, (str, bytes)):
+            return item, path
+        if isinstance(item, (list, tuple)) and len(path) < MAX_DIMS:
+            stack.extend((child, [*path, i]) for i, child in reversed(list(enumerate(item))))
+    return None
+
+
+def string_error(data: Any) -> TypeError | None:
+    """PyTorch's TypeError for a string among the numbers, naming it and its place; None if there is none."""
+    found = find_string(data)
+    return None if found is None else TypeError(_string_message(*found))
 
 
 def check_rectangular(data: list[Any]) -> None:

@@ -30,11 +30,33 @@ _HOLDER = _GeneratorHolder()
 
 def manual_seed(seed: int) -> np.random.Generator:
     """Make ``rand``, ``randn``, ``randint``, weight init and dropout repeatable."""
+    seed = _seed_as_int(seed)
     _HOLDER.generator = np.random.default_rng(seed)
     _HOLDER.seed = seed
     for hook in _HOLDER.hooks:
         hook(seed)
     return _HOLDER.generator
+
+
+def _seed_as_int(seed: object) -> int:
+    """The seed as PyTorch takes it: ``int(seed)`` ("42" and 42.0 are 42), a negative one wrapped to 64 bits.
+
+    A string that is no integer is a ValueError, anything else a TypeError, as in PyTorch;
+    both name what was given.
+    """
+    try:
+        value = int(seed)  # type: ignore[call-overload]
+    except ValueError:
+        raise ValueError(
+            f"manual_seed: the seed must be an integer, e.g. manual_seed(0), got the string {seed!r}"
+        ) from None
+    except TypeError:
+        raise TypeError(
+            f"manual_seed: the seed must be an integer, e.g. manual_seed(0), got {type(seed).__name__} {seed!r}"
+        ) from None
+    if not -(2**63) <= value < 2**64:
+        raise ValueError(f"manual_seed: the seed must fit 64 bits (from -2**63 to 2**64 - 1), got {value}")
+    return value % 2**64  # as PyTorch: -5 is the seed 2**64 - 5
 
 
 def add_seed_hook(hook: Callable[[int], object]) -> None:

@@ -35,13 +35,21 @@ class SaveTargetError(MiniTorchError, IsADirectoryError):
     """``save`` was given a folder, not a file path (still an ``IsADirectoryError``, as before)."""
 
 
+class NestingTooDeepError(MiniTorchError, RecursionError):
+    """``save`` of dicts/lists nested past ``MAX_DEPTH`` (PyTorch's pickle raises RecursionError there)."""
+
+
 def _encode(value, arrays, where="root", depth=0):
     """A JSON-able description of ``value``; arrays go into ``arrays`` and are referenced by name.
 
     ``where`` (like ``root['opt']['state']``) locates ``value`` in error messages.
     """
     if depth > MAX_DEPTH:  # load refuses deeper headers, so save does not write them
-        raise MiniTorchError(f"save: the object is nested more than {MAX_DEPTH} levels deep (at {where})")
+        shown = where if len(where) <= 120 else f"{where[:60]} ... {where[-50:]}"
+        raise NestingTooDeepError(
+            f"save: the object is nested more than {MAX_DEPTH} levels deep (at {shown}); save stores a state "
+            "dict or a few levels of dicts/lists of tensors: does a dict or list contain itself?"
+        )
     if isinstance(value, Tensor) or backends.is_backend_array(value):
         array = value.data if isinstance(value, Tensor) else value
         array = np.asarray(backends.to_device(array, "cpu"), order="C")  # keeps 0-d as 0-d

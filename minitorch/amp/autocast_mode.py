@@ -24,11 +24,16 @@ class autocast:  # noqa: N801 (PyTorch's name)
 
     def __init__(self, device_type: str, dtype: Any = None, enabled: bool = True, cache_enabled: Any = None) -> None:
         self.device_type = normalize_device(device_type)
+        if str(dtype).rpartition(".")[2] == "bfloat16":  # "bfloat16", or torch.bfloat16 passed by mistake
+            raise ValueError(
+                f"autocast(device_type={device_type!r}): dtype {dtype!r} is not supported: MiniTorch's autocast "
+                "runs in float16 only (NumPy has no bfloat16); use autocast(device_type) or dtype=minitorch.float16"
+            )
         self.dtype = float16 if dtype is None else get_dtype(dtype)
         if self.dtype is not float16:
             raise ValueError(
-                f"autocast: MiniTorch's low precision dtype is float16, got {self.dtype} (bfloat16 does not exist "
-                "in NumPy)"
+                f"autocast(device_type={device_type!r}): dtype {self.dtype} is not supported: MiniTorch's autocast "
+                "runs in float16 only (bfloat16 does not exist in NumPy); use dtype=minitorch.float16"
             )
         if not isinstance(enabled, bool):
             raise TypeError(f"autocast: enabled must be True or False, got {enabled!r}")

@@ -213,12 +213,25 @@ class DataLoader:
 
     def _order(self):
         if self.sampler is not None:
-            return np.fromiter(iter(self.sampler), dtype=np.int64)
+            order = np.fromiter(iter(self.sampler), dtype=np.int64)
+            if isinstance(self.dataset, TensorDataset):
+                self._check_sampled(order)
+            return order
         n = len(self.dataset)
         if not self.shuffle:
             return np.arange(n)
         rng = self._rng if self._rng is not None else default_generator()
         return rng.permutation(n)
+
+    def _check_sampled(self, order):
+        """A sampler's index past the end of a TensorDataset: say so here, not as NumPy's IndexError."""
+        n = len(self.dataset)
+        bad = order[(order >= n) | (order < -n)]
+        if bad.size:
+            raise MiniTorchIndexError(
+                f"DataLoader: the sampler {type(self.sampler).__name__} gave index {int(bad[0])}, but the dataset "
+                f"has {n} samples (indices 0 to {n - 1}); check the sampler's indices or the dataset"
+            )
 
     def __iter__(self):
         order = self._order()

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, check_int
+from minitorch.functions.arithmetic import unbroadcast
 from minitorch.hints import Array, Gradients
 from minitorch.size import broadcast_shape
 from minitorch.tensor_base import TensorBase
@@ -21,18 +22,22 @@ if TYPE_CHECKING:  # the face, for annotations only: never imported at run time 
 
 
 class MaskedFill(Function):
-    """x with ``value`` where ``mask`` is True.   grad_x = grad where mask is False, else 0."""
+    """x with ``value`` where ``mask`` is True.   grad_x = grad where mask is False, else 0.
+
+    x and mask broadcast against each other, as in PyTorch: a (1, 4) tensor filled through
+    a (3, 1) mask gives (3, 4), and x's gradient is summed back to (1, 4).
+    """
 
     @staticmethod
     def forward(ctx: BackwardNode, x: Array, mask: Array, value: Any) -> Array:
         ctx.save_for_backward(mask)
-        # where() broadcasts mask against x; the result keeps x's shape (checked by masked_fill).
+        ctx.x_shape = x.shape
         return ctx.xp.where(mask, x.dtype.type(value), x)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (mask,) = ctx.saved_tensors
-        return ctx.xp.where(mask, grad.dtype.type(0), grad), None, None
+        return unbroadcast(ctx.xp.where(mask, grad.dtype.type(0), grad), ctx.x_shape), None, None
 
 
 class Triangle(Function):
@@ -54,7 +59,11 @@ class Triangle(Function):
 
 
 def masked_fill(x: TensorBase, mask: TensorBase, value: Any) -> Tensor:
-    """``x`` with ``value`` wherever the bool ``mask`` (broadcast to x's shape) is True."""
+    """``x`` with ``value`` wherever the bool ``mask`` is True; x and mask broadcast together.
+
+    The in-place ``masked_fill_`` needs a mask that broadcasts to x's own shape (the result
+    must fit in x), as in PyTorch.
+    """
     if not isinstance(mask, TensorBase) or mask.data.dtype.kind != "b":
         shown = mask.dtype if isinstance(mask, TensorBase) else type(mask).__name__
         raise MiniTorchError(
@@ -62,10 +71,7 @@ def masked_fill(x: TensorBase, mask: TensorBase, value: Any) -> Tensor:
         )
     if isinstance(value, TensorBase) and value.ndim != 0:
         raise MiniTorchError(f"masked_fill: value must be a number or a 0-dim tensor, got shape {tuple(value.shape)}")
-    if broadcast_shape(tuple(x.shape), tuple(mask.shape), op="masked_fill") != tuple(x.shape):
-        raise MiniTorchError(
-            f"masked_fill: the mask of shape {tuple(mask.shape)} must broadcast to the tensor's shape {tuple(x.shape)}"
-        )
+    broadcast_shape(tuple(x.shape), tuple(mask.shape), op="masked_fill")  # names both shapes if they clash
     if isinstance(value, TensorBase):
         if value.requires_grad and x.data.dtype.kind == "f":
             # A value that needs a gradient gets the sum of the filled positions' gradients, as in

@@ -13,7 +13,11 @@ that is 800 nodes whose Python overhead dominates. These ops instead:
 Shapes: x (T, N, I), h0 / c0 (N, H), W_ih (G*H, I), W_hh (G*H, H), biases (G*H,), with
 PyTorch's gate order (LSTM: i, f, g, o; GRU: r, z, n). Each op returns one array (a
 MiniTorch Function has one output): the hidden states of every step, and for the LSTM
-the final cell state as one more "step" at the end (``lstm_layer`` slices it off).
+the final cell state after them, both flattened into one 1-D array (``lstm_layer`` cuts
+it apart). An LSTM with a projection (``proj_size``, PyTorch's ``weight_hr``) has hidden
+states of size P = W_hr.shape[0]: h_t = W_hr (o * tanh(c_t)), and W_hh is (4*H, P).
+A bidirectional layer is two of these ops, the second run on the time-flipped sequence
+(``nn/recurrent.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import TYPE_CHECKING
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.indexing import getitem
+from minitorch.functions.shape import reshape
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
 
@@ -68,8 +73,8 @@ class LSTMLayer(Function):
     """One LSTM layer over a whole sequence.
 
     Per step: i, f, g, o = sigmoid, sigmoid, tanh, sigmoid of (x W_ih^T + b_ih + h W_hh^T + b_hh),
-    c' = f * c + i * g,  h' = o * tanh(c').
-    Output (T + 1, N, H): h_1 .. h_T, then c_T.
+    c' = f * c + i * g,  h' = o * tanh(c')  (times W_hr^T when there is a projection).
+    Output, flat: h_1 .. h_T (T, N, P), then c_T (N, H); P = H without a projection.
     """
 
     @staticmethod
@@ -82,10 +87,11 @@ class LSTMLayer(Function):
         w_hh: Array,
         b_ih: Array | None,
         b_hh: Array | None,
+        w_hr: Array | None = None,
     ) -> Array:
         xp = ctx.xp
         T, N, _ = x.shape
-        H = w_hh.shape[1]
+        H, P = w_ih.shape[0] // 4, w_hh.shape[1]
         bias = b_ih if b_hh is None else (b_hh if b_ih is None else b_ih + b_hh)
         # sigmoid(z) = (1 + tanh(z / 2)) / 2: one tanh serves all four gates. So the gate
         # pre-activations are halved for i, f, o (s = 1/2) and kept for g (s = 1), then
@@ -97,10 +103,12 @@ class LSTMLayer(Function):
         xg *= s
         gates = xp.empty_like(xg)  # the activated gates a_t, for backward
         w_hh_t = w_hh.T * s
-        hs = xp.empty((T + 1, N, H), dtype=x.dtype)
+        hs = xp.empty((T + 1, N, P), dtype=x.dtype)
         cs = xp.empty((T + 1, N, H), dtype=x.dtype)
         hs[0], cs[0] = h0, c0
         tanh_c = xp.empty((T, N, H), dtype=x.dtype)
+        # o * tanh(c) before the projection (what W_hr's gradient needs); without one it is h itself
+        unprojected = hs[1:] if w_hr is None else xp.empty((T, N, H), dtype=x.dtype)
         for t in range(T):
             a = gates[t]
             xp.matmul(hs[t], w_hh_t, out=a)  # straight into place: no temporary
@@ -113,17 +121,20 @@ class LSTMLayer(Function):
             xp.multiply(f, cs[t], out=c)
             c += i * g
             xp.tanh(c, out=tanh_c[t])
-            xp.multiply(o, tanh_c[t], out=hs[t + 1])
-        ctx.save_for_backward(x, w_ih, w_hh, gates, hs, cs, tanh_c)
-        out = xp.empty((T + 1, N, H), dtype=x.dtype)
-        out[:T] = hs[1:]
-        out[T] = cs[T]
-        return out
+            xp.multiply(o, tanh_c[t], out=unprojected[t])
+            if w_hr is not None:
+                xp.matmul(unprojected[t], w_hr.T, out=hs[t + 1])
+        ctx.save_for_backward(x, w_ih, w_hh, gates, hs, cs, tanh_c, w_hr, unprojected)
+        return xp.concatenate([hs[1:].reshape(-1), cs[T].reshape(-1)])
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        x, w_ih, w_hh, a, hs, cs, tanh_c = ctx.saved_tensors
+        x, w_ih, w_hh, a, hs, cs, tanh_c, w_hr, unprojected = ctx.saved_tensors
         T, N, H = tanh_c.shape
+        P = hs.shape[2]
+        grad_c = grad[T * N * P :].reshape(N, H)
+        grad = grad[: T * N * P].reshape(T, N, P)
+        dh_all = ctx.xp.empty((T, N, P), dtype=grad.dtype) if w_hr is not None else None
         # Local derivatives of all gates for all steps at once: a(1 - a) for the
         # sigmoids, 1 - a^2 for tanh; and tanh'(c) = 1 - tanh(c)^2.
         local = a * (1 - a)
@@ -131,11 +142,14 @@ class LSTMLayer(Function):
         local[:, :, 2 * H : 3 * H] = 1 - g_all * g_all
         dtanh_c = 1 - tanh_c * tanh_c
         dz = ctx.xp.empty_like(a)
-        dh_next = ctx.xp.zeros((N, H), dtype=grad.dtype)
-        dc_next = grad[T].copy()  # the gradient of c_T comes from the packed output
+        dh_next = ctx.xp.zeros((N, P), dtype=grad.dtype)
+        dc_next = grad_c.copy()  # the gradient of c_T comes from the packed output
         for t in range(T - 1, -1, -1):
             i, f, g, o = a[t, :, :H], a[t, :, H : 2 * H], a[t, :, 2 * H : 3 * H], a[t, :, 3 * H :]
             dh = grad[t] + dh_next
+            if dh_all is not None:  # back through the projection: h = u @ W_hr^T
+                dh_all[t] = dh
+                dh = dh @ w_hr
             dc = dh * o
             dc *= dtanh_c[t]
             dc += dc_next
@@ -148,7 +162,10 @@ class LSTMLayer(Function):
             dc_next = dc * f
             dh_next = d @ w_hh
         grads = _weight_grads(_needs(ctx, 3), dz, x, w_ih, hs[:-1], dz)
-        return grads[0], dh_next, dc_next, *grads[1:]
+        grad_whr = None
+        if dh_all is not None and ctx.needs_input_grad[7]:
+            grad_whr = dh_all.reshape(T * N, P).T @ unprojected.reshape(T * N, H)
+        return grads[0], dh_next, dc_next, *grads[1:], grad_whr
 
 
 class GRULayer(Function):
@@ -271,18 +288,30 @@ class RNNLayer(Function):
         return grads[0], dh_next, *grads[1:], None
 
 
-def _check(op: str, x: TensorBase, states: list[TensorBase], w_ih: TensorBase, w_hh: TensorBase, gates: int) -> None:
-    H = w_hh.shape[1]
+def _check(
+    op: str,
+    x: TensorBase,
+    states: list[tuple[TensorBase, int]],
+    w_ih: TensorBase,
+    w_hh: TensorBase,
+    gates: int,
+    w_hr: TensorBase | None = None,
+) -> None:
+    """Shapes and dtypes of one layer's input, states (each with its size) and weights."""
+    H = w_hh.shape[1] if w_hr is None else w_hr.shape[1]
+    P = w_hh.shape[1]  # the size of h: H, or the projection's
     if x.ndim != 3 or x.shape[2] != w_ih.shape[1]:
         raise MiniTorchError(f"{op}: expected input (T, N, {w_ih.shape[1]}), got shape {tuple(x.shape)}")
-    if tuple(w_ih.shape[:1]) != (gates * H,) or tuple(w_hh.shape) != (gates * H, H):
+    if tuple(w_ih.shape[:1]) != (gates * H,) or tuple(w_hh.shape) != (gates * H, P):
         raise MiniTorchError(
             f"{op}: weights of shapes {tuple(w_ih.shape)} and {tuple(w_hh.shape)} do not fit {gates} gates of size {H}"
+            + ("" if w_hr is None else f" with a projection to {P} (weight_hr {tuple(w_hr.shape)})")
         )
-    for s in states:
-        if tuple(s.shape) != (x.shape[1], H):
-            raise MiniTorchError(f"{op}: expected a state of shape {(x.shape[1], H)}, got {tuple(s.shape)}")
-    dtypes = {t.dtype for t in (x, w_ih, w_hh, *states)}
+    for state, size in states:
+        if tuple(state.shape) != (x.shape[1], size):
+            raise MiniTorchError(f"{op}: expected a state of shape {(x.shape[1], size)}, got {tuple(state.shape)}")
+    tensors = (x, w_ih, w_hh, *(s for s, _ in states), *([] if w_hr is None else [w_hr]))
+    dtypes = {t.dtype for t in tensors}
     if len(dtypes) > 1:
         raise MiniTorchError(f"{op}: input, states and weights must share one dtype, got {sorted(map(str, dtypes))}")
 
@@ -295,19 +324,26 @@ def lstm_layer(
     w_hh: TensorBase,
     b_ih: TensorBase | None,
     b_hh: TensorBase | None,
+    w_hr: TensorBase | None = None,
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """One LSTM layer over x (T, N, I) from (h0, c0): returns (all h (T, N, H), h_T, c_T)."""
-    _check("lstm", x, [h0, c0], w_ih, w_hh, 4)
-    packed = LSTMLayer.apply(x, h0, c0, w_ih, w_hh, b_ih, b_hh)
-    T = x.shape[0]
-    return getitem(packed, slice(0, T)), getitem(packed, T - 1), getitem(packed, T)
+    """One LSTM layer over x (T, N, I) from (h0, c0): returns (all h (T, N, P), h_T, c_T).
+
+    ``w_hr`` (P, H), PyTorch's ``weight_hr``, projects each h to size P (``LSTM(proj_size=P)``).
+    """
+    H = w_ih.shape[0] // 4
+    _check("lstm", x, [(h0, w_hh.shape[1]), (c0, H)], w_ih, w_hh, 4, w_hr)
+    packed = LSTMLayer.apply(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)
+    T, N, P = x.shape[0], x.shape[1], w_hh.shape[1]
+    hs = reshape(getitem(packed, slice(0, T * N * P)), (T, N, P))
+    c_T = reshape(getitem(packed, slice(T * N * P, None)), (N, H))
+    return hs, getitem(hs, T - 1), c_T
 
 
 def gru_layer(
     x: TensorBase, h0: TensorBase, w_ih: TensorBase, w_hh: TensorBase, b_ih: TensorBase | None, b_hh: TensorBase | None
 ) -> tuple[Tensor, Tensor]:
     """One GRU layer over x (T, N, I) from h0: returns (all h (T, N, H), h_T)."""
-    _check("gru", x, [h0], w_ih, w_hh, 3)
+    _check("gru", x, [(h0, w_hh.shape[1])], w_ih, w_hh, 3)
     out = GRULayer.apply(x, h0, w_ih, w_hh, b_ih, b_hh)
     return out, getitem(out, x.shape[0] - 1)
 
@@ -324,6 +360,6 @@ def rnn_layer(
     """One tanh/relu RNN layer over x (T, N, I) from h0: returns (all h (T, N, H), h_T)."""
     if nonlinearity not in ("tanh", "relu"):
         raise MiniTorchError(f"rnn: unknown nonlinearity {nonlinearity!r} (use 'tanh' or 'relu')")
-    _check("rnn", x, [h0], w_ih, w_hh, 1)
+    _check("rnn", x, [(h0, w_hh.shape[1])], w_ih, w_hh, 1)
     out = RNNLayer.apply(x, h0, w_ih, w_hh, b_ih, b_hh, nonlinearity)
     return out, getitem(out, x.shape[0] - 1)

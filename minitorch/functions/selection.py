@@ -145,8 +145,43 @@ class Scatter(Function):
         return grad_a, None, grad_src, None
 
 
-def scatter(input: TensorBase, dim: int, index: TensorBase, src: Any = None, *, value: Any = None) -> Tensor:
-    """A copy of ``input`` with the values of ``src`` (a tensor or a number) written at ``index`` along ``dim``."""
+class ScatterReduce(Function):
+    """``scatter(..., reduce="add" | "multiply")``: src values added to (multiplied into) ``a`` at ``index``.
+
+    Repeated indices combine: each src value counts. PyTorch has no derivative for this form
+    (it points to ``scatter_reduce``), so backward refuses, as there.
+    """
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, index: Array, src: Array, axis: int, reduce: str) -> Array:
+        coords = along_axis(ctx.xp, index, axis)
+        values = src[tuple(slice(0, n) for n in index.shape)]  # src may be larger than index
+        out = a.copy()
+        if reduce == "add":
+            backends.of(out).index_add(out, coords, values)
+        else:
+            ctx.xp.multiply.at(out, coords, values)
+        ctx.reduce = reduce
+        return out
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        raise MiniTorchError(
+            f"scatter(..., reduce={ctx.reduce!r}): the derivative is not implemented (as in PyTorch); for a "
+            "gradient use scatter of the plain form, or index_add / a one-hot matmul for sums"
+        )
+
+
+def scatter(
+    input: TensorBase, dim: int, index: TensorBase, src: Any = None, *, value: Any = None, reduce: str | None = None
+) -> Tensor:
+    """A copy of ``input`` with the values of ``src`` (a tensor or a number) written at ``index`` along ``dim``.
+
+    ``reduce="add"`` or ``"multiply"`` combines them with ``input``'s values instead of
+    overwriting (forward only: no gradient, as in PyTorch).
+    """
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise MiniTorchError(f"scatter(): reduce argument must be either 'add' or 'multiply', got {reduce!r}")
     index = _check_index("scatter", index)
     src = value if src is None else src
     if src is None:
@@ -161,9 +196,12 @@ def scatter(input: TensorBase, dim: int, index: TensorBase, src: Any = None, *, 
         )
     axis = check_dim("scatter", dim, input.ndim)
     if input.ndim <= 1 and index.ndim <= 1 and 0 in (input.ndim, index.ndim):  # PyTorch takes 0-d as 1-d here
-        return scatter(input.reshape(-1), 0, index.reshape(-1), src.reshape(-1)).reshape(input.shape)
+        flat = scatter(input.reshape(-1), 0, index.reshape(-1), src.reshape(-1), reduce=reduce)
+        return flat.reshape(input.shape)
     _check_fits("scatter", index, axis, [("self", input, True), ("src", src, False)])
     _check_range("scatter", index.data, input.shape[axis], axis)
+    if reduce is not None:
+        return ScatterReduce.apply(input, index, src, axis, reduce)
     return Scatter.apply(input, index, src, axis)
 
 

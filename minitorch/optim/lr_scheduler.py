@@ -182,7 +182,18 @@ class LambdaLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         self._warn_if_outside_step()
-        return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+        return [base_lr * self._factor(fn) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+
+    def _factor(self, fn: Callable[[int], float]) -> Any:
+        """``fn(epoch)``, which must be a number: a string or None would fail later inside ``*``."""
+        factor = fn(self.last_epoch)
+        try:
+            return check_number("LambdaLR", "lr_lambda(epoch)", factor)
+        except TypeError:
+            raise TypeError(
+                f"LambdaLR: lr_lambda({self.last_epoch}) returned {type(factor).__name__} {factor!r}; it must "
+                "return a number, the factor the initial lr is multiplied by (e.g. lambda epoch: 0.95 ** epoch)"
+            ) from None
 
     def state_dict(self) -> dict[str, Any]:
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
@@ -200,10 +211,16 @@ class LambdaLR(LRScheduler):
 
 
 class StepLR(LRScheduler):
-    """Multiply the lr by ``gamma`` every ``step_size`` epochs: ``base_lr * gamma ** (epoch // step_size)``."""
+    """Multiply the lr by ``gamma`` every ``step_size`` epochs: ``base_lr * gamma ** (epoch // step_size)``.
 
-    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1) -> None:
-        _check_int("StepLR", "step_size", step_size, low=1)
+    ``step_size`` may be a float, as in PyTorch: the lr decays at the epochs that are whole
+    multiples of it (2.5 decays at epochs 5, 10, ...).
+    """
+
+    def __init__(self, optimizer: Optimizer, step_size: float, gamma: float = 0.1, last_epoch: int = -1) -> None:
+        step_size = _check_not_nan("StepLR", "step_size", step_size)
+        if isinstance(step_size, bool) or not step_size > 0:
+            raise ValueError(f"StepLR: step_size must be a number > 0 (epochs between decays), got {step_size!r}")
         self.step_size, self.gamma = step_size, _check_not_nan("StepLR", "gamma", gamma)
         super().__init__(optimizer, last_epoch)
 

@@ -84,7 +84,9 @@ def test_masked_fill_errors():
     with pytest.raises(minitorch.errors.MiniTorchError, match="bool mask"):
         x.masked_fill(minitorch.ones(3, 4), 0.0)
     with pytest.raises(minitorch.errors.MiniTorchError, match="broadcast"):
-        x.masked_fill(minitorch.ones(2, 3, 4).bool(), 0.0)
+        x.masked_fill(minitorch.ones(2, 4).bool(), 0.0)
+    with pytest.raises(minitorch.errors.MiniTorchError, match="in-place"):  # out of place, (2, 3, 4) is fine
+        x.masked_fill_(minitorch.ones(2, 3, 4).bool(), 0.0)
 
 
 @pytest.mark.parametrize("value", [2.5, -2.5, 2.0, 7])

@@ -21,6 +21,7 @@ leaves the final figure there, so it survives saving the notebook (nbval ignores
 import math
 import numbers
 import time
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -84,6 +85,7 @@ class TrainingMonitor:
         self._next_draw = 0.0
         self._draw_cost = 0.1  # seconds one redraw takes; measured after the first one
         self._closed = False
+        self._diverged: set[str] = set()  # metrics already reported as NaN/Inf (warned once each)
         self._handle: Any = None  # IPython's display handle, updated in place
         if display and plotting.in_ipython():
             self._handle = plotting.show(_PNG(self.warm_up()))
@@ -108,11 +110,20 @@ class TrainingMonitor:
                             f"{len(values)} unnamed value(s) after step: {', '.join(map(arguments.what, values))}")
         if isinstance(step, bool) or not isinstance(step, numbers.Real):
             raise TypeError(f"{w}: step must be a number (the x of the curves), got {arguments.what(step)}")
+        if not math.isfinite(step):
+            raise ValueError(f"{w}: step must be a finite number (the x of the curves), got {step}; "
+                             "pass the step first and the metrics by name: monitor.update(step, loss=loss)")
         logged = {name: _metric_value(w, name, value) for name, value in metrics.items() if value is not None}
         for name, value in logged.items():
             steps, values = self.history.setdefault(name, ([], []))
             steps.append(step)
             values.append(value)
+            if not math.isfinite(value) and name not in self._diverged:
+                # Once per metric: a diverged run is what the learner has to see, not a gap.
+                self._diverged.add(name)
+                warnings.warn(f"{w}: {name} is {value} at step {step}: the run has diverged (try a smaller "
+                              "learning rate); such points are drawn as red crosses at the panel's edge",
+                              RuntimeWarning, stacklevel=2)
         if self._handle is None:
             return
         now = time.perf_counter()
@@ -197,6 +208,7 @@ class TrainingMonitor:
         else:
             ax.plot(steps[::every], values[::every], color=colour, linewidth=1.5,
                     marker="." if len(values) < 30 else None, label=name)
+        _mark_non_finite(ax, steps, values, finite)
         last = values[-1]
         if math.isfinite(last):
             # Label the latest value; below the curve when it sits at the top (the title is there).
@@ -209,6 +221,23 @@ class TrainingMonitor:
     def __repr__(self) -> str:
         logged = ", ".join(self.history) or "nothing yet"
         return f"TrainingMonitor({logged})"
+
+
+def _mark_non_finite(ax: Axes, steps: np.ndarray, values: np.ndarray, finite: np.ndarray) -> None:
+    """NaN and Inf values as red crosses: NaN and +Inf at the top of the curve's range, -Inf at the bottom.
+
+    A line simply breaks at a NaN; the cross shows where the run diverged.
+    """
+    bad = ~np.isfinite(values)
+    if not bad.any():
+        return
+    low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    y = np.where(values[bad] == -np.inf, low, high)
+    ax.plot(steps[bad], y, linestyle="none", marker="x", markersize=8, color=style.EXPLODE_BAR,
+            label=f"NaN/Inf ({int(bad.sum())})")
+    first = int(np.flatnonzero(bad)[0])
+    ax.annotate(f"{values[first]} from step {steps[first]:g}", (steps[first], y[0]), textcoords="offset points",
+                xytext=(4, -12), fontsize=8, color=style.EXPLODE_BAR)
 
 
 def _is_noisy(values: np.ndarray) -> bool:
