@@ -107,6 +107,7 @@ from minitorch.functions import (  # noqa: E402
 )
 
 from minitorch.functions import chunk, erf, masked_fill, split, tril, triu  # noqa: E402  (sequence models)
+from minitorch.functions import bernoulli, multinomial  # noqa: E402  (sampling)
 from minitorch.functions import (  # noqa: E402  (selection, ordering and shape ops)
     argsort,
     broadcast_tensors,
