@@ -276,14 +276,14 @@ def random_values_like(like: TensorBase, distribution: str, a: float, b: float, 
 
     Drawn on the host, then moved, so a seed gives the same numbers on every device.
     """
-    host = backends.to_device(like.data, "cpu") if like.device != "cpu" else like.data
+    array = like.data  # only its shape, dtype and layout are read (NumPy and CuPy arrays have them)
     generator = generator_or_default(generator, f"{distribution}_")
-    n, dtype = host.size, host.dtype
+    n, dtype = array.size, np.dtype(array.dtype)
     if distribution == "normal":
-        values = transforms.normal(generator, n, dtype, a, b, filled=host.flags.c_contiguous)
+        values = transforms.normal(generator, n, dtype, a, b, filled=array.flags.c_contiguous)
     elif distribution == "uniform":
         values = transforms.uniform(generator, n, dtype, a, b)
     else:
         values = transforms.bernoulli_scalar(generator, n, a).astype(dtype)
-    values = transforms.in_memory_order(values, host)
+    values = transforms.in_memory_order(values, array)
     return TensorBase._make(backends.to_device(np.ascontiguousarray(values), like.device), None, False)
