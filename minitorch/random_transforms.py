@@ -54,7 +54,8 @@ def normal(generator: Generator, n: int, dtype: np.dtype, mean: float, std: floa
 
     ``filled`` (a contiguous tensor) with 16 or more elements: Box-Muller over blocks of 16
     uniforms (``box_muller.py``); when ``n`` is not a multiple of 16 the last 16 values are
-    redone from 16 fresh uniforms. Otherwise the scalar path (``normal_pairs``).
+    redone from 16 fresh uniforms. Otherwise the scalar path (``normal_pairs``). float16
+    is computed in float32 and rounded at the end.
     """
     if n < 16 or not filled:
         return normal_pairs(generator, n, mean, std).astype(dtype)
@@ -64,7 +65,10 @@ def normal(generator: Generator, n: int, dtype: np.dtype, mean: float, std: floa
     else:
         draw, blocks = unit_float32, normal_blocks_float32
     values = np.empty(n, dtype=_compute_dtype(dtype))
-    values[:full] = blocks(draw(generator, n)[:full].reshape(-1, 16), mean, std).ravel()
+    # float32/float64 draw a uniform for every element first (the last n % 16 are then
+    # overwritten unused); float16 goes block by block and draws only the full blocks.
+    drawn = n if np.dtype(dtype) == _compute_dtype(dtype) else full
+    values[:full] = blocks(draw(generator, drawn)[:full].reshape(-1, 16), mean, std).ravel()
     if n % 16:
         values[n - 16:] = blocks(draw(generator, 16).reshape(1, 16), mean, std).ravel()
     return values.astype(dtype)
