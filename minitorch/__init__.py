@@ -25,7 +25,8 @@ from minitorch.tensor import Tensor  # noqa: E402
 from minitorch import autograd  # noqa: E402
 from minitorch.autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
 from minitorch.dtypes import bool_, float16, float32, float64, int64  # noqa: E402
-from minitorch.random import manual_seed  # noqa: E402
+from minitorch.random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402
+from minitorch.random import default_generator as _default_generator  # noqa: E402
 from minitorch.backends.device import device  # noqa: E402
 from minitorch.size import Size  # noqa: E402
 from minitorch import return_types  # noqa: E402  (what max(dim), min(dim), sort and topk return)
@@ -106,6 +107,7 @@ from minitorch.functions import (  # noqa: E402
 )
 
 from minitorch.functions import chunk, erf, masked_fill, split, tril, triu  # noqa: E402  (sequence models)
+from minitorch.functions import bernoulli, multinomial  # noqa: E402  (sampling)
 from minitorch.functions import (  # noqa: E402  (selection, ordering and shape ops)
     argsort,
     broadcast_tensors,
@@ -194,6 +196,7 @@ from minitorch import amp  # noqa: E402
 from minitorch.amp import autocast  # noqa: E402
 from minitorch.amp.autocast_mode import is_autocast_enabled  # noqa: E402  (torch.is_autocast_enabled)
 
+default_generator = _default_generator()  # as torch.default_generator: the Generator itself
 bool = bool_  # ``minitorch.bool`` as ``torch.bool`` (shadows the builtin only in here)
 long = int64
 double = float64

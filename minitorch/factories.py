@@ -7,10 +7,15 @@ import sys
 import numpy as np
 
 from minitorch import backends, python_data
+from minitorch import random_transforms as transforms
 from minitorch.dtypes import bool_, default_float, get_dtype, int64
 from minitorch.errors import MiniTorchError, check_int, check_sizes
-from minitorch.random import default_generator
+from minitorch.random import STATE_AS_TENSOR, generator_or_default
 from minitorch.tensor_base import TensorBase
+
+# Generator.get_state() returns its bytes as a tensor (random.py sits below the tensors);
+# int64, since MiniTorch has no uint8 dtype.
+STATE_AS_TENSOR.wrap = lambda array: TensorBase._make(array.astype(np.int64), None, False)
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False):
@@ -152,41 +157,45 @@ def empty_like(t, dtype=None, device=None, requires_grad=False):
     return _filled((t.shape,), 0, dtype, device, requires_grad, "empty_like")
 
 
-def rand_like(t, dtype=None, device=None, requires_grad=False):
+def rand_like(t, dtype=None, device=None, requires_grad=False, *, generator=None):
     """Uniform [0, 1) random numbers with ``t``'s shape (and dtype and device unless given)."""
     dtype, device = _like(t, dtype, device)
-    return rand(*t.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    return rand(*t.shape, dtype=dtype, device=device, requires_grad=requires_grad, generator=generator)
 
 
-def randn_like(t, dtype=None, device=None, requires_grad=False):
+def randn_like(t, dtype=None, device=None, requires_grad=False, *, generator=None):
     """Standard normal random numbers with ``t``'s shape (and dtype and device unless given)."""
     dtype, device = _like(t, dtype, device)
-    return randn(*t.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    return randn(*t.shape, dtype=dtype, device=device, requires_grad=requires_grad, generator=generator)
 
 
-def randint_like(t, low, high=None, dtype=None, device=None, requires_grad=False):
+def randint_like(t, low, high=None, dtype=None, device=None, requires_grad=False, *, generator=None):
     """Random integers in [low, high) with ``t``'s shape (``randint_like(t, high)`` starts at 0)."""
     dtype, device = _like(t, dtype, device)
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(t.shape), dtype=dtype, device=device, requires_grad=requires_grad)
+    return randint(low, high, tuple(t.shape), dtype=dtype, device=device, requires_grad=requires_grad,
+                   generator=generator)
 
 
-# The random factories draw on the host from the one NumPy generator and upload the result:
-# a seed then gives the same numbers on every device, so a model initialised on the GPU
-# matches its CPU twin. It is one upload at creation, never a copy per op.
-def rand(*size, dtype=None, device=None, requires_grad=False):
+# The random factories draw on the host from a mt19937 generator, with PyTorch's transforms
+# (random_transforms.py), and upload the result: a seed gives PyTorch's CPU numbers on
+# every device, so a model initialised on the GPU matches its CPU twin. It is one upload at
+# creation, never a copy per op.
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Uniform random numbers in [0, 1)."""
     dtype = _floating_dtype(dtype, "rand")
-    array = default_generator().random(_size(size, "rand"), dtype=np.float64).astype(dtype.np_dtype)
-    return _finish(array, None, device, requires_grad)
+    shape = _size(size, "rand")
+    values = transforms.uniform(generator_or_default(generator, "rand"), math.prod(shape), dtype.np_dtype, 0.0, 1.0)
+    return _finish(values.reshape(shape), None, device, requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False):
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """Standard normal random numbers (mean 0, std 1)."""
     dtype = _floating_dtype(dtype, "randn")
-    array = default_generator().standard_normal(_size(size, "randn")).astype(dtype.np_dtype)
-    return _finish(array, None, device, requires_grad)
+    shape = _size(size, "randn")
+    values = transforms.normal(generator_or_default(generator, "randn"), math.prod(shape), dtype.np_dtype, 0.0, 1.0)
+    return _finish(values.reshape(shape), None, device, requires_grad)
 
 
 def _floating_dtype(dtype, op):
@@ -197,7 +206,7 @@ def _floating_dtype(dtype, op):
     return dtype
 
 
-def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False):
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     """Random integers in [low, high) (``randint(high, size)`` starts at 0)."""
     if size is None:
         if high is None or not isinstance(high, (tuple, list)):
@@ -213,16 +222,18 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
     low, high = check_int("randint", "low", low), check_int("randint", "high", high)
     if low >= high:
         raise MiniTorchError(f"randint(): expected low < high, but got low={low} >= high={high}")
-    array = default_generator().integers(low, high, size=_size((size,), "randint"))
-    return _finish(array, dtype if dtype is not None else int64, device, requires_grad)
+    shape = _size((size,), "randint")
+    values = transforms.integers(generator_or_default(generator, "randint"), math.prod(shape), low, high)
+    return _finish(values.reshape(shape), dtype if dtype is not None else int64, device, requires_grad)
 
 
-def randperm(n, device=None):
-    """A random permutation of 0..n-1 (int64)."""
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """A random permutation of 0..n-1 (int64 unless ``dtype`` says otherwise)."""
     n = check_int("randperm", "n", n)
     if n < 0:
         raise MiniTorchError(f"randperm(): n must be non-negative, got {n}")
-    return _finish(default_generator().permutation(n).astype(np.int64), None, device, False)
+    values = transforms.permutation(generator_or_default(generator, "randperm"), n)
+    return _finish(values, dtype if dtype is not None else int64, device, requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
@@ -273,13 +284,21 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return _finish(xp.eye(n, m, dtype=dtype.np_dtype), None, device, requires_grad)
 
 
-def random_values_like(like: TensorBase, distribution: str, a: float, b: float) -> TensorBase:
-    """Samples of N(a, b**2) (``"normal"``) or U(a, b) (``"uniform"``) with ``like``'s shape, dtype
-    and device, from minitorch's generator (``manual_seed``): the values of ``normal_``/``uniform_``.
+def random_values_like(like: TensorBase, distribution: str, a: float, b: float, generator=None) -> TensorBase:
+    """Samples of N(a, b**2) (``"normal"``), U(a, b) (``"uniform"``) or Bernoulli(a)
+    (``"bernoulli"``) with ``like``'s shape, dtype and device: the values of ``normal_``,
+    ``uniform_`` and ``bernoulli_``, drawn as PyTorch draws them (in ``like``'s memory order).
 
-    Drawn on the host in float64, then converted, so a seed gives the same numbers on every device.
+    Drawn on the host, then moved, so a seed gives the same numbers on every device.
     """
-    generator = default_generator()
-    draw = generator.normal if distribution == "normal" else generator.uniform
-    values = draw(a, b, size=tuple(like.shape)).astype(like.data.dtype)
-    return TensorBase._make(backends.to_device(values, like.device), None, False)
+    array = like.data  # only its shape, dtype and layout are read (NumPy and CuPy arrays have them)
+    generator = generator_or_default(generator, f"{distribution}_")
+    n, dtype = array.size, np.dtype(array.dtype)
+    if distribution == "normal":
+        values = transforms.normal(generator, n, dtype, a, b, filled=array.flags.c_contiguous)
+    elif distribution == "uniform":
+        values = transforms.uniform(generator, n, dtype, a, b)
+    else:
+        values = transforms.bernoulli_scalar(generator, n, a).astype(dtype)
+    values = transforms.in_memory_order(values, array)
+    return TensorBase._make(backends.to_device(np.ascontiguousarray(values), like.device), None, False)

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from minitorch import random_transforms
 from minitorch.backends.base import Backend
 from minitorch.random import default_generator
 
@@ -39,8 +40,10 @@ class CpuBackend(Backend):
         return target
 
     def uniform(self, shape: tuple[int, ...], dtype: Any) -> Any:
-        # MiniTorch's own generator (minitorch.manual_seed), not NumPy's global one.
-        return default_generator().random(shape, dtype=np.float32 if dtype == np.float32 else np.float64)
+        # MiniTorch's own generator (minitorch.manual_seed), with PyTorch's uniform transform.
+        dtype = np.float32 if dtype == np.float32 else np.float64
+        count = int(np.prod(shape, dtype=np.int64))
+        return random_transforms.uniform(default_generator(), count, dtype, 0.0, 1.0).reshape(shape)
 
 
 CPU = CpuBackend()

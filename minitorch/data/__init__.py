@@ -10,9 +10,9 @@ import numbers
 
 import numpy as np
 
-from minitorch import backends
+from minitorch import backends, random_transforms
 from minitorch.errors import MiniTorchError, MiniTorchIndexError
-from minitorch.random import default_generator
+from minitorch.random import Generator, generator_or_default
 from minitorch.tensor import Tensor
 
 
@@ -154,9 +154,12 @@ def _describe(sample):
 class DataLoader:
     """Iterate over a dataset in batches: ``for x, y in DataLoader(ds, batch_size=64, shuffle=True, seed=0)``.
 
-    With ``shuffle`` the order is redrawn every epoch from a generator created once (from
-    ``seed``, or from ``minitorch.manual_seed``'s generator when ``seed`` is None), so a
-    seeded run is repeatable and each epoch still sees a new order. ``drop_last`` skips
+    With ``shuffle`` the order is redrawn every epoch, drawn as PyTorch's DataLoader and
+    RandomSampler draw it: from ``generator`` (or one made once from ``seed``), else from a
+    generator seeded by a draw from ``minitorch.manual_seed``'s. So after the same seed the
+    batches are PyTorch's, and each epoch still sees a new order. As in PyTorch, every epoch
+    also draws one number from that generator (PyTorch's seed for its worker processes),
+    shuffled or not. ``drop_last`` skips
     the final, smaller batch. ``num_workers`` and ``pin_memory`` are accepted as PyTorch's
     (speed settings): batches are always loaded in this process, with the same result.
     """
@@ -172,6 +175,7 @@ class DataLoader:
         sampler=None,
         num_workers=0,
         pin_memory=False,
+        generator=None,
     ):
         if not (hasattr(dataset, "__len__") and hasattr(dataset, "__getitem__")):
             raise TypeError(
@@ -203,7 +207,10 @@ class DataLoader:
         self.shuffle, self.drop_last = shuffle, drop_last
         self.sampler = sampler  # yields the indices to load, in order (DistributedSampler: one rank's share)
         self.collate_fn = collate_fn or (default_convert if batch_size is None else default_collate)
-        self._rng = np.random.default_rng(seed) if seed is not None else None
+        if seed is not None and generator is not None:
+            raise ValueError("DataLoader: give either seed or generator, not both")
+        self.generator = Generator().manual_seed(seed) if seed is not None else generator
+        generator_or_default(self.generator, "DataLoader")  # a wrong type fails here, not mid-epoch
 
     def __len__(self):
         n = len(self.sampler) if self.sampler is not None else len(self.dataset)
@@ -220,8 +227,13 @@ class DataLoader:
         n = len(self.dataset)
         if not self.shuffle:
             return np.arange(n)
-        rng = self._rng if self._rng is not None else default_generator()
-        return rng.permutation(n)
+        return random_transforms.permutation(self._shuffle_generator(), n)
+
+    def _shuffle_generator(self):
+        """PyTorch's RandomSampler: the loader's generator, or a new one seeded by a global draw."""
+        if self.generator is not None:
+            return self.generator
+        return Generator().manual_seed(random_transforms.random_int64(generator_or_default(None, "DataLoader")))
 
     def _check_sampled(self, order):
         """A sampler's index past the end of a TensorDataset: say so here, not as NumPy's IndexError."""
@@ -234,7 +246,16 @@ class DataLoader:
             )
 
     def __iter__(self):
-        order = self._order()
+        # PyTorch draws a base seed for its workers at the start of every epoch: drawn here too,
+        # so the generator is where PyTorch's is after each epoch.
+        random_transforms.random_int64(generator_or_default(self.generator, "DataLoader"))
+        yield from self._batches(self._order())
+        if self.sampler is None and self.shuffle and self.generator is not None and len(self.dataset):
+            # PyTorch's RandomSampler asks its generator for one more permutation (of which it
+            # keeps none) when the epoch's indices run out.
+            random_transforms.permutation(self.generator, len(self.dataset))
+
+    def _batches(self, order):
         if self.batch_size is None:
             for i in order:
                 yield self.collate_fn(self.dataset[int(i)])

@@ -18,6 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from minitorch import random_transforms
+from minitorch.random import Generator
+
 
 class DistributedSampler:
     """Indices of this rank's share of ``dataset``; pass it to ``DataLoader(sampler=...)``."""
@@ -51,7 +54,8 @@ class DistributedSampler:
         """The padded (or cut) order of all ranks together, before it is dealt out."""
         n = len(self.dataset)
         if self.shuffle:
-            indices = np.random.default_rng(self.seed + self.epoch).permutation(n)
+            # PyTorch's: randperm from a generator seeded with seed + epoch, so the same order.
+            indices = random_transforms.permutation(Generator().manual_seed(self.seed + self.epoch), n)
         else:
             indices = np.arange(n)
         if self.drop_last:

@@ -16,7 +16,8 @@ same name under ``minitorch/tensor/``:
 - the ops networks are built of: ``activations`` (softmax, leaky_relu, elu ...),
   ``losses``, ``pointwise_losses``, ``class_losses``, ``fused`` (Linear,
   SoftmaxCrossEntropy, BiasReLU), ``conv``, ``pooling``, ``dropout``, ``normalization``,
-  ``attention``, ``recurrent``, ``embedding``, ``special`` (erf, gelu);
+  ``attention``, ``recurrent``, ``embedding``, ``special`` (erf, gelu), ``sampling``
+  (bernoulli, multinomial: no gradient, so plain functions);
 - ``autocast_policy`` (which ops run in float16 under autocast) and ``out`` (``out=``).
 
 The lower-case functions are the user-facing forms (``minitorch.exp(x)``, ``F.conv2d``);
@@ -163,6 +164,7 @@ from minitorch.functions.reductions import (
     var,
 )
 from minitorch.functions.rounding import Ceil, Floor, Round, Sign, Trunc, ceil, floor, round, sign, trunc
+from minitorch.functions.sampling import bernoulli, multinomial
 from minitorch.functions.selection import (
     IndexSelect,
     MaskedSelect,

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from minitorch import backends
+from minitorch import backends, random_transforms
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchValueError
 from minitorch.hints import Array, Gradients
+from minitorch.random import default_generator
 from minitorch.tensor_base import TensorBase
 
 if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
@@ -31,9 +32,17 @@ class Dropout(Function):
         return grad * mask, None
 
 
-def _uniform_like(x: Array) -> Array:
-    """Uniform [0, 1) numbers shaped like the array ``x``, on its device."""
-    return backends.of(x).uniform(x.shape, x.dtype)
+def _keep_mask(x: Array, p: float) -> Array:
+    """True where an element of the array ``x`` survives (probability 1 - p), on its device.
+
+    On the host as PyTorch's CPU dropout: ``bernoulli_(1 - p)`` drawn in ``x``'s memory
+    order, so a seed gives PyTorch's masks. A device draws with its own generator.
+    """
+    backend = backends.of(x)
+    if not backend.is_host:
+        return backend.uniform(x.shape, x.dtype) >= p
+    keep = random_transforms.bernoulli_scalar(default_generator(), x.size, 1 - p)
+    return random_transforms.in_memory_order(keep, x)
 
 
 def dropout(input: TensorBase, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
@@ -50,6 +59,6 @@ def dropout(input: TensorBase, p: float = 0.5, training: bool = True, inplace: b
         return input * 0  # zeros of the input's dtype (NaN stays NaN, as in PyTorch)
     if input.data.dtype.kind != "f":  # as PyTorch: the kept values scaled by 1/(1-p) are not integers
         raise MiniTorchValueError(f"dropout: expected a floating-point input, got {input.dtype} (p={p})")
-    keep = _uniform_like(input.data) >= p
-    mask = keep.astype(input.data.dtype) * input.data.dtype.type(1 / (1 - p))
+    keep = _keep_mask(input.data, p)
+    mask = keep.astype(input.data.dtype) / input.data.dtype.type(1 - p)  # as PyTorch: noise.div_(1 - p)
     return Dropout.apply(input, mask)

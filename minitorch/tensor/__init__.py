@@ -32,6 +32,7 @@ from minitorch.tensor.ordering import OrderingMethods
 from minitorch.tensor.rearranging import RearrangingMethods
 from minitorch.tensor.reductions import ReductionMethods
 from minitorch.tensor.rounding import RoundingMethods
+from minitorch.tensor.sampling import SamplingMethods
 from minitorch.tensor.selection import SelectionMethods
 from minitorch.tensor.shape import ShapeMethods
 from minitorch.tensor.special import SpecialMethods
@@ -57,6 +58,7 @@ class Tensor(
     LinalgMethods,
     ActivationMethods,
     SpecialMethods,
+    SamplingMethods,
     ConversionMethods,
     CreationMethods,
     InPlaceMethods,

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from minitorch import backends, factories
+from minitorch import backends, factories, random_transforms
 from minitorch import functions as ops
 from minitorch.dtypes import dtype_of_array, result_dtype, scalar_category
 from minitorch.errors import MiniTorchError, device_mismatch_message
@@ -119,17 +119,27 @@ class InPlaceMethods(TensorBase):
         return self._apply_op("masked_fill_", ops.masked_fill, mask, value)
 
     # ------------------------------------------------------------------ random fills
-    def normal_(self, mean: float = 0.0, std: float = 1.0) -> Any:
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Any:
         """Fill with samples of N(mean, std**2) from minitorch's generator (``manual_seed``)."""
         if std < 0:
             raise MiniTorchError(f"normal_: expects std >= 0.0, but found std {std}")
-        return self._random_fill("normal_", "normal", mean, std)
+        return self._random_fill("normal_", "normal", mean, std, generator)
 
-    def uniform_(self, a: float = 0.0, b: float = 1.0) -> Any:
+    def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Any:
         """Fill with samples of U(a, b) (the range [a, b)) from minitorch's generator."""
         if a > b:
             raise MiniTorchError(f"uniform_: expects to return a [from, to) range, but found from={a} > to={b}")
-        return self._random_fill("uniform_", "uniform", a, b)
+        return self._random_fill("uniform_", "uniform", a, b, generator)
+
+    def bernoulli_(self, p: Any = 0.5, *, generator: Any = None) -> Any:
+        """Fill with 1 (probability ``p``, a number or a tensor broadcasting to this one) or 0."""
+        me: Any = self
+        if isinstance(p, InPlaceMethods):
+            probs = ops.broadcast_to(p.detach(), tuple(me.shape)).contiguous()
+            value = ops.bernoulli(probs, generator=generator).to(me.dtype)
+            return self._overwrite("bernoulli_", Ellipsis, value)
+        return self._overwrite("bernoulli_", Ellipsis, factories.random_values_like(
+            me, "bernoulli", random_transforms.check_probability("bernoulli_", p), 0.0, generator))
 
     # ------------------------------------------------------------------ overwriting
     def zero_(self) -> Any:
@@ -184,12 +194,12 @@ class InPlaceMethods(TensorBase):
             result = ops.cast(result, me.dtype)
         return _write_recorded(me, name, result)
 
-    def _random_fill(self, name: str, distribution: str, a: float, b: float) -> Any:
+    def _random_fill(self, name: str, distribution: str, a: float, b: float, generator: Any) -> Any:
         """Overwrite with random values (recorded like ``t[...] = values``: a zero gradient to the old ones)."""
         me: Any = self
         if me.data.dtype.kind != "f":
             raise NotImplementedError(f"{name}: not implemented for a {me.dtype} tensor (floating tensors only)")
-        return self._overwrite(name, Ellipsis, factories.random_values_like(me, distribution, a, b))
+        return self._overwrite(name, Ellipsis, factories.random_values_like(me, distribution, a, b, generator))
 
     def _update(self, name: str, op_name: str, other: Any) -> Any:
         """``self <op>= other``: recorded when it involves the graph, else done on the data."""
