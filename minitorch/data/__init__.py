@@ -6,6 +6,7 @@ whose first dimension indexes samples; for it the DataLoader takes a whole batch
 fancy index (``X[batch_indices]``) instead of a Python loop over samples.
 """
 
+import itertools
 import numbers
 
 import numpy as np
@@ -157,7 +158,9 @@ class DataLoader:
     With ``shuffle`` the order is redrawn every epoch from a generator created once (from
     ``seed``, or from ``minitorch.manual_seed``'s generator when ``seed`` is None), so a
     seeded run is repeatable and each epoch still sees a new order. ``drop_last`` skips
-    the final, smaller batch. ``num_workers`` and ``pin_memory`` are accepted as PyTorch's
+    the final, smaller batch. ``sampler`` (a RandomSampler, a DistributedSampler ...) is read
+    lazily, one batch of indices at a time; ``generator`` draws the shuffled order, as PyTorch's.
+    ``num_workers`` and ``pin_memory`` are accepted as PyTorch's
     (speed settings): batches are always loaded in this process, with the same result.
     """
 
@@ -172,6 +175,7 @@ class DataLoader:
         sampler=None,
         num_workers=0,
         pin_memory=False,
+        generator=None,
     ):
         if not (hasattr(dataset, "__len__") and hasattr(dataset, "__getitem__")):
             raise TypeError(
@@ -204,6 +208,7 @@ class DataLoader:
         self.sampler = sampler  # yields the indices to load, in order (DistributedSampler: one rank's share)
         self.collate_fn = collate_fn or (default_convert if batch_size is None else default_collate)
         self._rng = np.random.default_rng(seed) if seed is not None else None
+        self.generator = generator  # PyTorch's: draws the shuffled order (through RandomSampler)
 
     def __len__(self):
         n = len(self.sampler) if self.sampler is not None else len(self.dataset)
@@ -211,30 +216,37 @@ class DataLoader:
             return n
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
 
-    def _order(self):
+    def _indices(self):
+        """The indices to load, as an iterator: a sampler is read lazily, batch by batch."""
         if self.sampler is not None:
-            return np.fromiter(iter(self.sampler), dtype=np.int64)
+            return iter(self.sampler)
         n = len(self.dataset)
         if not self.shuffle:
-            return np.arange(n)
+            return iter(range(n))
+        if self.generator is not None:  # PyTorch's DataLoader(shuffle=True, generator=g)
+            return iter(RandomSampler(self.dataset, generator=self.generator))
         rng = self._rng if self._rng is not None else default_generator()
-        return rng.permutation(n)
+        return iter(rng.permutation(n).tolist())
 
     def __iter__(self):
-        order = self._order()
+        indices = self._indices()
         if self.batch_size is None:
-            for i in order:
+            for i in indices:
                 yield self.collate_fn(self.dataset[int(i)])
             return
         fast = isinstance(self.dataset, TensorDataset) and self.collate_fn is default_collate
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
-            if self.drop_last and len(batch) < self.batch_size:
+        # One batch of indices at a time: RandomSampler(replacement=True, num_samples=10**10)
+        # yields its first batch at once instead of first drawing ten billion indices.
+        while True:
+            batch = np.fromiter(itertools.islice(indices, self.batch_size), dtype=np.int64)
+            if len(batch) == 0 or (self.drop_last and len(batch) < self.batch_size):
                 return
             if fast:
                 yield self.dataset.take(batch)
             else:
                 yield self._collate(batch)
+            if len(batch) < self.batch_size:
+                return
 
     def _collate(self, batch):
         try:
@@ -245,3 +257,10 @@ class DataLoader:
 
 
 from minitorch.data.distributed import DistributedSampler  # noqa: E402
+from minitorch.data.samplers import (  # noqa: E402
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+)
