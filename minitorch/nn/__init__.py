@@ -1,6 +1,13 @@
 """``minitorch.nn``: modules (layers with parameters), ``functional``, ``init`` and ``parallel`` (DDP)."""
 
-from minitorch.nn import functional, init, parallel, utils
+# Last: PyTorch's file paths (torch.nn.modules.loss ...) re-export the layers above.
+from minitorch.nn import (
+    functional,
+    init,
+    modules,  # noqa: E402, I001
+    parallel,
+    utils,
+)
 from minitorch.nn.activations import (
     ELU,
     Hardtanh,
