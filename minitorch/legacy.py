@@ -44,7 +44,7 @@ class _LegacyTensorType(type):
 
     dtype: dtypes.DType
 
-    def __call__(cls, *args: Any, device: Any = None) -> Tensor:  # type: ignore[override]
+    def __call__(cls, *args: Any, device: Any = None) -> Tensor:
         return Tensor._make(constructor_array(args, cls.dtype, device), None, False)
 
     def __instancecheck__(cls, instance: Any) -> bool:

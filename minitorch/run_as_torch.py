@@ -36,8 +36,10 @@ def main(argv: list[str]) -> None:
         runpy.run_path(str(script), run_name="__main__")
     except AttributeError as error:
         note = data_method_note(error)
-        if note:
+        if note and hasattr(error, "add_note"):  # Python 3.11+: printed under the traceback
             error.add_note(note)
+        elif note:
+            print(note, file=sys.stderr)
         raise
 
 
@@ -47,11 +49,12 @@ def data_method_note(error: AttributeError) -> str | None:
     In PyTorch ``p.data`` is a Tensor; in MiniTorch it is the NumPy array itself, which has
     no in-place Tensor methods. ``p.data += -lr * p.grad`` works on both.
     """
-    if not isinstance(error.obj, np.ndarray) or not error.name.endswith("_"):
+    name = getattr(error, "name", None) or ""
+    if not isinstance(getattr(error, "obj", None), np.ndarray) or not name.endswith("_"):
         return None
     return (
-        f"run_as_torch: in MiniTorch `.data` is the NumPy array itself, which has no `{error.name}` method. "
-        f"Call it on the tensor under torch.no_grad() (`with torch.no_grad(): p.{error.name}(...)`), or use "
+        f"run_as_torch: in MiniTorch `.data` is the NumPy array itself, which has no `{name}` method. "
+        f"Call it on the tensor under torch.no_grad() (`with torch.no_grad(): p.{name}(...)`), or use "
         "NumPy's operators on the array (`p.data += -lr * p.grad`, `p.data[...] = 0`): both work in PyTorch too. "
         "See docs/DIFFERENCES-FROM-PYTORCH.md."
     )

@@ -28,7 +28,7 @@ class Sampler:
     def __init__(self, data_source: Any = None) -> None:
         self.data_source = data_source
 
-    def __iter__(self) -> Iterator[int]:
+    def __iter__(self) -> Iterator[Any]:
         raise NotImplementedError(f"{type(self).__name__} must define __iter__")
 
 
@@ -111,7 +111,9 @@ class BatchSampler(Sampler):
             raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
         if not isinstance(drop_last, bool):
             raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
-        self.sampler, self.batch_size, self.drop_last = sampler, int(batch_size), drop_last
+        self.sampler: Iterable[int] = sampler
+        self.batch_size: int = int(batch_size)
+        self.drop_last: bool = drop_last
 
     def __iter__(self) -> Iterator[list[int]]:
         batch: list[int] = []
@@ -124,5 +126,5 @@ class BatchSampler(Sampler):
             yield batch
 
     def __len__(self) -> int:
-        n = len(self.sampler)  # type: ignore[arg-type]
+        n = len(self.sampler)  # type: ignore[arg-type]  # a sampler without __len__ raises, as in PyTorch
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)

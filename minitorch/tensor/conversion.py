@@ -100,5 +100,5 @@ class ConversionMethods(TensorBase):
         if isinstance(dtype, str) and dtype in _TYPES_BY_NAME:
             dtype = _TYPES_BY_NAME[dtype]
         if isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), DType):
-            dtype = dtype.dtype  # a legacy type: t.type(minitorch.LongTensor)
+            dtype = getattr(dtype, "dtype")  # noqa: B009  (a legacy type: t.type(minitorch.LongTensor))
         return conversion.cast(self, get_dtype(dtype))

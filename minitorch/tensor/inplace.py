@@ -43,7 +43,7 @@ class InPlaceMethods(TensorBase):
 
     # ``p.data += -lr * p.grad``: NumPy updating a plain array with a Tensor, in place (see
     # minitorch/numpy_ufuncs.py); every other ufunc on a Tensor defers to its operators.
-    __array_ufunc__ = numpy_ufuncs.array_ufunc
+    __array_ufunc__ = numpy_ufuncs.array_ufunc  # type: ignore[assignment]  # TensorBase says None
 
     # ------------------------------------------------------------------ arithmetic
     def __iadd__(self, other: Any) -> Any:
