@@ -19,6 +19,7 @@ from minitorch.nn.modules import (
     pooling,
     rnn,
     sparse,
+    transformer,
     utils,
 )
 from minitorch.nn.modules.module import Module
@@ -38,5 +39,6 @@ __all__ = [
     "pooling",
     "rnn",
     "sparse",
+    "transformer",
     "utils",
 ]
