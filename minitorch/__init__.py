@@ -195,6 +195,16 @@ from minitorch.serialization import load, save  # noqa: E402
 from minitorch import amp  # noqa: E402
 from minitorch.amp import autocast  # noqa: E402
 from minitorch.amp.autocast_mode import is_autocast_enabled  # noqa: E402  (torch.is_autocast_enabled)
+from minitorch import legacy, onnx  # noqa: E402  (torch.onnx: the path; export refuses)
+from minitorch.legacy import BoolTensor, DoubleTensor, FloatTensor, HalfTensor, LongTensor  # noqa: E402
+from minitorch.unsupported_dtypes import bfloat16  # noqa: E402  (a name only: using it raises)
+from minitorch.amp import cuda_amp as _cuda_amp  # noqa: E402
+import sys as _sys  # noqa: E402
+
+# PyTorch's older paths, entered from here because the lower layers they belong to cannot
+# import the upper ones: ``torch.autograd.Variable`` and ``torch.cuda.amp`` (GradScaler).
+autograd.Variable = legacy.Variable  # type: ignore[attr-defined]
+cuda.amp = _sys.modules["minitorch.cuda.amp"] = _cuda_amp  # type: ignore[attr-defined]
 
 default_generator = _default_generator()  # as torch.default_generator: the Generator itself
 bool = bool_  # ``minitorch.bool`` as ``torch.bool`` (shadows the builtin only in here)

@@ -12,6 +12,8 @@ import runpy
 import sys
 from pathlib import Path
 
+import numpy as np
+
 COMPAT = Path(__file__).resolve().parent / "compat"
 USAGE = "usage: python -m minitorch.run_as_torch script.py [args ...]"
 
@@ -30,7 +32,32 @@ def main(argv: list[str]) -> None:
     # before even that, the folder whose `torch` package is MiniTorch.
     sys.path[0:1] = [str(COMPAT), str(script.resolve().parent)]
     sys.argv = [str(script), *argv[1:]]
-    runpy.run_path(str(script), run_name="__main__")
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    except AttributeError as error:
+        note = data_method_note(error)
+        if note and hasattr(error, "add_note"):  # Python 3.11+: printed under the traceback
+            error.add_note(note)
+        elif note:
+            print(note, file=sys.stderr)
+        raise
+
+
+def data_method_note(error: AttributeError) -> str | None:
+    """What to write instead of ``p.data.add_(...)``, when ``error`` is that call failing (else None).
+
+    In PyTorch ``p.data`` is a Tensor; in MiniTorch it is the NumPy array itself, which has
+    no in-place Tensor methods. ``p.data += -lr * p.grad`` works on both.
+    """
+    name = getattr(error, "name", None) or ""
+    if not isinstance(getattr(error, "obj", None), np.ndarray) or not name.endswith("_"):
+        return None
+    return (
+        f"run_as_torch: in MiniTorch `.data` is the NumPy array itself, which has no `{name}` method. "
+        f"Call it on the tensor under torch.no_grad() (`with torch.no_grad(): p.{name}(...)`), or use "
+        "NumPy's operators on the array (`p.data += -lr * p.grad`, `p.data[...] = 0`): both work in PyTorch too. "
+        "See docs/DIFFERENCES-FROM-PYTORCH.md."
+    )
 
 
 if __name__ == "__main__":

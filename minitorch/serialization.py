@@ -28,7 +28,19 @@ from minitorch.checkpoint_format import (
     unsupported_dtype,
 )
 from minitorch.errors import MiniTorchError
+from minitorch.nn.module import Module
 from minitorch.tensor import Tensor
+from minitorch.whole_module import (  # noqa: F401  (torch.serialization's names for the safe-globals list)
+    ModuleEncoder,
+    WeightsOnlyLoadError,
+    add_safe_globals,
+    clear_safe_globals,
+    get_safe_globals,
+    lookup_table,
+    names_in,
+    rebuild,
+    safe_globals,
+)
 
 
 class SaveTargetError(MiniTorchError, IsADirectoryError):
@@ -39,11 +51,15 @@ class NestingTooDeepError(MiniTorchError, RecursionError):
     """``save`` of dicts/lists nested past ``MAX_DEPTH`` (PyTorch's pickle raises RecursionError there)."""
 
 
-def _encode(value, arrays, where="root", depth=0):
+def _encode(value, arrays, where="root", depth=0, modules=None):
     """A JSON-able description of ``value``; arrays go into ``arrays`` and are referenced by name.
 
-    ``where`` (like ``root['opt']['state']``) locates ``value`` in error messages.
+    ``where`` (like ``root['opt']['state']``) locates ``value`` in error messages. A Module
+    (``save(model)``) is written by ``modules``, one ``whole_module.ModuleEncoder`` per save,
+    so tensors and layers shared between parts of the object stay shared.
     """
+    if isinstance(value, Module):
+        return modules.encode(value, where)
     if depth > MAX_DEPTH:  # load refuses deeper headers, so save does not write them
         shown = where if len(where) <= 120 else f"{where[:60]} ... {where[-50:]}"
         raise NestingTooDeepError(
@@ -64,18 +80,18 @@ def _encode(value, arrays, where="root", depth=0):
         for k, v in value.items():
             if not isinstance(k, (str, int)) or isinstance(k, bool):
                 raise MiniTorchError(f"save: dict keys must be str or int, got {type(k).__name__} {k!r}")
-            items.append([k, _encode(v, arrays, f"{where}[{k!r}]", depth + 1)])
+            items.append([k, _encode(v, arrays, f"{where}[{k!r}]", depth + 1, modules)])
         return {"__dict__": items}
     if isinstance(value, (list, tuple)):
-        items = [_encode(v, arrays, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
+        items = [_encode(v, arrays, f"{where}[{i}]", depth + 1, modules) for i, v in enumerate(value)]
         return {"__list__": items, "tuple": isinstance(value, tuple)}
     if isinstance(value, (np.integer, np.floating, np.bool_)):
         return value.item()
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     raise MiniTorchError(
-        f"save: can't store a {type(value).__name__}; save stores Tensors, arrays, numbers, strings "
-        "and dicts/lists of them (e.g. model.state_dict() or optimizer.state_dict())"
+        f"save: can't store a {type(value).__name__}; save stores Tensors, arrays, numbers, strings, "
+        "Modules and dicts/lists of them (e.g. model.state_dict() or optimizer.state_dict())"
     )
 
 
@@ -83,9 +99,12 @@ def save(obj, f):
     """Write ``obj`` (a state dict, or nested dicts/lists of tensors and numbers) to ``f``.
 
     ``f`` is a path or a binary file object. The file is a ``.npz`` archive whatever its name.
+    A whole Module (``save(model)``) is written as its class's import name, its attributes
+    and its arrays; ``load`` rebuilds it only when told it may (see ``whole_module.py``).
     """
     arrays = {}
-    tree = {"format": "minitorch", "version": FORMAT_VERSION, "root": _encode(obj, arrays)}
+    modules = ModuleEncoder(lambda tensor, where: _encode(tensor, arrays, where))
+    tree = {"format": "minitorch", "version": FORMAT_VERSION, "root": _encode(obj, arrays, modules=modules)}
     header = np.frombuffer(json.dumps(tree).encode("utf-8"), dtype=np.uint8)
     if header.nbytes > MAX_HEADER_BYTES:  # load would refuse it
         raise MiniTorchError(
@@ -162,17 +181,25 @@ def load(f, map_location=None, *, weights_only=None, max_bytes=None):
     ``MAX_LOAD_BYTES`` is 4 GiB. The sizes are checked before anything is decompressed, so
     a small "zip bomb" file cannot fill the memory. Raise it for a larger file you trust.
 
-    ``weights_only``: accepted because PyTorch's tutorials pass it to ``torch.load``. MiniTorch
-    never unpickles, so every value behaves the same: only data is ever loaded.
+    ``weights_only``: as in PyTorch, True unless given. For a file of tensors and plain data
+    (a state dict) it changes nothing. A file holding a whole Module (``save(model)``) is
+    rebuilt only with ``weights_only=False`` (its class is imported by name, which runs that
+    module's code) or when its classes are on ``add_safe_globals`` / ``safe_globals``' list;
+    otherwise a ``WeightsOnlyLoadError`` (an ``UnpicklingError``) says so.
     """
-    del weights_only  # always "weights only": see the docstring
+    weights_only = True if weights_only is None else bool(weights_only)
     if max_bytes is None:
         max_bytes = MAX_LOAD_BYTES  # looked up now: minitorch.serialization.MAX_LOAD_BYTES may be changed
     if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes <= 0:
         raise MiniTorchError(f"load: max_bytes must be a positive whole number of bytes, got {max_bytes!r}")
     root, arrays = read_checkpoint(f, max_bytes)
     device = None if map_location is None else backends.normalize_device(map_location)
-    return _resolve(root, arrays, device)
+    names = names_in(root)
+    if not names:
+        return _resolve(root, arrays, device)
+    source = repr(os.fspath(f)) if isinstance(f, (str, os.PathLike)) else "the file"
+    table = lookup_table(names, weights_only, source)
+    return rebuild(root, table, lambda ref: _resolve(ref, arrays, device), {})
 
 
 def _resolve(obj, arrays, device):

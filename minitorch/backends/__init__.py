@@ -35,7 +35,7 @@ from minitorch.backends.registry import (
 register(CPU)
 
 # PyTorch's ``torch.backends.*`` answers, and the device object (``minitorch.device``).
-from minitorch.backends import cudnn, mps  # noqa: E402
+from minitorch.backends import cuda, cudnn, mps  # noqa: E402
 from minitorch.backends.device import device  # noqa: E402
 
 __all__ = [

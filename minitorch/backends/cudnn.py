@@ -17,3 +17,5 @@ def is_available() -> bool:
 def version() -> None:
     """None: no cuDNN is loaded."""
     return None
+
+allow_tf32 = True  # PyTorch's default; MiniTorch's convolutions never use TensorFloat-32 either way

@@ -45,6 +45,27 @@ def unavailable_reason():
         return f"the GPU probe failed unexpectedly: {type(exc).__name__}: {exc}"
 
 
+def manual_seed(seed: int) -> None:
+    """Seed the GPU's own generator (CuPy's, which GPU dropout draws from); nothing without a GPU.
+
+    As ``torch.cuda.manual_seed``: the CPU stream (``rand``, ``randn``, weight init) is
+    untouched, and on a machine without a GPU the call does nothing. ``minitorch.manual_seed``
+    seeds both.
+    """
+    if is_available():
+        cupy_module().random.seed(int(seed))
+
+
+def manual_seed_all(seed: int) -> None:
+    """``manual_seed`` for every GPU: MiniTorch uses one, so the same call."""
+    manual_seed(seed)
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """False: MiniTorch has no bfloat16 dtype (its low precision is float16), on any device."""
+    return False
+
+
 __all__ = [
     "CUDA",
     "capture_step",
@@ -53,7 +74,10 @@ __all__ = [
     "device_count",
     "empty_cache",
     "get_device_name",
+    "is_bf16_supported",
     "is_available",
+    "manual_seed",
+    "manual_seed_all",
     "max_memory_allocated",
     "max_memory_reserved",
     "mem_get_info",

@@ -6,6 +6,7 @@ whose first dimension indexes samples; for it the DataLoader takes a whole batch
 fancy index (``X[batch_indices]``) instead of a Python loop over samples.
 """
 
+import itertools
 import numbers
 
 import numpy as np
@@ -159,9 +160,10 @@ class DataLoader:
     generator seeded by a draw from ``minitorch.manual_seed``'s. So after the same seed the
     batches are PyTorch's, and each epoch still sees a new order. As in PyTorch, every epoch
     also draws one number from that generator (PyTorch's seed for its worker processes),
-    shuffled or not. ``drop_last`` skips
-    the final, smaller batch. ``num_workers`` and ``pin_memory`` are accepted as PyTorch's
-    (speed settings): batches are always loaded in this process, with the same result.
+    shuffled or not. ``sampler`` (a RandomSampler, a DistributedSampler ...) is read lazily,
+    one batch of indices at a time. ``drop_last`` skips the final, smaller batch.
+    ``num_workers`` and ``pin_memory`` are accepted as PyTorch's (speed settings): batches
+    are always loaded in this process, with the same result.
     """
 
     def __init__(
@@ -218,27 +220,19 @@ class DataLoader:
             return n
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
 
-    def _order(self):
+    def _indices(self):
+        """The indices to load, as an iterator: a sampler is read lazily, batch by batch."""
         if self.sampler is not None:
-            order = np.fromiter(iter(self.sampler), dtype=np.int64)
-            if isinstance(self.dataset, TensorDataset):
-                self._check_sampled(order)
-            return order
-        n = len(self.dataset)
+            return iter(self.sampler)
         if not self.shuffle:
-            return np.arange(n)
-        return random_transforms.permutation(self._shuffle_generator(), n)
+            return iter(range(len(self.dataset)))
+        # PyTorch's DataLoader(shuffle=True) reads a RandomSampler over the dataset, with its generator.
+        return iter(RandomSampler(self.dataset, generator=self.generator))
 
-    def _shuffle_generator(self):
-        """PyTorch's RandomSampler: the loader's generator, or a new one seeded by a global draw."""
-        if self.generator is not None:
-            return self.generator
-        return Generator().manual_seed(random_transforms.random_int64(generator_or_default(None, "DataLoader")))
-
-    def _check_sampled(self, order):
+    def _check_sampled(self, batch):
         """A sampler's index past the end of a TensorDataset: say so here, not as NumPy's IndexError."""
         n = len(self.dataset)
-        bad = order[(order >= n) | (order < -n)]
+        bad = batch[(batch >= n) | (batch < -n)]
         if bad.size:
             raise MiniTorchIndexError(
                 f"DataLoader: the sampler {type(self.sampler).__name__} gave index {int(bad[0])}, but the dataset "
@@ -246,29 +240,30 @@ class DataLoader:
             )
 
     def __iter__(self):
-        # PyTorch draws a base seed for its workers at the start of every epoch: drawn here too,
-        # so the generator is where PyTorch's is after each epoch.
+        # PyTorch draws a base seed for its workers at the start of every epoch, before the
+        # sampler draws anything: drawn here too, so the generators are where PyTorch's are.
         random_transforms.random_int64(generator_or_default(self.generator, "DataLoader"))
-        yield from self._batches(self._order())
-        if self.sampler is None and self.shuffle and self.generator is not None and len(self.dataset):
-            # PyTorch's RandomSampler asks its generator for one more permutation (of which it
-            # keeps none) when the epoch's indices run out.
-            random_transforms.permutation(self.generator, len(self.dataset))
-
-    def _batches(self, order):
+        indices = self._indices()
         if self.batch_size is None:
-            for i in order:
+            for i in indices:
                 yield self.collate_fn(self.dataset[int(i)])
             return
         fast = isinstance(self.dataset, TensorDataset) and self.collate_fn is default_collate
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
-            if self.drop_last and len(batch) < self.batch_size:
+        check = self.sampler is not None and isinstance(self.dataset, TensorDataset)
+        # One batch of indices at a time: RandomSampler(replacement=True, num_samples=10**10)
+        # yields its first batch at once instead of first drawing ten billion indices.
+        while True:
+            batch = np.fromiter(itertools.islice(indices, self.batch_size), dtype=np.int64)
+            if len(batch) == 0 or (self.drop_last and len(batch) < self.batch_size):
                 return
+            if check:
+                self._check_sampled(batch)
             if fast:
                 yield self.dataset.take(batch)
             else:
                 yield self._collate(batch)
+            if len(batch) < self.batch_size:  # the sampler ran out (and finished its pass)
+                return
 
     def _collate(self, batch):
         try:
@@ -279,3 +274,10 @@ class DataLoader:
 
 
 from minitorch.data.distributed import DistributedSampler  # noqa: E402
+from minitorch.data.samplers import (  # noqa: E402
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+)

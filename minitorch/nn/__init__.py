@@ -1,6 +1,7 @@
 """``minitorch.nn``: modules (layers with parameters), ``functional``, ``init`` and ``parallel`` (DDP)."""
 
-from minitorch.nn import functional, init, parallel, utils
+# ``modules``: PyTorch's file paths (torch.nn.modules.loss ...), re-exporting the layers below.
+from minitorch.nn import functional, init, modules, parallel, utils
 from minitorch.nn.activations import (
     ELU,
     Hardtanh,
@@ -39,3 +40,10 @@ from minitorch.nn.more_containers import ModuleDict, ParameterList, Unflatten
 from minitorch.nn.pooling import AdaptiveAvgPool2d, AvgPool2d
 from minitorch.nn.recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from minitorch.nn.sequence import GELU, Embedding, LayerNorm
+from minitorch.nn.transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)

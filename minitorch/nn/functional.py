@@ -43,6 +43,7 @@ from minitorch.functions.pointwise_losses import (
 from minitorch.functions.pooling import adaptive_avg_pool2d, avg_pool2d
 from minitorch.functions.special import gelu
 from minitorch.functions.unary import sigmoid, tanh
+from minitorch.nn.one_hot import one_hot
 from minitorch.tensor import Tensor
 
 
@@ -84,6 +85,7 @@ __all__ = [
     "max_pool2d",
     "mse_loss",
     "nll_loss",
+    "one_hot",
     "relu",
     "scaled_dot_product_attention",
     "sigmoid",

@@ -15,6 +15,8 @@ mechanism) and ``autograd.py`` (``backward``, which is the engine's ``tensor_bac
 imports of ``minitorch`` have no cycle.
 """
 
+from typing import Any
+
 from minitorch.tensor.activations import ActivationMethods
 from minitorch.tensor.arithmetic import ArithmeticMethods
 from minitorch.tensor.autograd import AutogradMethods
@@ -38,6 +40,7 @@ from minitorch.tensor.shape import ShapeMethods
 from minitorch.tensor.special import SpecialMethods
 from minitorch.tensor.unary import UnaryMethods
 from minitorch.tensor_base import Hook, TensorBase, VersionCounter
+from minitorch.tensor_constructor import constructor_array
 
 
 class Tensor(
@@ -69,6 +72,14 @@ class Tensor(
     """An n-dimensional array that can record the operations applied to it."""
 
     __slots__ = ()
+
+    def __init__(self, *args: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> None:
+        """``Tensor(data)``, ``Tensor(2, 3)`` (a shape) or ``Tensor()``, as ``torch.Tensor``.
+
+        Python numbers give the default float dtype, as PyTorch's ``torch.Tensor([0])`` does;
+        prefer ``minitorch.tensor(data)``. See ``minitorch/tensor_constructor.py``.
+        """
+        self._init_leaf(constructor_array(args, dtype, device), requires_grad)
 
 
 __all__ = ["Hook", "Tensor", "TensorBase", "VersionCounter"]

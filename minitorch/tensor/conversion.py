@@ -99,4 +99,6 @@ class ConversionMethods(TensorBase):
             return _TYPE_NAMES[self.dtype.name]
         if isinstance(dtype, str) and dtype in _TYPES_BY_NAME:
             dtype = _TYPES_BY_NAME[dtype]
+        if isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), DType):
+            dtype = getattr(dtype, "dtype")  # noqa: B009  (a legacy type: t.type(minitorch.LongTensor))
         return conversion.cast(self, get_dtype(dtype))

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from minitorch import backends, factories, random_transforms
+from minitorch import backends, factories, numpy_ufuncs, random_transforms
 from minitorch import functions as ops
 from minitorch.dtypes import dtype_of_array, result_dtype, scalar_category
 from minitorch.errors import MiniTorchError, device_mismatch_message
@@ -40,6 +40,10 @@ class InPlaceMethods(TensorBase):
     """The in-place methods of ``Tensor`` (a mixin: it holds no state of its own)."""
 
     __slots__ = ()
+
+    # ``p.data += -lr * p.grad``: NumPy updating a plain array with a Tensor, in place (see
+    # minitorch/numpy_ufuncs.py); every other ufunc on a Tensor defers to its operators.
+    __array_ufunc__ = numpy_ufuncs.array_ufunc  # type: ignore[assignment]  # TensorBase says None
 
     # ------------------------------------------------------------------ arithmetic
     def __iadd__(self, other: Any) -> Any:
