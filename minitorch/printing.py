@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from minitorch import backends
+from minitorch.dtypes import default_float
 
 
 class _PrintOptions:
@@ -141,8 +142,6 @@ def format_values(data: Any, indent: int = len("tensor(")) -> str:
 
 def tensor_repr(t: Any) -> str:
     """The full repr, with size, dtype, device, grad_fn or requires_grad when not default."""
-    from minitorch.dtypes import default_float  # printing imports nothing else of the core
-
     prefix = "tensor("
     data = t.data
     suffixes = []

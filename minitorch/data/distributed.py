@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from minitorch import distributed as dist
 from minitorch import random_transforms
 from minitorch.random import Generator
 
@@ -28,8 +29,6 @@ class DistributedSampler:
     def __init__(self, dataset: Any, num_replicas: int | None = None, rank: int | None = None,
                  shuffle: bool = True, seed: int = 0, drop_last: bool = False) -> None:
         if num_replicas is None or rank is None:
-            from minitorch import distributed as dist  # only when the group must be asked
-
             num_replicas = dist.get_world_size() if num_replicas is None else num_replicas
             rank = dist.get_rank() if rank is None else rank
         if not isinstance(num_replicas, int) or num_replicas < 1:

@@ -21,6 +21,7 @@ MPI comes from PyPI (``pip install "mpi4py>=4" "mpich>=4"``), so no system MPI i
 The ``"nccl"`` backend has been tested only with a fake CuPy, never on real GPUs.
 """
 
+from minitorch import cuda
 from minitorch.distributed.agreement import GroupTimeoutError
 from minitorch.distributed.base import PIP_COMMAND, DistributedError, ProcessGroup, ReduceOp, Work
 from minitorch.distributed.collectives import all_gather, all_reduce, barrier, broadcast, check_same_on_all_ranks
@@ -43,8 +44,6 @@ def is_mpi_available() -> bool:
 
 def is_nccl_available() -> bool:
     """True when CuPy with NCCL and a GPU are usable (and mpi4py, which sets NCCL up)."""
-    from minitorch import cuda
-
     cupy = cuda.cupy_module()
     return is_available() and cupy is not None and hasattr(cupy.cuda, "nccl")
 

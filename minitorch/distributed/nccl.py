@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from minitorch import cuda
 from minitorch.distributed.agreement import DEFAULT_TIMEOUT_S, GroupTimeoutError
 from minitorch.distributed.base import DistributedError, ProcessGroup, ReduceOp, Work, import_mpi
 from minitorch.distributed.mpi import MPIGroup
@@ -28,8 +29,6 @@ _OPS = {ReduceOp.SUM: "NCCL_SUM", ReduceOp.PRODUCT: "NCCL_PROD", ReduceOp.MAX: "
 
 def _cupy() -> Any:
     """CuPy with a usable GPU, or an error saying why not."""
-    from minitorch import cuda
-
     cupy = cuda.cupy_module()
     if cupy is None:
         raise DistributedError(f"init_process_group('nccl') needs a GPU: {cuda.unavailable_reason()}")

@@ -177,8 +177,9 @@ class Prod(Function):
 
 def prod(
     input: TensorBase, dim: int | None = None, keepdim: bool = False, dtype: DTypeLike | None = None
-) -> Tensor:
+, *, keepdims: bool | None = None) -> Tensor:
     """Product of all elements, or along ``dim`` (one int, as in PyTorch); bool and int give int64."""
+    keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     if dim is not None:  # a bad dim is reported before a bad dtype, as in PyTorch
         check_dim("prod", dim, input.ndim)
     if dtype is not None:

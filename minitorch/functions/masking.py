@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, check_int
-from minitorch.functions.arithmetic import unbroadcast
+from minitorch.functions.arithmetic import unbroadcast, where
+from minitorch.functions.conversion import cast
 from minitorch.hints import Array, Gradients
 from minitorch.size import broadcast_shape
 from minitorch.tensor_base import TensorBase
@@ -76,9 +77,6 @@ def masked_fill(x: TensorBase, mask: TensorBase, value: Any) -> Tensor:
         if value.requires_grad and x.data.dtype.kind == "f":
             # A value that needs a gradient gets the sum of the filled positions' gradients, as in
             # PyTorch: where() does exactly that (the value cast to x's dtype first).
-            from minitorch.functions.arithmetic import where
-            from minitorch.functions.conversion import cast
-
             return where(mask, cast(value, x.dtype), x)
         value = value.item()
     if x.data.dtype.kind in "iu" and isinstance(value, float):

@@ -12,7 +12,9 @@ import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
+from minitorch.dtypes import default_float
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim
+from minitorch.functions.arithmetic import maximum, minimum
 from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.conversion import cast
 from minitorch.hints import Array, DTypeLike, Gradients
@@ -282,8 +284,16 @@ class LogSumExp(Function):
 
 
 # ---------------------------------------------------------------------- user functions
-def sum(a: TensorBase, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> Tensor:
+def sum(
+    a: TensorBase,
+    dim: Dims = None,
+    keepdim: bool = False,
+    dtype: DTypeLike | None = None,
+    *,
+    keepdims: bool | None = None,
+) -> Tensor:
     """Sum of all elements, or over ``dim`` (an int or a tuple)."""
+    keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
         (a,) = autocast_inputs("sum", a)
     if dtype is not None:
@@ -294,8 +304,9 @@ def sum(a: TensorBase, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike
     return Sum.apply(a, axes, keepdim)
 
 
-def mean(a: TensorBase, dim: Dims = None, keepdim: bool = False) -> Tensor:
+def mean(a: TensorBase, dim: Dims = None, keepdim: bool = False, *, keepdims: bool | None = None) -> Tensor:
     """Mean of all elements, or over ``dim``; needs a floating-point tensor, as in PyTorch."""
+    keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
         (a,) = autocast_inputs("mean", a)
     if a.data.dtype.kind != "f":
@@ -306,22 +317,26 @@ def mean(a: TensorBase, dim: Dims = None, keepdim: bool = False) -> Tensor:
     return Mean.apply(a, normalize_dims("mean", dim, a.ndim), keepdim)
 
 
-def amax(a: TensorBase, dim: Dims = None, keepdim: bool = False) -> Tensor:
+def amax(a: TensorBase, dim: Dims = None, keepdim: bool = False, *, keepdims: bool | None = None) -> Tensor:
     """Largest value over ``dim`` (all dims when None); ties share the gradient."""
+    keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     _check_not_empty("amax", a, dim)
     return Amax.apply(a, normalize_dims("amax", dim, a.ndim), keepdim)
 
 
-def amin(a: TensorBase, dim: Dims = None, keepdim: bool = False) -> Tensor:
+def amin(a: TensorBase, dim: Dims = None, keepdim: bool = False, *, keepdims: bool | None = None) -> Tensor:
     """Smallest value over ``dim`` (all dims when None); ties share the gradient."""
+    keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     _check_not_empty("amin", a, dim)
     return Amin.apply(a, normalize_dims("amin", dim, a.ndim), keepdim)
 
 
-def max(a: TensorBase, dim: int | TensorBase | None = None, keepdim: bool = False) -> Tensor | MaxResult:
+def max(
+    a: TensorBase, dim: int | TensorBase | None = None, keepdim: bool = False, *, keepdims: bool | None = None
+) -> Tensor | MaxResult:
     """``max(a)``: the largest element; ``max(a, dim)``: (values, indices) along ``dim``."""
+    keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     if isinstance(dim, TensorBase):
-        from minitorch.functions.arithmetic import maximum
 
         return maximum(a, dim)
     if dim is None:
@@ -330,10 +345,12 @@ def max(a: TensorBase, dim: int | TensorBase | None = None, keepdim: bool = Fals
     return _along_dim("max", a, dim, keepdim, MaxResult)
 
 
-def min(a: TensorBase, dim: int | TensorBase | None = None, keepdim: bool = False) -> Tensor | MinResult:
+def min(
+    a: TensorBase, dim: int | TensorBase | None = None, keepdim: bool = False, *, keepdims: bool | None = None
+) -> Tensor | MinResult:
     """``min(a)``: the smallest element; ``min(a, dim)``: (values, indices) along ``dim``."""
+    keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     if isinstance(dim, TensorBase):
-        from minitorch.functions.arithmetic import minimum
 
         return minimum(a, dim)
     if dim is None:
@@ -376,8 +393,9 @@ def _check_not_empty(op: str, a: TensorBase, dim: Dims) -> None:
 
 def var(
     a: TensorBase, dim: Dims = None, unbiased: bool = True, keepdim: bool = False, correction: int | None = None
-) -> Tensor:
+, *, keepdims: bool | None = None) -> Tensor:
     """Variance over ``dim``; ``unbiased=True`` divides by N - 1 (``correction`` overrides)."""
+    keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     if a.data.dtype.kind != "f":
         raise MiniTorchError(f"var(): input dtype must be floating point, got {a.dtype}")
     if correction is None:
@@ -387,8 +405,9 @@ def var(
 
 def std(
     a: TensorBase, dim: Dims = None, unbiased: bool = True, keepdim: bool = False, correction: int | None = None
-) -> Tensor:
+, *, keepdims: bool | None = None) -> Tensor:
     """Standard deviation over ``dim``: the square root of ``var``."""
+    keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     if a.data.dtype.kind != "f":
         raise MiniTorchError(f"std(): input dtype must be floating point, got {a.dtype}")
     if correction is None:
@@ -396,23 +415,25 @@ def std(
     return Std.apply(a, None if dim is None else normalize_dims("std", dim, a.ndim), correction, keepdim)
 
 
-def logsumexp(a: TensorBase, dim: Dims, keepdim: bool = False) -> Tensor:
+def logsumexp(a: TensorBase, dim: Dims, keepdim: bool = False, *, keepdims: bool | None = None) -> Tensor:
     """log(sum(exp(a), dim)) without overflow."""
+    keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     if a.data.dtype.kind != "f":
-        from minitorch.dtypes import default_float
         a = cast(a, default_float())
     if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
         (a,) = autocast_inputs("logsumexp", a)  # float32 under CUDA autocast
     return LogSumExp.apply(a, normalize_dims("logsumexp", dim, a.ndim), keepdim)
 
 
-def argmax(a: TensorBase, dim: int | None = None, keepdim: bool = False) -> Tensor:
+def argmax(a: TensorBase, dim: int | None = None, keepdim: bool = False, *, keepdims: bool | None = None) -> Tensor:
     """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
+    keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     return _arg_extreme("argmax", a, dim, keepdim)
 
 
-def argmin(a: TensorBase, dim: int | None = None, keepdim: bool = False) -> Tensor:
+def argmin(a: TensorBase, dim: int | None = None, keepdim: bool = False, *, keepdims: bool | None = None) -> Tensor:
     """Index of the smallest element (of the flattened tensor when ``dim`` is None)."""
+    keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     return _arg_extreme("argmin", a, dim, keepdim)
 
 

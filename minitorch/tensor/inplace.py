@@ -30,6 +30,7 @@ from minitorch import functions as ops
 from minitorch.dtypes import dtype_of_array, result_dtype, scalar_category
 from minitorch.errors import MiniTorchError, device_mismatch_message
 from minitorch.functions.clamping import check_bound_kinds
+from minitorch.functions.index_put import check_value_dtype, write_at
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
 
@@ -244,8 +245,6 @@ class InPlaceMethods(TensorBase):
             return _write_recorded(me, name, ops.index_put(me, index, value))
         if value_is_tensor and value.device != me.device:
             raise MiniTorchError(device_mismatch_message(name, [(0, me.device), (1, value.device)]))
-        from minitorch.functions.index_put import check_value_dtype, write_at  # (import cycle)
-
         data = value.data if value_is_tensor else value
         check_value_dtype(me, index, value)
         try:

@@ -258,3 +258,19 @@ def test_a_pytorch_optimizer_state_dict_loads_and_training_continues_identically
         opt.step()
     np.testing.assert_allclose(mine.detach().numpy(), theirs.detach().numpy(), rtol=1e-12)
     assert opt.state[mine]["step"] == 6
+
+
+@pytest.mark.parametrize("op", ["sum", "mean", "amax", "amin", "logsumexp", "argmax", "argmin", "prod", "var", "std"])
+def test_reductions_take_numpys_keepdims_spelling_as_torch(op):
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) + 1
+    theirs = getattr(torch.tensor(x), op)(1, keepdims=True)
+    mine = getattr(minitorch.tensor(x), op)(1, keepdims=True)
+    assert tuple(mine.shape) == tuple(theirs.shape)
+    np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-6)
+
+
+def test_norm_refuses_keepdims_as_torch():
+    with pytest.raises(TypeError):
+        torch.ones(2, 3).norm(dim=1, keepdims=True)
+    with pytest.raises(TypeError):
+        minitorch.ones(2, 3).norm(dim=1, keepdims=True)

@@ -200,3 +200,26 @@ def test_every_builtin_op_is_registered_when_the_package_loads():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]", f"ops registered only after their module was imported: {out.stdout}"
+
+
+# Imports inside functions that are allowed, each for an optional part chosen at run time
+# (never to dodge an import cycle: the graph above has none).
+LATE_IMPORTS_ALLOWED = {
+    "minitorch/distributed/group.py": "the backend module (MPI or NCCL) is imported only when chosen",
+    "minitorch/examples/digits.py": "distributed training is imported only with --distributed",
+}
+
+
+def test_no_function_level_import_of_the_package_except_optional_parts():
+    late = []
+    for path in (ROOT / "minitorch").rglob("*.py"):
+        relative = str(path.relative_to(ROOT))
+        for function in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(function):
+                names = [node.module] if isinstance(node, ast.ImportFrom) else (
+                    [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+                if any(n and n.split(".")[0] == "minitorch" for n in names) and relative not in LATE_IMPORTS_ALLOWED:
+                    late.append(f"{relative}:{node.lineno}")
+    assert not late, f"imports inside functions: {late} (import at the top; there is no cycle to dodge)"
