@@ -193,6 +193,8 @@ from minitorch.serialization import load, save  # noqa: E402
 from minitorch import amp  # noqa: E402
 from minitorch.amp import autocast  # noqa: E402
 from minitorch.amp.autocast_mode import is_autocast_enabled  # noqa: E402  (torch.is_autocast_enabled)
+from minitorch import jit  # noqa: E402  (the tracer and replay behind compile)
+from minitorch.jit import compile, explain  # noqa: E402, A004  (torch.compile, torch._dynamo.explain)
 
 bool = bool_  # ``minitorch.bool`` as ``torch.bool`` (shadows the builtin only in here)
 long = int64
