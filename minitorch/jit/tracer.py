@@ -29,6 +29,7 @@ import numpy as np
 from minitorch import random as mt_random
 from minitorch.autograd import engine
 from minitorch.autograd.function import Function
+from minitorch.backends.base import Backend
 from minitorch.jit.program import BackwardStep, CallStep, OpStep, Program
 from minitorch.tensor_base import TensorBase
 
@@ -278,6 +279,9 @@ class Tracer:
                 for name in methods:
                     if name in cls.__dict__:
                         self._patch(cls, name, watchers.replayed_call(self, cls.__dict__[name]))
+        for cls in _subclasses(Backend):  # a device's own generator (CuPy's, for dropout on a GPU)
+            if "uniform" in cls.__dict__:
+                self._patch(cls, "uniform", watchers.random_draw(self, cls.__dict__["uniform"]))
         scaler = getattr(sys.modules.get("minitorch.amp.grad_scaler"), "GradScaler", None)
         if scaler is not None:
             self._patch(scaler, "scale", watchers.breaking(self, scaler.scale, "GradScaler's scale changes"))

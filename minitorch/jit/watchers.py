@@ -149,6 +149,19 @@ def replayed_call(tracer: Any, method: Any) -> Any:
     return call
 
 
+def random_draw(tracer: Any, uniform: Any) -> Any:
+    """``Backend.uniform``: random numbers inside an op are drawn afresh by each replay."""
+
+    def draw(self: Any, shape: Any, dtype: Any) -> Any:
+        if tracer.in_op:
+            tracer.program.random_ops.append(f"{type(self).__name__}.uniform")
+        elif not tracer.in_call:
+            tracer.graph_break("random numbers drawn outside an op would be frozen")
+        return uniform(self, shape, dtype)
+
+    return draw
+
+
 def breaking(tracer: Any, method: Any, reason: str) -> Any:
     """A method whose use makes the step unreplayable (GradScaler.scale: its scale changes)."""
 
