@@ -43,6 +43,7 @@ REPLAYED_METHODS = (
     ("minitorch.optim.lr_scheduler", "LRScheduler", ("step",)),
     ("minitorch.nn.module", "Module", ("zero_grad",)),
 )
+REPLAYED_FUNCTIONS = (("minitorch.nn.utils", ("clip_grad_norm_", "clip_grad_value_")),)
 VALUE_READERS = (
     "item",
     "tolist",
@@ -218,7 +219,7 @@ class Tracer:
 
     def record_call(self, method: Any, owner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         """Append a Python call the replay runs again (optimizer steps, zero_grad, schedulers)."""
-        label = f"{type(owner).__name__}.{method.__name__}"
+        label = f"{method.__name__}" if isinstance(owner, list) else f"{type(owner).__name__}.{method.__name__}"
         if any(isinstance(a, TensorBase) or callable(a) for a in (*args, *kwargs.values())):
             self.graph_break(f"{label} gets a tensor or a closure, whose values the replay would freeze")
         self.program.steps.append(CallStep(method, owner, args, dict(kwargs), label))
@@ -282,6 +283,11 @@ class Tracer:
         for cls in _subclasses(Backend):  # a device's own generator (CuPy's, for dropout on a GPU)
             if "uniform" in cls.__dict__:
                 self._patch(cls, "uniform", watchers.random_draw(self, cls.__dict__["uniform"]))
+        for module_name, names in REPLAYED_FUNCTIONS:
+            module = sys.modules.get(module_name)
+            for name in names:
+                if module is not None and name in module.__dict__:
+                    self._patch(module, name, watchers.replayed_function(self, module.__dict__[name]))
         scaler = getattr(sys.modules.get("minitorch.amp.grad_scaler"), "GradScaler", None)
         if scaler is not None:
             self._patch(scaler, "scale", watchers.breaking(self, scaler.scale, "GradScaler's scale changes"))

@@ -112,7 +112,17 @@ def traced_make(tracer: Any, original: Any) -> Any:
 
 
 def traced_grad_property(tracer: Any, prop: property) -> property:
-    """``Tensor.grad``: ``p.grad = None`` in the step is a call to replay; another value breaks."""
+    """``Tensor.grad``: ``p.grad = None`` in the step is a call to replay; another value breaks.
+
+    Reading ``.grad`` in the step's own code breaks too: what it does with the gradient's
+    array (``g *= c``) would not be in the recording.
+    """
+
+    def get_grad(self: TensorBase) -> Any:
+        if not (tracer.in_op or tracer.in_call):
+            tracer.graph_break("reading .grad inside the step: what is done with it is not traced")
+        assert prop.fget is not None
+        return prop.fget(self)
 
     def set_grad(self: TensorBase, value: Any) -> None:
         if not (tracer.in_op or tracer.in_call):
@@ -123,7 +133,7 @@ def traced_grad_property(tracer: Any, prop: property) -> property:
         assert prop.fset is not None
         prop.fset(self, value)
 
-    return property(prop.fget, set_grad, None, prop.__doc__)
+    return property(get_grad, set_grad, None, prop.__doc__)
 
 
 def _set_grad_none(tensor: TensorBase) -> None:
@@ -160,6 +170,26 @@ def random_draw(tracer: Any, uniform: Any) -> Any:
         return uniform(self, shape, dtype)
 
     return draw
+
+
+def replayed_function(tracer: Any, function: Any) -> Any:
+    """A function the replay calls again (``nn.utils.clip_grad_norm_``): its first argument,
+    the parameters, is made a list first (a generator would be used up by the trace)."""
+
+    def call(parameters: Any, *args: Any, **kwargs: Any) -> Any:
+        if tracer.in_op or tracer.in_call:
+            return function(parameters, *args, **kwargs)
+        parameters = [parameters] if isinstance(parameters, TensorBase) else list(parameters)
+        tracer.record_call(function, parameters, args, kwargs)
+        tracer.in_call += 1
+        try:
+            return function(parameters, *args, **kwargs)
+        finally:
+            tracer.in_call -= 1
+
+    call.__name__ = function.__name__
+    call.__doc__ = function.__doc__
+    return call
 
 
 def breaking(tracer: Any, method: Any, reason: str) -> Any:

@@ -51,6 +51,21 @@ PEEKS = {
 }
 
 
+def test_reading_grad_inside_the_step_is_a_graph_break():
+    model, opt = setup()
+
+    def step(x, y):
+        opt.zero_grad()
+        F.cross_entropy(model(x), y).backward()
+        model[0].weight.grad.data *= 0.5  # invisible to the tracer: so reading .grad breaks
+        opt.step()
+
+    compiled = minitorch.compile(step)
+    with pytest.warns(GraphBreakWarning, match=r"reading \.grad"):
+        compiled(*batch(0))
+    assert next(iter(compiled.entries.values())).program is None
+
+
 @pytest.mark.parametrize("name", list(PEEKS))
 def test_reading_a_value_runs_the_step_eagerly_with_one_warning_at_the_learners_line(name):
     eager_model, eager_opt = setup()
