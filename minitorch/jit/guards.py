@@ -112,15 +112,18 @@ def explain_key(key: Any) -> list[str]:
                 f"argument {i}: a tensor of shape {tuple(shape)}, dtype {dtype}, {kind}, requires_grad={requires_grad}"
             )
         elif arg[0] == "module":
-            lines.append(f"argument {i}: the same module, with its settings (training flags...) {arg[2]}")
+            lines.append(f"argument {i}: the same module, its settings (training...) {arg[2]}")
         elif arg[0] == "object":
             lines.append(f"argument {i}: the same object (by identity)")
         else:
             lines.append(f"argument {i}: equal to {arg!r}")
     if keywords:
         lines.append(f"keyword arguments {keywords}")
-    if env:
-        lines.append(f"globals/closure read (numbers; modules with their settings): {env}")
+    for value in env:
+        if isinstance(value, tuple) and value and value[0] == "module":  # (its id is for the key only)
+            lines.append(f"a module the step reads (the same object), its settings (training...) {value[2]}")
+        else:
+            lines.append(f"a number the step reads from its globals or closure: {value!r}")
     names = ("grad_enabled", "debug", "anomaly", "autocast", "custom_kernels", "default_dtype", "conv_design")
     lines.append("switches: " + ", ".join(f"{n}={v}" for n, v in zip(names, switch_values)))
     return lines

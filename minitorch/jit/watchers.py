@@ -62,10 +62,8 @@ def value_reader(tracer: Any, name: str, original: Any) -> Any:
         if not (tracer.in_op or tracer.in_call):
             what = {
                 "__bool__": "bool(tensor)",
-                "__float__": "float(tensor)",
-                "__int__": "int(tensor)",
+                "item": ".item() (or float(t), int(t), f'{t:.3f}')",
                 "__index__": "using a tensor as an index",
-                "__format__": "formatting a tensor",
                 "__repr__": "printing a tensor",
                 "__array__": "NumPy reading a tensor",
             }.get(name, f".{name}()")

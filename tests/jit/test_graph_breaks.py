@@ -89,7 +89,7 @@ def test_reading_a_value_runs_the_step_eagerly_with_one_warning_at_the_learners_
 def test_fullgraph_makes_a_graph_break_an_error():
     model, opt = setup()
     compiled = minitorch.compile(train_step(model, opt, PEEKS["item"]), fullgraph=True)
-    with pytest.raises(GraphBreakError, match=r"\.item\(\) reads a value"):
+    with pytest.raises(GraphBreakError, match=r"\.item\(\) \(or float.*reads a value"):
         compiled(*batch(0))
     assert not compiled.entries  # nothing cached: the next call tries again
     assert minitorch.Tensor.item is minitorch.tensor_base.TensorBase.item  # the tracer put everything back
