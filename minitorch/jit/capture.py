@@ -78,15 +78,32 @@ class GraphedProgram:
         ]
         self.step: Any = None  # the CapturedStep, after the first call
         self.launches = 0
+        self.captures = 0
+        # The optimizers' settings (lr, momentum...) are numbers inside the captured kernels:
+        # a change (opt.param_groups[0]["lr"] = ...) must capture again, not replay the old one.
+        owners = {
+            id(s.owner): s.owner for s in program.steps if type(s) is CallStep and hasattr(s.owner, "param_groups")
+        }
+        self.optimizers = list(owners.values())
+        self.settings = self._settings()
+
+    def _settings(self) -> tuple[Any, ...]:
+        return tuple(
+            (k, v) for opt in self.optimizers for group in opt.param_groups for k, v in group.items() if k != "params"
+        )
 
     def __call__(self, flat: list[Any]) -> Any:
         for k in self.program.input_tensors:
             self.static[k].data[...] = flat[k].data  # into the addresses the graph reads
+        settings = self._settings()
+        if settings != self.settings:
+            self.step, self.settings = None, settings
         if self.step is None:
             from minitorch.cuda.graphs import capture_step
 
             # The trace already ran the step once (kernels compiled, optimizer state made),
             # so no warm-up: a warm-up step would be a training step too many.
             self.step = capture_step(lambda: self.program.run(self.static), warmup=0)
+            self.captures += 1
         self.launches += 1
         return self.step()

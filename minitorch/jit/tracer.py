@@ -74,6 +74,7 @@ class Tracer:
         self.traced_ctx: dict[int, Any] = {}  # node number -> the eager ctx (for its final xp)
         self.arg_position: dict[int, int] = {}  # id(input tensor) -> its position in the arguments
         self.foreign: dict[int, str] = {}  # id(tensor made outside an op) -> where
+        self.made: dict[int, Any] = {}  # id -> tensor created by the step from Python values (factories)
         self.keep: list[Any] = []  # everything seen, alive until the trace ends (ids stay unique)
         self.in_op = 0  # inside a recorded op's forward
         self.in_call = 0  # inside a replayed Python call or the engine: nothing there is recorded
@@ -203,8 +204,10 @@ class Tracer:
             return ("node", self.node_of[id(nxt)])
         if id(nxt) in self.arg_position:
             return ("arg", self.arg_position[id(nxt)])
-        if id(nxt) in self.foreign:
-            self.graph_break("a gradient flows into a leaf tensor created inside the step")
+        if id(nxt) in self.foreign or id(nxt) in self.made:
+            self.graph_break(
+                "a gradient flows into a leaf tensor created inside the step (a replay would reuse the trace's tensor)"
+            )
         self.program.live.append((nxt, nxt.data))
         return ("leaf", nxt)
 
@@ -263,6 +266,7 @@ class Tracer:
         self._patch(base_module, "tensor_repr", watchers.value_reader(self, "__repr__", base_module.tensor_repr))
         self._patch(TensorBase, "_bump_version", watchers.version_bump(self, TensorBase._bump_version))
         self._patch(TensorBase, "_make", staticmethod(watchers.traced_make(self, TensorBase._make)))
+        self._patch(TensorBase, "_from_data", staticmethod(watchers.traced_from_data(self, TensorBase._from_data)))
         self._patch(TensorBase, "grad", watchers.traced_grad_property(self, TensorBase.__dict__["grad"]))
         for module_name, class_name, methods in REPLAYED_METHODS:
             module = sys.modules.get(module_name)
@@ -306,26 +310,27 @@ class Tracer:
             if id(value) in self.arg_position:
                 return ("arg", self.arg_position[id(value)])
             if value.grad_fn is not None and not value.grad_fn._freed:
-                self.breaks.append(
-                    (
-                        "the step returns a tensor whose graph is still to be used (backward() "
-                        "outside the step): compile the whole training step",
-                        "<output>",
-                        0,
-                        "",
-                    )
+                self.graph_break(
+                    "the step returns a tensor whose graph is still to be used (backward() "
+                    "outside the step): compile the whole training step"
                 )
             slot = self.slot_of.get(id(value.data))
             if slot is not None and slot not in self.program.constants:
                 return ("slot", slot)
             if id(value) in self.foreign:
-                self.breaks.append(("the step returns a tensor computed outside the recorded ops", "<output>", 0, ""))
+                self.graph_break("the step returns a tensor computed outside the recorded ops")
             return ("value", value)
         if isinstance(value, (tuple, list)):
             kind = "tuple" if isinstance(value, tuple) else "list"
             return (kind, tuple(self.output_spec(v) for v in value))
         if isinstance(value, dict):
             return ("dict", tuple((k, self.output_spec(v)) for k, v in value.items()))
+        if value is not None:  # a number or object made by the step's Python, which a replay does not run
+            what = f"{type(value).__name__} {value!r:.40}"
+            self.graph_break(
+                f"the step returns {what}, not a tensor: a replay would return the trace's value "
+                "(return tensors, or None)"
+            )
         return ("value", value)
 
 

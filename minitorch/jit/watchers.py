@@ -100,13 +100,27 @@ def traced_make(tracer: Any, original: Any) -> Any:
         t = original(data, grad_fn, requires_grad)
         if not tracer.in_op and id(data) not in tracer.slot_of:
             caller = sys._getframe(1).f_code
-            if not _makes_constants(caller):
+            if _makes_constants(caller):
+                tracer.made[id(t)] = t  # a constant, but not a leaf a gradient may flow into
+            else:
                 where = caller.co_filename.replace("\\", "/").rsplit("minitorch/", 1)[-1]
                 tracer.foreign[id(t)] = f"made by {caller.co_name} in {where}"
                 tracer.keep.append(t)
         return t
 
     return make
+
+
+def traced_from_data(tracer: Any, original: Any) -> Any:
+    """``TensorBase._from_data`` (``minitorch.tensor(...)``): remember the tensors the step creates."""
+
+    def from_data(*args: Any, **kwargs: Any) -> Any:
+        t = original(*args, **kwargs)
+        if not (tracer.in_op or tracer.in_call):
+            tracer.made[id(t)] = t
+        return t
+
+    return from_data
 
 
 def traced_grad_property(tracer: Any, prop: property) -> property:

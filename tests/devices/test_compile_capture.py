@@ -85,3 +85,18 @@ def test_capture_false_keeps_the_replay_in_python(fake_gpu):
     for x, y in data:
         step(x, y)
     assert next(iter(step.entries.values())).captured is None
+
+
+def test_changing_the_learning_rate_captures_again(fake_gpu):
+    model, step = gpu_step()
+    data = batches(5)
+    step(*data[0])
+    step(*data[1])
+    graphed = next(iter(step.entries.values())).captured
+    assert graphed.captures == 1
+    opt = graphed.optimizers[0]
+    opt.param_groups[0]["lr"] = 0.01  # a number inside the captured kernels
+    step(*data[2])
+    assert graphed.captures == 2
+    step(*data[3])
+    assert graphed.captures == 2

@@ -240,3 +240,31 @@ def test_a_step_called_inside_a_traced_step_is_part_of_it():
     for _ in range(3):
         assert outer(minitorch.ones(2)).item() == 6
     assert inner.traces == 0 and outer.traces == 1
+
+
+def test_a_step_returning_a_python_number_is_not_replayed():
+    calls = []
+
+    def step(x):
+        calls.append(1)
+        return (x * 2).sum(), len(calls)
+
+    compiled = minitorch.compile(step)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = [compiled(minitorch.ones(2))[1] for _ in range(3)]
+    assert results == [1, 2, 3]  # eager every time: the counter moves, as it does without compile
+    assert any("returns int 1" in str(w.message) for w in caught)
+
+
+def test_a_leaf_made_inside_the_step_is_not_reused():
+    def step(x):
+        w = minitorch.ones(2, requires_grad=True)
+        (w * x).sum().backward()
+        return w
+
+    compiled = minitorch.compile(step)
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        first, second = compiled(minitorch.ones(2)), compiled(minitorch.ones(2))
+    assert first is not second and second.grad.tolist() == [1.0, 1.0]
