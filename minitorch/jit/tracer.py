@@ -326,7 +326,7 @@ class Tracer:
         if isinstance(value, dict):
             return ("dict", tuple((k, self.output_spec(v)) for k, v in value.items()))
         if value is not None:  # a number or object made by the step's Python, which a replay does not run
-            what = f"{type(value).__name__} {value!r:.40}"
+            what = f"a Python {type(value).__name__}"  # (not its value: it differs from run to run)
             self.graph_break(
                 f"the step returns {what}, not a tensor: a replay would return the trace's value "
                 "(return tensors, or None)"
