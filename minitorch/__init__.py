@@ -200,6 +200,8 @@ from minitorch.legacy import BoolTensor, DoubleTensor, FloatTensor, HalfTensor, 
 from minitorch.unsupported_dtypes import bfloat16  # noqa: E402  (a name only: using it raises)
 from minitorch.amp import cuda_amp as _cuda_amp  # noqa: E402
 import sys as _sys  # noqa: E402
+from minitorch import jit  # noqa: E402  (the tracer and replay behind compile)
+from minitorch.jit import compile, explain  # noqa: E402, A004  (torch.compile, torch._dynamo.explain)
 
 # PyTorch's older paths, entered from here because the lower layers they belong to cannot
 # import the upper ones: ``torch.autograd.Variable`` and ``torch.cuda.amp`` (GradScaler).

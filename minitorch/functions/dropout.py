@@ -18,11 +18,15 @@ if TYPE_CHECKING:  # the face, for annotations only: never imported at run time 
 class Dropout(Function):
     """Zero each element with probability p and scale the rest by 1/(1-p).
 
-    The scaled mask is saved: backward multiplies the gradient by the same mask.
+    The op draws its own random numbers (as PyTorch's kernel does), so running its forward
+    again -- a replay of ``minitorch.compile`` -- draws fresh ones. The scaled mask is
+    saved: backward multiplies the gradient by the same mask.
     """
 
     @staticmethod
-    def forward(ctx: BackwardNode, x: Array, mask: Array) -> Array:
+    def forward(ctx: BackwardNode, x: Array, p: float) -> Array:
+        keep = _keep_mask(x, p)
+        mask = keep.astype(x.dtype) / x.dtype.type(1 - p)  # as PyTorch: noise.div_(1 - p)
         ctx.save_for_backward(mask)
         return x * mask
 
@@ -59,6 +63,4 @@ def dropout(input: TensorBase, p: float = 0.5, training: bool = True, inplace: b
         return input * 0  # zeros of the input's dtype (NaN stays NaN, as in PyTorch)
     if input.data.dtype.kind != "f":  # as PyTorch: the kept values scaled by 1/(1-p) are not integers
         raise MiniTorchValueError(f"dropout: expected a floating-point input, got {input.dtype} (p={p})")
-    keep = _keep_mask(input.data, p)
-    mask = keep.astype(input.data.dtype) / input.data.dtype.type(1 - p)  # as PyTorch: noise.div_(1 - p)
-    return Dropout.apply(input, mask)
+    return Dropout.apply(input, p)

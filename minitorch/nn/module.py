@@ -175,6 +175,22 @@ class Module:
             return call_with_hooks(self, args, kwargs)
         return self.forward(*args, **kwargs)
 
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """Compile this module's ``forward`` in place, as PyTorch's ``Module.compile()``.
+
+        ``model(x)`` then traces once per signature and replays (``minitorch.compile``
+        takes the same arguments). A forward alone returns tensors whose graph is used
+        after the call (``loss.backward()`` outside), which a replay can't give: those
+        calls run eagerly. Compile the whole training step to replay training.
+        """
+        from minitorch.jit import compile as compile_step  # (jit never imports nn: no cycle)
+
+        previous = self.__dict__.get("_compiled_forward")
+        forward = previous.fn if previous is not None else self.forward
+        compiled = compile_step(forward, *args, **kwargs)
+        object.__setattr__(self, "_compiled_forward", compiled)
+        object.__setattr__(self, "forward", compiled)
+
     def register_forward_pre_hook(
         self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False
     ) -> RemovableHandle:

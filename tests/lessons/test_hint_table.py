@@ -1,4 +1,4 @@
-"""The hint table: for every exercise of lessons 00-11, typical wrong answers and the hint each must get.
+"""The hint table: for every exercise of lessons 00-11 and 16, typical wrong answers and the hint each must get.
 
 Each row edits the solution's exercise cell (a text replacement turns it into a wrong
 answer), runs it, then runs the lesson's own check cell, and asserts the check fails with a
@@ -92,6 +92,24 @@ TABLE = [
      "twice"),
     ("10", "check_relu", [('return "y = x > (T)0 ? x : (T)0"', 'return "y = np.maximum(x, 0)"')], "Python, not C"),
     ("10", "check_relu", [('return "y = x > (T)0 ? x : (T)0"', 'return "y = x"')], "differ from max(x, 0)"),
+    ("16", "replay_check", [("kernel.fn(*[buffers[name] for name in kernel.reads], out=buffers[kernel.writes])",
+                             "buffers[kernel.writes] = kernel.fn(*[buffers[name] for name in kernel.reads])")],
+     "replaced by a new array"),
+    ("16", "replay_check", [("buffers[name][...] = value", "buffers[name] = value")], "replaced by a new array"),
+    ("16", "replay_check", [("for kernel in recording.kernels:", "for kernel in reversed(recording.kernels):")],
+     "reverse order"),
+    ("16", "replay_check", [("for kernel in recording.kernels:", "for kernel in recording.kernels[1:]:")],
+     "in the recorded order"),
+    ("16", "replay_check", [("    for name, value in zip(recording.inputs, inputs):\n"
+                             "        buffers[name][...] = value\n", "")], "copy each new input into its buffer"),
+    ("16", "replay_check", [("return buffers[recording.output]", "return buffers[recording.output].copy()")],
+     "not a copy"),
+    ("16", "replay_check", [("return buffers[recording.output]", "return buffers[recording.output]")], None),
+    ("16", "step_check", [("        return loss\n", "        return loss.item()\n"),
+                          ("[step(x, y).item() for", "[step(x, y) for")], "hands a value to Python"),
+    ("16", "step_check", [("        optimizer.zero_grad()\n", "")], "optimizer.zero_grad()"),
+    ("16", "step_check", [("[step(x, y).item() for", "[step(x, y) for")], "Python floats"),
+    ("16", "step_check", [("        optimizer.step()\n", "")], "parameters never changed"),
     ("11", "nonfinite_check", [("    for name, t in named_tensors:\n        if not np.isfinite(t.data).all():\n"
                                 "            bad.append(name)\n",
                                 "    named_tensors = list(named_tensors) if False else named_tensors\n"
@@ -168,11 +186,11 @@ def test_wrong_answer_gets_its_hint(lesson, var, edits, words):
 
 
 def test_every_exercise_has_a_row():
-    """Every check of lessons 00-11 (by the names given to lesson_score) is in the table."""
+    """Every check of lessons 00-11 and 16 (by the names given to lesson_score) is in the table."""
     import re
 
     checked = {(row[0], row[1]) for row in TABLE}
-    for lesson in [f"{n:02d}" for n in range(12)]:
+    for lesson in [f"{n:02d}" for n in range(12)] + ["16"]:
         cells = _cells(lesson)
         variables = {m for s in cells if "### BEGIN SOLUTION" not in s
                      for m in re.findall(r"^(\w+) = (?:widgets\.)?check_(?:backward|function|reduction)\(", s, re.M)}

@@ -37,6 +37,7 @@ from widgets import style
 from widgets.check import arguments
 from widgets.draw import recorder
 from widgets.draw.picture import GraphPicture
+from widgets.draw.program import compiled_of, draw_program
 
 DEFAULT_MAX_NODES = 80
 # The most boxes ever sent to Graphviz, whatever max_nodes asks: ``dot`` needs minutes for
@@ -244,8 +245,14 @@ def draw_graph(
     full (never more than ``MAX_GRAPH_NODES`` boxes, so Graphviz stays fast; rendering
     stops after ``picture.RENDER_TIMEOUT_S`` seconds). ``size``: the largest picture, in
     inches ("width,height"; None: natural size); ``rankdir="TB"`` draws top to bottom.
+
+    ``root`` may also be a ``minitorch.compile``d step (or a module after ``.compile()``):
+    the picture is then its program, the flat list of kernels (``widgets/draw/program.py``).
     """
     w = "draw_graph"
+    compiled = compiled_of(root)
+    if compiled is not None:  # a compiled step: its flat list of kernels (widgets/draw/program.py)
+        return draw_program(compiled, rankdir="TB" if rankdir == "LR" else rankdir)
     show_grad, show_data, show_constants, legend = (
         arguments.need_bool(w, arg, v) for arg, v in
         (("show_grad", show_grad), ("show_data", show_data), ("show_constants", show_constants), ("legend", legend)))

@@ -2,6 +2,7 @@
 
 ``lesson08_accumulation`` (gradient accumulation), ``lesson09_conv_parts`` (conv2d backward in
 three parts), ``lesson10_cuda_c`` (a CUDA kernel body run on the CPU) and
-``lesson14_loss_scaling`` (loss scaling and the dynamic scale rule). They are built on the
+``lesson14_loss_scaling`` (loss scaling and the dynamic scale rule) and ``lesson16_replay`` (replaying
+a recorded program, a step that can be replayed). They are built on the
 generic checkers in ``widgets.check``.
 """

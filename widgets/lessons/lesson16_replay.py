@@ -1,0 +1,293 @@
+"""Lesson 16's parts and checks: a small recorded program to replay, and a step to make replayable.
+
+    check_function("replay loop", replay_runs(replay), replay_runs(reference_replay),
+                   cases=REPLAY_CASES, compare=replay_hint, describe=describe_replay_case)
+    check_function("a replayable step", replayable_runs(make_step, train), replayable_runs(reference_make_step,
+                   reference_train), cases=STEP_CASES, compare=replayable_hint)
+
+A ``Recording`` is the lesson's toy version of what ``minitorch.compile`` writes down:
+named buffers allocated once (inputs, weights, every intermediate) and a list of kernels,
+each a NumPy function called with ``out=`` one of the buffers. ``replay_runs`` replays a
+fresh recording twice with different inputs and records what came out and whether the
+buffers are still the recording's own; ``replay_hint`` names the mistake (a new array per
+kernel, kernels out of order, inputs not copied in, a copy returned).
+
+``replayable_runs`` trains the digits MLP with the learner's step through
+``minitorch.compile(..., fullgraph=True)`` and records the losses, the final parameters
+and how the step was compiled; ``replayable_hint`` says which value read is left, or why
+the losses differ from the eager step's.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import minitorch
+from minitorch.examples.digits import make_mlp
+from minitorch.jit import GraphBreakError
+from minitorch.nn import functional as F
+
+
+# ---------------------------------------------------------------------- exercise 1: the replay loop
+@dataclass
+class Kernel:
+    """``fn(*buffers[reads], out=buffers[writes])``: one recorded NumPy call."""
+
+    fn: Any
+    reads: tuple[str, ...]
+    writes: str
+
+    def __repr__(self) -> str:
+        return f"{self.writes} = {self.fn.__name__}({', '.join(self.reads)})"
+
+
+@dataclass
+class Recording:
+    """A recorded program: its input and output buffer names, the buffers, the kernels in order."""
+
+    inputs: tuple[str, ...]
+    output: str
+    buffers: dict[str, np.ndarray]
+    kernels: list[Kernel]
+
+
+def record_mlp_forward(batch: int = 4, seed: int = 0) -> Recording:
+    """``logits = relu(x @ W1 + b1) @ W2 + b2`` as five kernels; ``h`` and ``logits`` are written twice."""
+    rng = np.random.default_rng(seed)
+    f32 = np.float32
+    buffers = {
+        "x": np.zeros((batch, 4), f32),
+        "W1": rng.standard_normal((4, 8)).astype(f32),
+        "b1": rng.standard_normal(8).astype(f32),
+        "zero": np.zeros((), f32),
+        "h": np.zeros((batch, 8), f32),
+        "r": np.zeros((batch, 8), f32),
+        "W2": rng.standard_normal((8, 3)).astype(f32),
+        "b2": rng.standard_normal(3).astype(f32),
+        "logits": np.zeros((batch, 3), f32),
+    }
+    kernels = [
+        Kernel(np.matmul, ("x", "W1"), "h"),
+        Kernel(np.add, ("h", "b1"), "h"),
+        Kernel(np.maximum, ("h", "zero"), "r"),
+        Kernel(np.matmul, ("r", "W2"), "logits"),
+        Kernel(np.add, ("logits", "b2"), "logits"),
+    ]
+    return Recording(("x",), "logits", buffers, kernels)
+
+
+def record_gaussian(n: int = 6) -> Recording:
+    """``y = exp(-(x * x) / 2) * a``: four kernels, one buffer ``t`` reused by three of them."""
+    f32 = np.float32
+    buffers = {"x": np.zeros(n, f32), "a": np.zeros(n, f32), "half": np.asarray(0.5, f32),
+               "t": np.zeros(n, f32), "y": np.zeros(n, f32)}
+    kernels = [
+        Kernel(np.multiply, ("x", "x"), "t"),
+        Kernel(np.multiply, ("t", "half"), "t"),
+        Kernel(np.negative, ("t",), "t"),
+        Kernel(np.exp, ("t",), "y"),
+        Kernel(np.multiply, ("y", "a"), "y"),
+    ]
+    return Recording(("x", "a"), "y", buffers, kernels)
+
+
+REPLAY_CASES = [("mlp forward",), ("gaussian",)]
+_RECORDINGS: dict[str, Callable[[], Recording]] = {"mlp forward": record_mlp_forward, "gaussian": record_gaussian}
+
+
+def describe_replay_case(args: tuple[Any, ...]) -> str:
+    return f"{args[0]}, replayed twice"
+
+
+def _inputs(recording: Recording, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(recording.buffers[n].shape).astype(np.float32) for n in recording.inputs]
+
+
+def reference_replay(recording: Recording, inputs: list[np.ndarray]) -> np.ndarray:
+    """Copy the inputs into their buffers, run every kernel in order into its buffer, return the output buffer."""
+    buffers = recording.buffers
+    for name, value in zip(recording.inputs, inputs):
+        buffers[name][...] = value
+    for kernel in recording.kernels:
+        kernel.fn(*[buffers[name] for name in kernel.reads], out=buffers[kernel.writes])
+    return buffers[recording.output]
+
+
+@dataclass
+class ReplayRecord:
+    """Two replays of one recording: the outputs, and whether the buffers stayed the recording's."""
+
+    outputs: list[Any]
+    returned_buffer: list[bool]  # per call: was the returned array the output buffer itself?
+    buffers_kept: bool  # every buffer still the very array the recording allocated
+    out_of_order: np.ndarray  # what the kernels give when run in reverse order (for the hint)
+    stale_inputs: np.ndarray  # what they give when the inputs are never copied in (for the hint)
+
+    def __repr__(self) -> str:
+        shapes = [getattr(o, "shape", type(o).__name__) for o in self.outputs]
+        return f"outputs {shapes}, buffers {'kept' if self.buffers_kept else 'replaced'}"
+
+
+def replay_runs(replay_fn: Callable[[Recording, list[np.ndarray]], Any]) -> Callable[[str], ReplayRecord]:
+    """``run(case)``: replay a fresh recording of ``case`` twice (two different inputs) with ``replay_fn``."""
+
+    def run(case: str) -> ReplayRecord:
+        recording = _RECORDINGS[case]()
+        allocated = dict(recording.buffers)
+        outputs, returned = [], []
+        for seed in (1, 2):
+            out = replay_fn(recording, _inputs(recording, seed))
+            returned.append(out is recording.buffers[recording.output] and out is allocated[recording.output])
+            outputs.append(np.array(out, copy=True) if isinstance(out, np.ndarray) else out)
+        kept = all(recording.buffers.get(k) is v for k, v in allocated.items())
+        reverse = _RECORDINGS[case]()
+        reverse.kernels = reverse.kernels[::-1]
+        reference_replay(reverse, _inputs(reverse, 1))
+        stale = _RECORDINGS[case]()
+        reference_replay(stale, [stale.buffers[n].copy() for n in stale.inputs])  # the recording's own inputs
+        return ReplayRecord(outputs, returned, kept, reverse.buffers[reverse.output].copy(),
+                            stale.buffers[stale.output].copy())
+
+    return run
+
+
+def replay_hint(got: ReplayRecord, expected: ReplayRecord) -> tuple[bool, str]:
+    """``compare``: the first mistake the learner's replays show, named."""
+    if any(o is None for o in got.outputs):
+        return False, "returned None: return the output buffer, buffers[recording.output]"
+    if not got.buffers_kept:
+        return False, ("a buffer of the recording was replaced by a new array: a replay allocates nothing, it "
+                       "writes into the buffers it has (kernel.fn(..., out=buffers[kernel.writes]))")
+    for i, (g, e) in enumerate(zip(got.outputs, expected.outputs), 1):
+        if not isinstance(g, np.ndarray) or g.shape != e.shape:
+            shape = getattr(g, "shape", "")
+            return False, f"replay {i} returned {type(g).__name__} {shape}, expected an array of shape {e.shape}"
+        stale = i == 1 and np.array_equal(g, got.stale_inputs)
+        if stale or i == 2 and np.array_equal(g, got.outputs[0]) and not np.array_equal(e, expected.outputs[0]):
+            return False, (f"replay {i} computed with old inputs: copy each new input into its buffer "
+                           "(buffers[name][...] = value) before running the kernels")
+        if not np.array_equal(g, e):
+            if i == 1 and np.array_equal(g, got.out_of_order):
+                return False, "the kernels ran in reverse order: run them in the recorded order, first to last"
+            return False, (f"replay {i}: the output differs from the recorded program's: run every kernel, in the "
+                           "recorded order (each one reads what the kernels before it wrote)")
+    if not all(got.returned_buffer):
+        return False, "the right values, but in a new array: return the output buffer itself, not a copy"
+    return True, ""
+
+
+# ---------------------------------------------------------------------- exercise 2: a replayable step
+STEP_CASES = [(6,)]
+
+
+def reference_make_step(model: Any, optimizer: Any) -> Callable[[Any, Any], Any]:
+    """The lesson-08 step, replayable: it returns the loss tensor and reads no value."""
+
+    def step(x: Any, y: Any) -> Any:
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return step
+
+
+def reference_train(step: Callable[[Any, Any], Any], batches: list[tuple[Any, Any]]) -> list[float]:
+    """One float per batch, read outside the compiled step."""
+    return [step(x, y).item() for x, y in batches]
+
+
+@dataclass
+class StepRecord:
+    """What training with a compiled step left: losses, parameters, and how it was compiled."""
+
+    losses: Any
+    params: list[np.ndarray]
+    error: str  # a GraphBreakError's message, or ""
+    replays: int
+    moved: bool  # did the parameters change at all?
+
+    def __repr__(self) -> str:
+        return self.error.split(";")[0] if self.error else f"{self.replays} replays"
+
+
+def _digits_batches(steps: int) -> list[tuple[Any, Any]]:
+    split = minitorch.datasets.load_digits()
+    return [(split.X_train[i * 32:(i + 1) * 32], split.y_train[i * 32:(i + 1) * 32]) for i in range(steps)]
+
+
+def replayable_runs(make_step: Callable[..., Any], train: Callable[..., Any]) -> Callable[[int], StepRecord]:
+    """``run(steps)``: the digits MLP trained on ``steps`` batches by ``train(compile(step, fullgraph=True))``."""
+
+    def run(steps: int) -> StepRecord:
+        minitorch.manual_seed(0)
+        model = make_mlp()
+        optimizer = minitorch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        initial = [p.data.copy() for p in model.parameters()]
+        compiled = minitorch.compile(make_step(model, optimizer), fullgraph=True)
+        try:
+            losses = train(compiled, _digits_batches(steps))
+            error = ""
+        except GraphBreakError as exc:
+            losses, error = None, str(exc)
+        replays = sum(e.replays for e in compiled.entries.values() if e.program is not None)
+        params = [p.data.copy() for p in model.parameters()]
+        moved = not all(np.array_equal(a, b) for a, b in zip(params, initial))
+        return StepRecord(losses, params, error, replays, moved)
+
+    return run
+
+
+def replayable_hint(got: StepRecord, expected: StepRecord) -> tuple[bool, str]:
+    """``compare``: what keeps the step from being replayed, or where its training differs."""
+    if got.error:
+        what = got.error.split(" reads a value")[0]
+        return False, (f"the step still hands a value to Python ({what}): a replay would freeze it. Return the "
+                       "loss tensor from the step and call .item() on it outside, in train")
+    if not isinstance(got.losses, list) or len(got.losses) != len(expected.losses):
+        return False, f"train must return a list of {len(expected.losses)} losses, one per batch; got {got.losses!r}"
+    if not all(isinstance(v, float) for v in got.losses):
+        return False, "train's losses must be Python floats: call .item() on the tensor the step returns"
+    if got.replays != expected.replays:
+        return False, (f"the step was replayed {got.replays} times, expected {expected.replays}: call the compiled "
+                       "step once per batch")
+    if not got.moved:
+        return False, "the parameters never changed: call optimizer.step() after loss.backward(), in the step"
+    for i, (g, e) in enumerate(zip(got.losses, expected.losses), 1):
+        if g != e:
+            hint = " (did you clear the gradients with optimizer.zero_grad() in the step?)" if i > 1 else ""
+            return False, f"step {i}: loss {g:.6f}, expected {e:.6f} (the eager step's, to the bit){hint}"
+    if not all(np.array_equal(a, b) for a, b in zip(got.params, expected.params)):
+        return False, "the losses match but the parameters differ: call optimizer.step() once per step"
+    return True, ""
+
+
+# ---------------------------------------------------------------------- section 1: the arithmetic alone
+def numpy_sgd_step(params: list[np.ndarray], x: np.ndarray, y: np.ndarray, lr: float) -> float:
+    """One SGD step of the 64-128-10 MLP written out in NumPy: the arithmetic a step needs, no framework.
+
+    ``params`` are (W1, b1, W2, b2) with weights shaped (out, in), as ``nn.Linear`` keeps them.
+    """
+    W1, b1, W2, b2 = params
+    n = x.shape[0]
+    h = x @ W1.T + b1
+    r = np.maximum(h, 0)
+    z = r @ W2.T + b2
+    z -= z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    s = e.sum(axis=1, keepdims=True)
+    loss = float(np.log(s).mean() - z[np.arange(n), y].mean())
+    d = e / s
+    d[np.arange(n), y] -= 1
+    d /= n
+    grads = [None, None, d.T @ r, d.sum(axis=0)]
+    dr = d @ W2
+    dr *= h > 0
+    grads[0], grads[1] = dr.T @ x, dr.sum(axis=0)
+    for p, g in zip(params, grads):
+        p -= lr * g
+    return loss
