@@ -21,11 +21,11 @@ import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.errors import MiniTorchError, MiniTorchIndexError, MiniTorchValueError, check_int
+from minitorch.errors import MiniTorchError, MiniTorchValueError, check_int
 from minitorch.functions.activations import log_softmax
 from minitorch.functions.autocast_policy import autocast_inputs
-from minitorch.functions.bounds import any_out_of_range, as_unsigned, label_range_error
-from minitorch.functions.fused import SoftmaxCrossEntropy, _fits_forward_kernel, softmax_cross_entropy
+from minitorch.functions.bounds import label_rows
+from minitorch.functions.fused import SoftmaxCrossEntropy
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
@@ -152,50 +152,10 @@ def nll_loss(
             f"{tuple(target.shape)} (multi-target not supported){hint}"
         )
     class_weight = _weight_array("nll_loss", weight, log_probs, c)
-    t, row_weight = _rows(target.data, c, class_weight, ignore_index, log_probs.data.dtype)
+    t, row_weight = label_rows(target.data, c, class_weight, ignore_index, log_probs.data.dtype)
     if row_weight is None:
         return NLLLoss.apply(log_probs, t, reduction)
     return NLLLoss.apply(log_probs, t, reduction, row_weight)
-
-
-def _labels_in_range(t: Array, c: int) -> bool:
-    """True when every label is in [0, C), checked with one max(); False on a device (not checked there)."""
-    if not (backends.of(t).is_host or SWITCHES.debug):
-        return False
-    return not t.size or int(as_unsigned(t).max()) < c  # one max() checks both ends
-
-
-def _rows(t: Array, c: int, class_weight: Array | None, ignore_index: int, dtype: Any) -> tuple[Array, Array | None]:
-    """``(safe target, row weights)`` for labels ``t`` (N,): row weights None when every row counts fully.
-
-    A label outside [0, C) that is not ``ignore_index`` raises (on a GPU at the next sync
-    point, see bounds.py). Ignored rows get weight 0 and the safe label 0.
-    """
-    xp = backends.module_of(t)
-    ignorable = not 0 <= ignore_index < c  # an ignore_index inside [0, C) is a valid label too
-    if _labels_in_range(t, c):
-        if class_weight is None and ignorable:
-            return t, None  # the common case: nothing to mask
-        keep = t != ignore_index
-    elif backends.of(t).is_host or SWITCHES.debug:
-        keep = t != ignore_index
-        bad = t[keep]
-        bad = bad[(bad < 0) | (bad >= c)]
-        if bad.size:
-            low, high = int(bad.min()), int(bad.max())
-            raise MiniTorchIndexError(
-                f"nll_loss/cross_entropy: target values must be in [0, {c - 1}] for {c} classes "
-                f"(or equal ignore_index={ignore_index}), got {low if low == high else f'{low}..{high}'}"
-            )
-    else:
-        # On a GPU the range check stays on the device and raises at the next sync point.
-        keep = t != ignore_index
-        backends.of(t).check_on_device(any_out_of_range(t, c, keep), label_range_error(c, ignore_index))
-    safe = xp.where(keep, t, 0)
-    row_weight = keep.astype(dtype)
-    if class_weight is not None:
-        row_weight *= class_weight[safe]
-    return safe, row_weight
 
 
 def _weight_array(op: str, weight: Any, input: TensorBase, c: int, same_dtype: bool = True) -> Array | None:
@@ -250,20 +210,10 @@ def cross_entropy(
         (input,) = autocast_inputs("cross_entropy", input)
     if weight is None and label_smoothing == 0.0 and _is_class_batch(input, target):
         _check_reduction("cross_entropy", reduction)
-        if _labels_in_range(target.data, input.data.shape[1]) and ignore_index == -100:
-            return softmax_cross_entropy(input, target, reduction)
         check_int("cross_entropy", "ignore_index", ignore_index)
-        kernels = backends.kernels_for(input.data)  # None on the CPU
-        if kernels is not None and not SWITCHES.debug and _fits_forward_kernel(kernels, input.data):
-            # On a GPU the labels are not read back: the fused kernel skips ignored rows and
-            # flags out-of-range ones for the device-side check, in the same single launch.
-            # (set_debug(True) checks them on the host at once instead, below.)
-            return SoftmaxCrossEntropy.apply(input, target, reduction, None, ignore_index)
-        # Labels out of range, or on a GPU without the kernel: mask the ignored rows in the fused op.
-        t, row_weight = _rows(target.data, input.data.shape[1], None, ignore_index, input.data.dtype)
-        if row_weight is None:
-            return softmax_cross_entropy(input, target, reduction)
-        return SoftmaxCrossEntropy.apply(input, t, reduction, row_weight)
+        # The fused op sorts the labels itself (in range, ignore_index, or an error), in its
+        # forward: so does every replay of a compiled step, whatever labels it is given.
+        return SoftmaxCrossEntropy.apply(input, target, reduction, None, ignore_index)
     return _cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
 
 

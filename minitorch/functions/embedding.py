@@ -27,6 +27,7 @@ class Embedding(Function):
 
     @staticmethod
     def forward(ctx: BackwardNode, weight: Array, idx: Array, padding_idx: int | None) -> Array:
+        _check_indices(idx, weight.shape[0])  # in the op: a replay of a compiled step checks them too
         ctx.save_for_backward(idx)
         ctx.weight_shape, ctx.padding_idx = weight.shape, padding_idx
         return weight[idx]
@@ -41,6 +42,20 @@ class Embedding(Function):
         return full, None, None
 
 
+def _check_indices(idx: Array, n: int) -> None:
+    """Every index in [0, n): NumPy would wrap a negative one, and CuPy checks nothing."""
+    if not (backends.of(idx).is_host or SWITCHES.debug):
+        # On a GPU reading min/max back would wait for it every step: check there, raise at a sync.
+        error = MiniTorchIndexError(
+            f"embedding: an index was out of range for {n} embeddings (0 to {n - 1}; checked on the GPU "
+            "and reported at this sync point)"
+        )
+        check_on_device(idx, n, error)
+    elif idx.size and (int(idx.min()) < 0 or int(idx.max()) >= n):
+        bad = int(idx.min()) if int(idx.min()) < 0 else int(idx.max())
+        raise MiniTorchIndexError(f"embedding: index {bad} is out of range for {n} embeddings (0 to {n - 1})")
+
+
 def embedding(input: TensorBase, weight: TensorBase, padding_idx: int | None = None) -> Tensor:
     """Rows of ``weight`` (num_embeddings, dim) picked by the int64 tensor ``input``: shape input.shape + (dim,)."""
     if not isinstance(input, TensorBase) or input.data.dtype.kind not in "iu":
@@ -49,16 +64,6 @@ def embedding(input: TensorBase, weight: TensorBase, padding_idx: int | None = N
     if weight.ndim != 2:
         raise MiniTorchError(f"embedding: weight must be 2-d (num_embeddings, dim), got shape {tuple(weight.shape)}")
     n = weight.shape[0]
-    if not (backends.of(input.data).is_host or SWITCHES.debug):
-        # On a GPU reading min/max back would wait for it every step: check there, raise at a sync.
-        error = MiniTorchIndexError(
-            f"embedding: an index was out of range for {n} embeddings (0 to {n - 1}; checked on the GPU "
-            "and reported at this sync point)"
-        )
-        check_on_device(input.data, n, error)
-    elif input.data.size and (int(input.data.min()) < 0 or int(input.data.max()) >= n):
-        bad = int(input.data.min()) if int(input.data.min()) < 0 else int(input.data.max())
-        raise MiniTorchIndexError(f"embedding: index {bad} is out of range for {n} embeddings (0 to {n - 1})")
     if padding_idx is not None:
         if not -n <= padding_idx < n:
             raise MiniTorchError(f"embedding: padding_idx must be within num_embeddings ({n}), got {padding_idx}")

@@ -24,7 +24,7 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.autocast_policy import to_low_precision
-from minitorch.functions.bounds import label_range_error
+from minitorch.functions.bounds import label_range_error, label_rows
 from minitorch.functions.linalg import product
 from minitorch.functions.unary import relu_grad
 from minitorch.hints import Array, Gradients
@@ -110,14 +110,17 @@ class SoftmaxCrossEntropy(Function):
         xp = ctx.xp
         ctx.ignore_index = None
         kernels = backends.kernels_for(logits)  # None on the CPU
-        if kernels is not None and _fits_forward_kernel(kernels, logits):
+        if kernels is not None and not SWITCHES.debug and _fits_forward_kernel(kernels, logits):
             # One launch for all of it: softmax, per-row loss, counts and the range flags.
+            # (set_debug(True) checks the labels on the host at once instead, below.)
             skip = -100 if ignore_index is None else ignore_index
             losses, probs, counts, bad = kernels.softmax_xent_forward(logits, target, skip)
             if ignore_index is not None:
                 ctx.ignore_index = ignore_index
                 backends.of(logits).check_on_device(bad.any(), label_range_error(logits.shape[1], ignore_index))
         else:
+            if row_weight is None:  # labels in range, ignore_index ones masked, any other refused
+                target, row_weight = _host_labels(target, logits, ignore_index)
             shifted = logits - logits.max(axis=1, keepdims=True)
             probs = xp.exp(shifted)
             total = probs.sum(axis=1, keepdims=True)
@@ -213,6 +216,16 @@ class BiasReLU(Function):
 def bias_relu(x: TensorBase, b: TensorBase) -> Tensor:
     """``relu(x + b)`` as one op (one CUDA kernel forward, one backward on a GPU)."""
     return BiasReLU.apply(x, b)
+
+
+def _host_labels(target: Array, logits: Array, ignore_index: int | None) -> tuple[Array, Array | None]:
+    """``(safe labels, row weights or None)``: the check every forward (and so every replay) makes.
+
+    One ``max()`` when every label is a class (and ``ignore_index`` is not one); otherwise
+    ``ignore_index`` rows get weight 0 and any other label outside [0, C) raises, naming it.
+    """
+    # (softmax_cross_entropy(logits, target) without ignore_index: PyTorch's default, -100)
+    return label_rows(target, logits.shape[1], None, -100 if ignore_index is None else ignore_index, logits.dtype)
 
 
 def softmax_cross_entropy(logits: TensorBase, target: TensorBase, reduction: str = "mean") -> Tensor:

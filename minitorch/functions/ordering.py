@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, check_dim, check_int
+from minitorch.functions.bounds import check_index_range
 from minitorch.hints import Array, Gradients
 from minitorch.return_types import SortResult, TopKResult
 from minitorch.tensor_base import TensorBase
@@ -46,6 +47,8 @@ class Gather(Function):
 
     @staticmethod
     def forward(ctx: BackwardNode, a: Array, index: Array, axis: int) -> Array:
+        # Checked here, in the op, so that a replay of a compiled step checks its indices too.
+        check_index_range("gather", index, a.shape[axis], axis)
         ctx.save_for_backward(index)
         ctx.in_shape, ctx.axis = a.shape, axis
         return a[along_axis(ctx.xp, index, axis)]

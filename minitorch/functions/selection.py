@@ -16,14 +16,13 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim
 from minitorch.functions.arithmetic import unbroadcast
-from minitorch.functions.bounds import check_on_device
+from minitorch.functions.bounds import check_index_range
 from minitorch.functions.indexing import getitem
 from minitorch.functions.ordering import Gather, along_axis
 from minitorch.functions.reductions import normalize_dims
 from minitorch.functions.shape import reshape
 from minitorch.hints import Array, Gradients
 from minitorch.size import broadcast_shape
-from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
 
 if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
@@ -38,21 +37,6 @@ def _check_index(op: str, index: Any) -> Tensor:
     if index.data.dtype.kind not in "iu":
         raise MiniTorchError(f"{op}(): expected dtype int64 for index, got {index.dtype}")
     return index
-
-
-def _check_range(op: str, index: Array, n: int, axis: int) -> None:
-    """Every index in [0, n): NumPy would wrap a negative one and CuPy checks nothing."""
-    if not (backends.of(index).is_host or SWITCHES.debug):
-        # On a GPU reading the values back would wait for it: check there, raise at a sync.
-        error = MiniTorchIndexError(f"{op}: an index was out of bounds for dimension {axis} with size {n}")
-        check_on_device(index, n, error)
-        return
-    if index.size:
-        low, high = int(index.min()), int(index.max())
-        if low < 0 or high >= n:
-            raise MiniTorchIndexError(
-                f"{op}: index {low if low < 0 else high} is out of bounds for dimension {axis} with size {n}"
-            )
 
 
 def _check_fits(op: str, index: TensorBase, axis: int, limits: Sequence[tuple[str, TensorBase, bool]]) -> None:
@@ -81,7 +65,6 @@ def gather(input: TensorBase, dim: int, index: TensorBase, *, sparse_grad: bool 
     if index.data.size == 0:  # nothing picked: PyTorch skips the shape checks and returns index's shape
         return reshape(getitem(input.reshape(-1), slice(0, 0)), tuple(index.shape))
     _check_fits("gather", index, axis, [("input", input, True)])
-    _check_range("gather", index.data, input.shape[axis], axis)
     return Gather.apply(input, index, axis)  # the Tensor: an in-place change before backward is caught
 
 
@@ -90,6 +73,7 @@ class IndexSelect(Function):
 
     @staticmethod
     def forward(ctx: BackwardNode, a: Array, index: Array, axis: int) -> Array:
+        check_index_range("index_select", index, a.shape[axis], axis)
         ctx.save_for_backward(index)
         ctx.in_shape, ctx.axis = a.shape, axis
         return ctx.xp.take(a, index, axis=axis)
@@ -112,7 +96,6 @@ def index_select(input: TensorBase, dim: int, index: TensorBase) -> Tensor:
         if index.data.size != 1:
             raise MiniTorchError(f"index_select(): index to a 0-d tensor can have only 1 value, got {index.data.size}")
         return index_select(input.reshape(1), 0, index).reshape(())
-    _check_range("index_select", index.data, input.shape[axis], axis)
     return IndexSelect.apply(input, reshape(index, -1), axis)
 
 
@@ -125,6 +108,7 @@ class Scatter(Function):
 
     @staticmethod
     def forward(ctx: BackwardNode, a: Array, index: Array, src: Array, axis: int) -> Array:
+        check_index_range("scatter", index, a.shape[axis], axis)
         coords = along_axis(ctx.xp, index, axis)
         ctx.save_for_backward(index)
         ctx.axis = axis
@@ -154,6 +138,7 @@ class ScatterReduce(Function):
 
     @staticmethod
     def forward(ctx: BackwardNode, a: Array, index: Array, src: Array, axis: int, reduce: str) -> Array:
+        check_index_range("scatter", index, a.shape[axis], axis)
         coords = along_axis(ctx.xp, index, axis)
         values = src[tuple(slice(0, n) for n in index.shape)]  # src may be larger than index
         out = a.copy()
@@ -199,7 +184,6 @@ def scatter(
         flat = scatter(input.reshape(-1), 0, index.reshape(-1), src.reshape(-1), reduce=reduce)
         return flat.reshape(input.shape)
     _check_fits("scatter", index, axis, [("self", input, True), ("src", src, False)])
-    _check_range("scatter", index.data, input.shape[axis], axis)
     if reduce is not None:
         return ScatterReduce.apply(input, index, src, axis, reduce)
     return Scatter.apply(input, index, src, axis)
