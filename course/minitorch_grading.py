@@ -22,7 +22,6 @@ import pwd
 from collections import defaultdict
 
 import nbformat
-
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
