@@ -93,6 +93,16 @@ class FirstUsePasswordAuthenticator(Authenticator):
             return True
         return name in roster.read_text().split()
 
+    def set_password(self, name, password):
+        """Store ``password`` for ``name`` (replacing any earlier one)."""
+        hashes = self._load()
+        salt = secrets.token_hex(16)
+        hashes[name] = [salt, _hash(password, salt)]
+        self._save(hashes)
+
+    def has_password(self, name):
+        return name in self._load()
+
     async def authenticate(self, handler, data):
         name, password = data["username"], data["password"]
         if not self.on_roster(name):
@@ -104,12 +114,21 @@ class FirstUsePasswordAuthenticator(Authenticator):
                 self.log.warning("first login of %s refused: password shorter than %d",
                                  name, self.min_password_length)
                 return None
-            salt = secrets.token_hex(16)
-            hashes[name] = [salt, _hash(password, salt)]
-            self._save(hashes)
+            self.set_password(name, password)
             return name
         salt, expected = hashes[name]
         return name if hmac.compare_digest(_hash(password, salt), expected) else None
+
+
+def teacher_password(authenticator, name, state):
+    """The teacher's first password: made here (never by whoever logs in first), kept root-only."""
+    path = Path(state) / "teacher-password"
+    if not authenticator.has_password(name):
+        password = secrets.token_urlsafe(12)
+        authenticator.set_password(name, password)
+        path.write_text(password + "\n")
+        os.chmod(path, 0o600)
+    return path
 
 
 def _hash(password, salt):

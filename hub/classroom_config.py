@@ -21,6 +21,10 @@ c.Authenticator.admin_users = {ADMIN}
 # System user names: lower-case letters, digits, - and _, starting with a letter.
 c.Authenticator.username_pattern = r"^[a-z][a-z0-9_-]{0,30}$"
 c.JupyterHub.admin_access = False  # an admin may not open a learner's server
+_passwords = classroom.FirstUsePasswordAuthenticator(
+    password_file=c.FirstUsePasswordAuthenticator.password_file)
+print(f"classroom hub: the teacher {ADMIN!r} logs in with the password in "
+      f"{classroom.teacher_password(_passwords, ADMIN, SITE.state)} (root only)", file=sys.stderr)
 
 # ---------------------------------------------------------------- each user's server
 c.JupyterHub.spawner_class = classroom.ClassroomSpawner

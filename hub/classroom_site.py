@@ -190,9 +190,17 @@ def ensure_folders(site):
     _make_dir(site.exchange, 0o1777)
 
 
+def protect_checkout():
+    """Close the checkout's solutions and course source to other users (when they could reach it)."""
+    for folder in (REPO / "lessons" / "solutions", REPO / "course"):
+        if folder.exists() and reachable_by_others(folder.parent):
+            os.chmod(folder, stat.S_IMODE(folder.stat().st_mode) & 0o700)
+
+
 def prepare(site, teacher):
     """The teacher's folders, the runtime and the configuration (the teacher user must exist)."""
     ensure_folders(site)
+    protect_checkout()
     _make_dir(site.exchange / COURSE_ID, 0o755, owner=teacher)
     _make_dir(site.course, 0o700, owner=teacher)
     install_runtime(site)
