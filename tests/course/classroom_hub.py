@@ -143,21 +143,19 @@ class ClassroomHub:
     def close(self):
         """Stop the hub (it stops servers and proxy), then anything left by PID; remove users, folders."""
         users = [*self.names.values(), self.teacher_name]
-        for name in users:
-            try:
-                self.api("DELETE", f"/hub/api/users/{name}/server", timeout=30)
-            except Exception:  # the hub may be gone already: the PIDs below are still killed
-                pass
+        timings = {}
+        started = time.monotonic()
         # The idle culler (a hub service) takes ~30 s to stop when the hub asks: stop it first.
         for pid in _children(self.proc.pid):
             _kill_if(pid, "jupyterhub_idle_culler", signal.SIGTERM)
-        if self.proc.poll() is None:
+        if self.proc.poll() is None:  # the hub stops every server at once on SIGTERM
             self.proc.send_signal(signal.SIGTERM)
             try:
                 self.proc.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(timeout=10)
+        timings["hub stopped"] = time.monotonic() - started
         _kill_processes_of(users)
         proxy_pid_file = self.site / "state" / "jupyterhub-proxy.pid"
         if proxy_pid_file.exists() and proxy_pid_file.read_text().strip():
@@ -173,9 +171,12 @@ class ClassroomHub:
                     folder.rmdir()
                 except OSError:
                     pass
+        timings["users removed"] = time.monotonic() - started
         self.log.close()
-        shutil.rmtree(self.site, ignore_errors=True)
+        subprocess.run(["rm", "-rf", str(self.site)], timeout=120)  # ~90k hard links: faster than rmtree
         shutil.rmtree(self.log_path.parent, ignore_errors=True)
+        timings["folders removed"] = time.monotonic() - started
+        print("classroom hub closed:", {step: round(t, 1) for step, t in timings.items()}, flush=True)
 
 
 async def _terminal_io(url, name, token, terminal, command, timeout):
