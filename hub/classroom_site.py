@@ -3,8 +3,9 @@
     SITE/                  root 0755  (default /srv/minitorch, MINITORCH_HUB_SITE)
       state/               root 0700  the hub's database, cookie secret, learners' passwords
       runtime/             root 0755  read-only for everyone: what learner processes run
-        python/ venv/        the project's interpreter and venv (hard-linked copies when the
-                             checkout is not reachable by other users, e.g. under /root)
+        python/ venv/        the project's interpreter and venv when other users cannot reach
+                             them (e.g. under /root): hard-linked copies, or for a reachable
+                             venv on an unreachable interpreter, a small venv reading its packages
         lib/                 a copy of minitorch/ and widgets/ (PYTHONPATH)
         config/common/       JUPYTER_CONFIG_PATH of every server: nbgrader course id and
                              exchange, terminals that keep the venv on PATH
@@ -82,17 +83,22 @@ def _make_dir(path, mode, owner=None):
         shutil.chown(path, user=owner, group=owner)
 
 
-def _link_copy(source, target):
+def _link_copy(source, target, in_place=False):
     """A copy of ``source`` made of hard links (instant, no space) when on the same disk.
 
-    Made next to ``target`` and moved into place, so a server never sees a half copy."""
+    Made next to ``target`` and moved into place, so a server never sees a half copy
+    (``in_place``: written at ``target`` itself, which the caller moves)."""
     fresh, old = target.with_name(target.name + ".new"), target.with_name(target.name + ".old")
+    if in_place:
+        fresh = target
     for leftover in (fresh, old):
         if leftover.exists():
             shutil.rmtree(leftover)
     if subprocess.run(["cp", "-al", str(source), str(fresh)], capture_output=True).returncode != 0:
         shutil.rmtree(fresh, ignore_errors=True)
         subprocess.run(["cp", "-a", str(source), str(fresh)], check=True)
+    if in_place:
+        return
     if target.exists():
         target.rename(old)
     fresh.rename(target)
@@ -115,40 +121,74 @@ def install_runtime(site, venv=None, base=None):
     venv = Path(venv or sys.prefix).resolve()
     base = Path(base or sys.base_prefix).resolve()
     _make_dir(site.runtime, 0o755)
-    # Copy again only when the venv changed since (make setup touches its .installed stamp).
+    # Build again only when the venv changed since (a pip install touches site-packages).
     source = f"{base} {venv} {max(p.stat().st_mtime for p in venv.glob('lib/*/site-packages'))}"
     stamp = site.runtime / "copied-from"
-    fresh = stamp.exists() and stamp.read_text() == source
-    python_home, venv_home = base, venv
-    if fresh:
-        python_home = Path((site.runtime / "python-path").read_text().strip())
-        venv_home = Path((site.runtime / "venv-path").read_text().strip())
-    elif not reachable_by_others(base):
-        python_home = site.runtime / "python"
-        _link_copy(base, python_home)
-    if not fresh and (python_home != base or not reachable_by_others(venv)):
-        venv_home = site.runtime / "venv"
-        _link_copy(venv, venv_home)
-        for link in venv_home.glob("bin/python*"):
-            if link.is_symlink() and os.readlink(link).startswith(str(base)):
-                target = os.readlink(link).replace(str(base), str(python_home))
-                link.unlink()
-                link.symlink_to(target)
-        _rewrite(venv_home / "pyvenv.cfg", str(base), str(python_home))
-        for script in (venv_home / "bin").iterdir():
-            if script.is_file() and not script.is_symlink() and script.read_bytes()[:2] == b"#!":
-                try:
-                    _rewrite(script, str(venv), str(venv_home))
-                except UnicodeDecodeError:
-                    pass
-    (site.runtime / "python-path").write_text(str(python_home))
-    (site.runtime / "venv-path").write_text(str(venv_home))
-    stamp.write_text(source)
+    if not (stamp.exists() and stamp.read_text() == source):
+        python_home, venv_home = base, venv
+        if not reachable_by_others(base):  # e.g. pyenv's interpreter under /root
+            python_home = site.runtime / "python"
+            _link_copy(base, python_home)
+        if python_home != base or not reachable_by_others(venv):
+            venv_home = site.runtime / "venv"
+            _relocated_venv(venv, base, python_home, venv_home, overlay=reachable_by_others(venv))
+        (site.runtime / "python-path").write_text(str(python_home))
+        (site.runtime / "venv-path").write_text(str(venv_home))
+        stamp.write_text(source)
     if site.lib.exists():
         shutil.rmtree(site.lib)
     for package in ("minitorch", "widgets"):
         shutil.copytree(REPO / package, site.lib / package, ignore=shutil.ignore_patterns("__pycache__"))
     subprocess.run(["chmod", "-R", "a+rX,go-w", str(site.lib)], check=True)
+
+
+def _relocated_venv(venv, base, python_home, target, overlay):
+    """A venv at ``target`` running on ``python_home`` with the packages of ``venv``.
+
+    ``overlay`` (``venv`` is reachable by others): only bin/ and pyvenv.cfg are new; the
+    packages are read in place (a .pth file adds them) and share/ and etc/ are links.
+    Otherwise the whole venv is a hard-linked copy. Either way the scripts' ``#!`` lines and
+    the python links are rewritten to the new places."""
+    fresh = target.with_name(target.name + ".new")
+    if overlay:
+        if fresh.exists():
+            shutil.rmtree(fresh)
+        (fresh / "bin").mkdir(parents=True)
+        shutil.copy(venv / "pyvenv.cfg", fresh / "pyvenv.cfg")
+        for site_packages in venv.glob("lib/python*/site-packages"):
+            inside = fresh / site_packages.relative_to(venv)
+            inside.mkdir(parents=True)
+            (inside / "minitorch-runtime.pth").write_text(
+                f"import site; site.addsitedir({str(site_packages)!r})\n")
+        for name in ("share", "etc", "include"):
+            if (venv / name).exists():
+                (fresh / name).symlink_to(venv / name)
+        for entry in (venv / "bin").iterdir():
+            if entry.is_symlink():
+                (fresh / "bin" / entry.name).symlink_to(os.readlink(entry))
+            else:
+                shutil.copy2(entry, fresh / "bin" / entry.name)
+    else:
+        _link_copy(venv, fresh, in_place=True)
+    for link in fresh.glob("bin/python*"):
+        if link.is_symlink() and os.readlink(link).startswith(str(base)):
+            pointed = os.readlink(link).replace(str(base), str(python_home))
+            link.unlink()
+            link.symlink_to(pointed)
+    _rewrite(fresh / "pyvenv.cfg", str(base), str(python_home))
+    for script in (fresh / "bin").iterdir():
+        if script.is_file() and not script.is_symlink() and script.read_bytes()[:2] == b"#!":
+            try:
+                _rewrite(script, str(venv), str(target))
+            except UnicodeDecodeError:
+                pass
+    subprocess.run(["chmod", "-R", "a+rX", str(fresh)], check=True)
+    old = target.with_name(target.name + ".old")
+    if target.exists():
+        target.rename(old)
+    fresh.rename(target)
+    if old.exists():
+        shutil.rmtree(old)
 
 
 def write_config(site):

@@ -19,6 +19,7 @@ import re
 import shutil
 import sys
 import time
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -131,6 +132,13 @@ def round_(tmp_path_factory):
                 click_in_list(pages[name], "released_assignments_list", "Fetch")
                 pages[name].wait_for_selector(f"#fetched_assignments_list .list_item:has-text('{LESSON}')")
             mark("fetched")
+            record["services"] = hub.api("GET", "/hub/api/services")[1]
+            user = hub.api("GET", f"/hub/api/users/{ada}")[1]
+            cgroups = Path(f"/proc/{user['servers']['']['state']['pid']}/cgroup").read_text()
+            record["server_cgroups"] = dict(line.split(":", 2)[1:] for line in cgroups.splitlines())
+            memory = Path("/sys/fs/cgroup/memory", record["server_cgroups"].get("memory", "/").lstrip("/"))
+            if (memory / "memory.limit_in_bytes").exists():  # cgroup v1 (v2: memory.max)
+                record["memory_limit"] = int((memory / "memory.limit_in_bytes").read_text())
             tokens = {name: hub.user_token(name) for name in (ada, bob, cy)}
             record["homes"] = {name: sorted(p.name for p in (hub.site / "home" / name).iterdir()
                                             if not p.name.startswith(".")) for name in tokens}
@@ -195,6 +203,23 @@ def test_login_and_fetch(round_):
     assert "/hub/login" in round_["stranger_url"]
     for name, listing in round_["homes"].items():
         assert listing == [LESSON], f"{name}'s home: {listing}"
+
+
+def test_idle_culler_and_limits(round_):
+    """The culler runs as a hub service; a server's memory and CPU are capped where cgroups allow."""
+    assert "idle-culler" in round_["services"]
+    sys.path.insert(0, str(REPO / "hub"))
+    import classroom_limits
+
+    enforced = classroom_limits.supported()
+    groups = round_["server_cgroups"]
+    if "memory" in enforced and "memory" in groups:  # cgroup v1: the memory hierarchy
+        assert groups["memory"].endswith(f"minitorch-{round_['names']['ada']}")
+        assert round_["memory_limit"] == 2 * 1024**3  # MINITORCH_HUB_MEM_LIMIT's default, 2G
+    elif enforced:  # cgroup v2
+        assert groups[""].endswith(f"minitorch-{round_['names']['ada']}")
+    else:
+        pytest.skip("this machine lets the hub set no cgroup limits (an unprivileged container)")
 
 
 def test_learner_terminal_has_the_course_tools(round_):
