@@ -15,7 +15,7 @@ HUB_PORT ?= 8000
 CHP_VERSION := 5.3.0
 CHP := .hub/node_modules/.bin/configurable-http-proxy
 
-.PHONY: setup system-deps lab test course release collect autograde feedback hub hub-proxy test-package test-lessons test-browser lint bench lessons example example-dist clean
+.PHONY: setup system-deps lab test course release collect autograde feedback grades roster hub hub-proxy test-package test-lessons test-browser lint bench lessons example example-dist clean
 
 setup: $(STAMP) system-deps
 
@@ -80,17 +80,30 @@ test-lessons:
 course: setup
 	$(PY) -m tools.make_course --release
 
-# The teacher's round for one lesson (README, "For teachers"): make release LESSON=02_graphs_chain_rule
-# ... then collect, autograde, feedback. nbgrader runs in course/ (its config) with the venv on PATH.
-NBGRADER = cd course && export PATH="$(CURDIR)/$(VENV)/bin:$$PATH" && nbgrader
-release: ; $(NBGRADER) release_assignment $(LESSON) --force
-collect: ; $(NBGRADER) collect $(LESSON) --update
-autograde: ; $(NBGRADER) autograde $(LESSON) --create
-feedback: ; $(NBGRADER) generate_feedback $(LESSON) && nbgrader release_feedback $(LESSON)
+# The teacher's round for one lesson (README, "For teachers"): make release LESSON=02_graphs_chain_rule,
+# then collect, autograde, feedback, export. hub/teacher.py runs each nbgrader step: on the
+# classroom hub (root, HUB_SITE holds a course) as the teacher in the teacher's course folder,
+# else in course/. Due dates: course/schedule.csv (lesson,due), applied at release.
+TEACHER = $(PY) hub/teacher.py
+HUB_SITE ?= /srv/minitorch
+export MINITORCH_HUB_SITE := $(HUB_SITE)
+release:   ; $(TEACHER) release $(LESSON)
+collect:   ; $(TEACHER) collect $(LESSON)
+autograde: ; $(TEACHER) autograde $(LESSON)
+feedback:  ; $(TEACHER) feedback $(LESSON)
+# Scores with names and submission times (late ones after the due date): GRADES=file.csv
+GRADES ?= course/grades.csv
+grades:    ; $(TEACHER) export $(GRADES)
+# The class list, a CSV with columns id,first_name,last_name,email: nbgrader's students, and
+# on the classroom hub the only names (with the teacher's) that may log in.
+roster:    ; $(TEACHER) roster $(FILE)
 
-# A local JupyterHub on http://127.0.0.1:$(HUB_PORT): any user name, password "minitorch"
-# (MINITORCH_HUB_PASSWORD), each learner's lessons in .hub/users/NAME. See docs/jupyterhub.md.
+# A local JupyterHub on http://127.0.0.1:$(HUB_PORT) (docs/jupyterhub.md, hub/jupyterhub_config.py).
+# As root: the classroom, one OS user per learner, its folder in HUB_SITE; a learner's first
+# login sets their password. Not root: the single-user demo (any name, password "minitorch").
 hub: setup hub-proxy
+	@if [ "$$(id -u)" != "0" ]; then echo "make hub: not root, so this is the DEMO hub (one OS user for all learners)."; \
+	  echo "          Run it as root for the classroom (a system user per learner): docs/jupyterhub.md"; fi
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" MINITORCH_HUB_PORT=$(HUB_PORT) $(VENV)/bin/jupyterhub -f hub/jupyterhub_config.py
 
 hub-proxy:

@@ -1,25 +1,34 @@
-"""A local JupyterHub serving the MiniTorch lessons to several learners (`make hub`).
+"""A local JupyterHub serving the MiniTorch lessons to a class (`make hub`). Two modes:
 
-One machine, one OS account: JupyterHub's dummy authenticator (any user name, one shared
-password) and its SimpleLocalProcessSpawner (each learner's Jupyter server is a local
-process, started in that learner's own folder). On first login a learner's folder gets a
-fresh copy of the learner notebooks from lessons/; later logins keep their work.
+**Classroom** (the hub runs as root; the default then): one OS user per learner, as The
+Littlest JupyterHub does (hub/classroom.py). A learner's first login sets their password and
+creates their system user, home 0700; their server, kernels and terminals run as that user,
+with nbgrader set up for the course (the Assignments tab: fetch, submit, feedback) and
+nbgrader's teacher tools disabled. The teacher (MINITORCH_HUB_ADMIN) is a separate user who
+owns the nbgrader course folder (0700) and lands on the Formgrader. Learners cannot read the
+checkout, lessons/solutions/, the course source or the hub's state (hub/classroom_site.py
+has the layout). Idle servers are stopped (jupyterhub-idle-culler); memory and CPU are
+limited per server where cgroups can be written (hub/classroom_limits.py).
 
-This is a classroom *demo*: the hub keeps learners apart (one learner's token or cookie
-cannot reach another's server), but every server runs as the same OS user, so code a
-learner runs in a kernel could read another learner's folder. For a real class use
-Zero-to-JupyterHub (one container and volume per learner): docs/jupyterhub.md.
+**Demo** (not root, or MINITORCH_HUB_MODE=demo; hub/demo_config.py): every server runs as the
+hub's own OS user, any name with one shared password, each learner's copy of the lessons in
+STATE/users/NAME. HTTP is kept apart, but code in one learner's kernel can read every other
+learner's folder: a demo, not a class.
 
-Settings come from the environment (the Makefile and tests/course/test_hub.py set them):
-    MINITORCH_HUB_DIR        state: database, cookie secret, learners' folders (default .hub/)
+Settings come from the environment (the Makefile and tests/course/ set them):
+    MINITORCH_HUB_MODE       "classroom" or "demo" (default: classroom as root, else demo)
+    MINITORCH_HUB_SITE       classroom: the hub's folder (default /srv/minitorch)
+    MINITORCH_COURSE_DIR     classroom: the nbgrader course to serve (default course/)
+    MINITORCH_HUB_DIR        demo: state and learners' folders (default .hub/)
     MINITORCH_HUB_PORT       the public port on 127.0.0.1 (default 8000)
-    MINITORCH_HUB_PASSWORD   the shared password (default "minitorch")
+    MINITORCH_HUB_PASSWORD   demo: the shared password (default "minitorch")
     MINITORCH_HUB_ADMIN      the teacher's user name, a hub admin (default "teacher")
+    MINITORCH_HUB_MEM_LIMIT, MINITORCH_HUB_CPU_LIMIT   classroom: per server (default 2G, 1)
+    MINITORCH_HUB_CULL_AFTER classroom: seconds before an idle server is stopped (default 3600)
     MINITORCH_HUB_API_TOKEN  if set, a "classroom" service with this token and the admin role
 """
 
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -27,7 +36,15 @@ c = get_config()  # noqa: F821 (JupyterHub provides get_config)
 
 REPO = Path(__file__).resolve().parent.parent
 LESSONS = REPO / "lessons"
-STATE = Path(os.environ.get("MINITORCH_HUB_DIR", REPO / ".hub")).resolve()
+MODE = os.environ.get("MINITORCH_HUB_MODE") or ("classroom" if os.getuid() == 0 else "demo")
+if MODE == "classroom":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # hub/classroom*.py
+    from classroom_site import Site
+
+    SITE = Site(os.environ.get("MINITORCH_HUB_SITE", "/srv/minitorch"))
+    STATE = SITE.state
+else:
+    STATE = Path(os.environ.get("MINITORCH_HUB_DIR", REPO / ".hub")).resolve()
 USERS = STATE / "users"
 PORT = int(os.environ.get("MINITORCH_HUB_PORT", "8000"))
 VENV_BIN = Path(sys.executable).parent  # the hub runs from the project's venv
@@ -50,36 +67,18 @@ c.JupyterHub.cookie_secret_file = str(STATE / "jupyterhub_cookie_secret")
 c.JupyterHub.pid_file = str(STATE / "jupyterhub.pid")
 c.ConfigurableHTTPProxy.pid_file = str(STATE / "jupyterhub-proxy.pid")
 
-# ---------------------------------------------------------------- who may log in
-c.JupyterHub.authenticator_class = "dummy"
-c.DummyAuthenticator.password = os.environ.get("MINITORCH_HUB_PASSWORD", "minitorch")
-c.Authenticator.allow_all = True  # any learner name, with the shared password
-c.Authenticator.admin_users = {os.environ.get("MINITORCH_HUB_ADMIN", "teacher")}
-
+# ---------------------------------------------------------------- who may log in, each server
+ADMIN = os.environ.get("MINITORCH_HUB_ADMIN", "teacher")
 token = os.environ.get("MINITORCH_HUB_API_TOKEN")
-if token:  # for scripts (and the load test): create users, start servers, issue tokens
+if token:  # for scripts (and the tests): create users, start servers, issue tokens
     c.JupyterHub.services = [{"name": "classroom", "api_token": token}]
     c.JupyterHub.load_roles = [{"name": "admin", "services": ["classroom"]}]
-
-# ---------------------------------------------------------------- each learner's server
-c.JupyterHub.spawner_class = "simple"
-c.SimpleLocalProcessSpawner.home_dir_template = str(USERS / "{username}")
-c.Spawner.cmd = [str(VENV_BIN / "jupyterhub-singleuser")]
-c.Spawner.default_url = "/lab/tree/00_welcome.ipynb"
-c.Spawner.environment = {"PATH": f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-c.Spawner.start_timeout = 60
-c.Spawner.http_timeout = 60
-if os.getuid() == 0:  # containers often run as root; Jupyter refuses root unless told
-    c.Spawner.args = ["--ServerApp.allow_root=True"]
-
-
-def give_lessons(spawner):
-    """Copy the learner notebooks into the learner's folder; never overwrite their work."""
-    home = Path(spawner.home_dir)
-    home.mkdir(parents=True, exist_ok=True)
-    for notebook in sorted(LESSONS.glob("*.ipynb")):
-        if not (home / notebook.name).exists():
-            shutil.copy(notebook, home / notebook.name)
-
-
-c.Spawner.pre_spawn_hook = give_lessons
+HERE = Path(__file__).resolve().parent
+if MODE == "classroom":
+    if os.getuid() != 0:
+        raise SystemExit("MINITORCH_HUB_MODE=classroom needs root: it creates a system user per learner")
+    exec((HERE / "classroom_config.py").read_text())
+else:
+    print("make hub: DEMO mode (not root): every learner's server runs as this one OS user, "
+          "so learners can read each other's files; see docs/jupyterhub.md", file=sys.stderr)
+    exec((HERE / "demo_config.py").read_text())

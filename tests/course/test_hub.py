@@ -73,7 +73,8 @@ class Hub:
         self.url = f"http://127.0.0.1:{port}"
         env = venv_env(MINITORCH_HUB_DIR=str(root), MINITORCH_HUB_PORT=str(port),
                        MINITORCH_HUB_INTERNAL_PORT=str(internal), MINITORCH_HUB_PROXY_PORT=str(proxy),
-                       MINITORCH_HUB_PASSWORD=PASSWORD, MINITORCH_HUB_API_TOKEN=self.token)
+                       MINITORCH_HUB_PASSWORD=PASSWORD, MINITORCH_HUB_API_TOKEN=self.token,
+                       MINITORCH_HUB_MODE="demo")  # the one-OS-user demo; test_classroom.py: the class
         self.log = open(root / "hub.log", "w")
         self.proc = subprocess.Popen([str(VENV_BIN / "jupyterhub"), "-f", str(REPO / "hub" / "jupyterhub_config.py")],
                                      cwd=root, env=env, stdout=self.log, stderr=subprocess.STDOUT,
