@@ -17,6 +17,17 @@ matplotlib.use("Agg")
 
 SOLUTIONS = Path(__file__).resolve().parents[2] / "lessons" / "solutions"
 
+UNBROADCAST_BODY = """    extra = grad.ndim - len(shape)
+    if extra > 0:
+        grad = grad.sum(axis=tuple(range(extra)))
+    stretched = tuple(i for i, size in enumerate(shape) if size == 1 and grad.shape[i] != 1)
+    if stretched:
+        grad = grad.sum(axis=stretched, keepdims=True)
+    return grad"""
+UNBROADCAST_KEEPDIMS_RESHAPE = """    extra = grad.ndim - len(shape)
+    axes = tuple(range(extra)) + tuple(extra + i for i, size in enumerate(shape) if size == 1)
+    return grad.sum(axis=axes, keepdims=True).reshape(shape)"""
+
 # (lesson, check variable, [(text in the exercise cell, replacement)], words the hints must contain)
 TABLE = [
     ("00", "check_nd", [("(f(x + eps) - f(x - eps)) / (2 * eps)", "(f(x + eps) - f(x)) / eps")], "one-sided"),
@@ -38,8 +49,21 @@ TABLE = [
     ("02", "check_neg", [("return (-grad_output,)", "return (grad_output,)")], "sign is flipped"),
     ("02", "check_pow", [("if need_b else None", "")], "needs_input_grad[1] is False"),
     ("03", "check_unbroadcast", [("grad = grad.sum(axis=stretched, keepdims=True)", "pass")], "shape"),
+    ("03", "check_unbroadcast", [("stretched, keepdims=True)", "stretched)")], "sum with keepdims=True"),
+    ("03", "check_unbroadcast", [("grad = grad.sum(axis=tuple(range(extra)))", "pass")],
+     "leading axis(es) that broadcasting added are still there"),
+    ("03", "check_unbroadcast", [("grad.sum(axis=stretched", "grad.mean(axis=stretched")], "a mean"),
+    ("03", "check_unbroadcast", [(UNBROADCAST_BODY, UNBROADCAST_KEEPDIMS_RESHAPE)], None),  # right: () is a 0-d array
     ("03", "check_add", [("sum_to_shape(grad_output, ctx.a_shape)", "grad_output")], "did you reduce"),
+    ("03", "check_add", [("return grad_a, grad_b", "return grad_a")], "one per input"),
+    ("03", "check_add", [("sum_to_shape(grad_output, ctx.b_shape)", "sum_to_shape(grad_output, ctx.a_shape)")],
+     "must have that input's shape"),
     ("03", "check_mul", [("if need_b else None", "")], "needs_input_grad"),
+    ("03", "check_mul", [("sum_to_shape(grad_output * b, a.shape)", "grad_output * b")], "did you reduce"),
+    ("03", "check_mul", [("sum_to_shape(grad_output * b, a.shape)", "sum_to_shape(grad_output * a, a.shape)")],
+     "another input's gradient"),
+    ("03", "check_mul", [("sum_to_shape(grad_output * b, a.shape)", "sum_to_shape(b, a.shape)")],
+     "multiply by grad_output"),
     ("04", "check_sort", [("return order", "return order[::-1]")], "comes before its consumer"),
     ("04", "check_walk", [("return order", "return order")], None),  # the solution: must pass
     ("05", "check_matmul", [("unbroadcast(a.swapaxes(-1, -2) @ grad_output, b.shape)", "a.swapaxes(-1, -2) @ grad_output")],
@@ -131,34 +155,40 @@ def _namespace(lesson, upto):
     return _NAMESPACES[key]
 
 
-@pytest.mark.parametrize("lesson, var, edits, words", TABLE, ids=[f"{r[0]}-{r[1]}-{i}" for i, r in enumerate(TABLE)])
-def test_wrong_answer_gets_its_hint(lesson, var, edits, words):
+def run_row(lesson, var, edits):
+    """The check ``var``'s result after its exercise cell, edited by ``edits``, replaced the solution's."""
     import minitorch
 
     cells = _cells(lesson)
     check = _check_cell(cells, var)
     base = _namespace(lesson, check)
     ns = dict(base)
-    # the exercise: the last solution cell before the check that contains the text to replace
-    exercise = [s for s in cells[:check] if edits[0][0] in s and "### BEGIN SOLUTION" in s][-1]
-    for old, new in edits:
-        assert old in exercise, f"{old!r} not in the exercise cell"
-        exercise = exercise.replace(old, new)
     cwd = os.getcwd()
     os.chdir(SOLUTIONS)
     saved = {}
     try:
-        exec(compile(exercise, "<wrong answer>", "exec"), ns)
-        # functions defined by earlier cells (09's MyConv2d calls conv_grad_b) look names up in
-        # the cached namespace: point those at the wrong answer for this row, restored below
-        saved = {k: v for k, v in base.items() if k in ns and ns[k] is not v}
-        base.update({k: ns[k] for k in saved})
+        if edits:
+            # the exercise: the last solution cell before the check that contains the text to replace
+            exercise = [s for s in cells[:check] if edits[0][0] in s and "### BEGIN SOLUTION" in s][-1]
+            for old, new in edits:
+                assert old in exercise, f"{old!r} not in the exercise cell"
+                exercise = exercise.replace(old, new)
+            exec(compile(exercise, "<wrong answer>", "exec"), ns)
+            # functions defined by earlier cells (09's MyConv2d calls conv_grad_b) look names up in
+            # the cached namespace: point those at the wrong answer for this row, restored below
+            saved = {k: v for k, v in base.items() if k in ns and ns[k] is not v}
+            base.update({k: ns[k] for k in saved})
         exec(compile(cells[check], "<check cell>", "exec"), ns)
     finally:
         base.update(saved)
         os.chdir(cwd)
         minitorch.autograd.restore_backward()
-    result = ns[var]
+    return ns[var]
+
+
+@pytest.mark.parametrize("lesson, var, edits, words", TABLE, ids=[f"{r[0]}-{r[1]}-{i}" for i, r in enumerate(TABLE)])
+def test_wrong_answer_gets_its_hint(lesson, var, edits, words):
+    result = run_row(lesson, var, edits)
     if words is None:
         assert result.passed, repr(result)
         return

@@ -91,7 +91,7 @@ def _code_cells(lesson):
     return [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
 
 
-def _run(lesson, var, edits):
+def run_row(lesson, var, edits):
     """The check ``var``'s result after the lesson's imports, the edited exercise and the check cell ran."""
     cells = _code_cells(lesson)
     check = next(i for i, s in enumerate(cells) if f"\n{var} = " in "\n" + s and "### BEGIN SOLUTION" not in s)
@@ -115,7 +115,7 @@ def _run(lesson, var, edits):
 
 @pytest.mark.parametrize("lesson, var, edits, words", TABLE, ids=[f"{r[0]}-{r[1]}-{i}" for i, r in enumerate(TABLE)])
 def test_wrong_answer_gets_its_hint(lesson, var, edits, words):
-    result = _run(lesson, var, edits)
+    result = run_row(lesson, var, edits)
     assert result.status == "failed", f"the wrong answer passed: {edits}"
     hints = " | ".join(r.hint for r in result.rows if not r.ok) + " | " + result.error
     assert words in hints, hints
@@ -124,7 +124,7 @@ def test_wrong_answer_gets_its_hint(lesson, var, edits, words):
 @pytest.mark.parametrize("lesson, var", [("14", "scaled_step_check"), ("14", "rule_check"),
                                          ("15", "average_check"), ("15", "ring_check")])
 def test_the_solution_passes(lesson, var):
-    result = _run(lesson, var, [])
+    result = run_row(lesson, var, [])
     assert result.passed, repr(result)
 
 

@@ -56,6 +56,18 @@ def _run_until(lesson, variable, old, new):
     raise AssertionError(f"no cell defines {variable}")
 
 
+def run_solution(lesson, variable):
+    """The check ``variable``'s result for the solution as written: the cells run until it exists."""
+    nb = nbformat.read(SOLUTIONS / LESSONS[lesson], as_version=4)
+    namespace = {"__name__": "__lesson__"}
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            exec(compile(cell.source, f"<lesson {lesson}>", "exec"), namespace)
+            if variable in namespace:
+                return namespace[variable]
+    raise AssertionError(f"no cell defines {variable}")
+
+
 IDS = [f"{row[0]}-{row[1]}-{i}" for i, row in enumerate(TABLE)]
 
 

@@ -43,17 +43,20 @@ def same(got: Any, expected: Any, atol: float = 1e-6, rtol: float = 1e-5) -> tup
     """(ok, hint) for a default comparison: arrays/tensors by shape and value, the rest by ==."""
     if got is None and expected is not None:
         return False, "returned None: did you forget `return`?"
-    if isinstance(expected, (float, int)) and not isinstance(expected, bool) and isinstance(got, (Tensor, np.ndarray)):
+    # a NumPy scalar (np.float64: what summing to shape () gives) is a value like a 0-d array, so a
+    # 0-d array matches it; only a real Python number asks for a Python number back
+    python_number = isinstance(expected, (float, int)) and not isinstance(expected, (bool, np.generic))
+    if python_number and isinstance(got, (Tensor, np.ndarray)):
         return False, (f"returned a {type(got).__name__}; return a Python number "
                        "(tensor.item() gives one, and keeps no graph alive)")
     if isinstance(expected, tuple) and isinstance(got, list):
         return False, "returned a list: return a tuple (write tuple(...) around it)"
-    if isinstance(expected, (Tensor, np.ndarray)) or isinstance(got, (Tensor, np.ndarray)):
+    if isinstance(expected, (Tensor, np.ndarray, np.generic)) or isinstance(got, (Tensor, np.ndarray)):
         g, e = to_numpy(got), to_numpy(expected)
         if g is None or e is None:
             return False, f"expected {short(expected)}, got {short(got)}"
         if g.shape != e.shape:
-            return False, f"shape {style.fmt_shape(g.shape)}, expected {style.fmt_shape(e.shape)}"
+            return False, _shape_hint(g.shape, e.shape)
         if g.dtype.kind in "fc" or e.dtype.kind in "fc":
             ok = np.allclose(g, e, atol=atol, rtol=rtol, equal_nan=True)
         else:
@@ -72,6 +75,18 @@ def same(got: Any, expected: Any, atol: float = 1e-6, rtol: float = 1e-5) -> tup
         return ok, "" if ok else "got {}, expected {}".format(*style.format_pair(got, expected))
     ok = got == expected
     return bool(ok), "" if ok else f"got {short(got, 30)}, expected {short(expected, 30)}"
+
+
+def _shape_hint(got: tuple[int, ...], expected: tuple[int, ...]) -> str:
+    """A wrong shape, and what the shapes say about it: size-1 axes dropped, leading axes not summed."""
+    text = f"shape {style.fmt_shape(got)}, expected {style.fmt_shape(expected)}"
+    if got and expected and len(got) < len(expected) and [n for n in got if n != 1] == [
+            n for n in expected if n != 1]:
+        return text + ": the size-1 axes are missing (sum with keepdims=True, or reshape to the expected shape)"
+    extra = len(got) - len(expected)
+    if extra > 0 and tuple(got[extra:]) == tuple(expected):
+        return text + f": the {extra} leading axis(es) that broadcasting added are still there: sum them away"
+    return text
 
 
 def _array_hint(got: np.ndarray, expected: np.ndarray, atol: float, rtol: float) -> str:
