@@ -37,6 +37,14 @@ TABLE = [
     ("14", "scaled_step_check", [(UNSCALE, ""), ("    optimizer.step()\n", "    optimizer.step()\n" + UNSCALE)],
      "after unscaling"),
     ("14", "scaled_step_check", [("    return True\n", "")], "return True when the step was taken"),
+    ("14", "scaled_step_check", [("np.isfinite(g.numpy()).all()", "not np.isnan(g.numpy()).any()")],
+     "np.isnan misses inf"),  # the overflow case of 2**30 holds NaN too: a case with inf only catches it
+    ("14", "scaled_step_check", [("np.isfinite(g.numpy()).all()", "not np.isinf(g.numpy()).any()")],
+     "np.isinf misses NaN"),
+    ("14", "scaled_step_check", [("all(np.isfinite(g.numpy()).all() for g in grads)",
+                                  "np.isfinite(grads[0].numpy()).all()")], "not in parameter 0 (test every gradient)"),
+    ("14", "scaled_step_check", [(UNSCALE + INF_CHECK, INF_CHECK + UNSCALE)], "you tested for inf/NaN before unscaling"),
+    ("14", "scaled_step_check", [("g /= scale  ", "g /= scale; g /= scale  ")], "did you unscale twice"),
     # 14, exercise 2: the dynamic scale rule
     ("14", "rule_check", [("growth_tracker == growth_interval", "growth_tracker > growth_interval")],
      "did not grow"),
@@ -49,6 +57,9 @@ TABLE = [
     ("14", "rule_check", [("if found_inf:", "if not found_inf:")], "shrank the scale on a clean step"),
     ("14", "rule_check", [("scale * backoff_factor", "scale / backoff_factor")], "grew the scale after an inf/NaN"),
     ("14", "rule_check", [("scale * backoff_factor", "scale * 0.5")], "use backoff_factor"),
+    ("14", "rule_check", [("growth_tracker == growth_interval", "growth_tracker == 2000")],
+     "use the growth_interval argument"),
+    ("14", "rule_check", [("scale * growth_factor, 0", "scale * 2, 0")], "use growth_factor"),
     # 15, exercise 1: average the gradients
     ("15", "average_check", [("comm.allreduce(g) / comm.size", "comm.allreduce(g)")], "forgot to divide"),
     ("15", "average_check", [("comm.allreduce(g) / comm.size", "comm.allreduce(g) / len(grads)")],
