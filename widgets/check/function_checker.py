@@ -14,6 +14,7 @@ It never raises into the notebook: the learner's exception is shown in the table
 check is recorded for ``widgets.lesson_score()``.
 """
 
+import inspect
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -104,6 +105,40 @@ def _array_hint(got: np.ndarray, expected: np.ndarray, atol: float, rtol: float)
             f"({int(bad.sum())} of {bad.size} differ)")
 
 
+def _snapshot(value: Any) -> Any:
+    """A copy of an argument's array values (arrays, tensors, lists of them), or None for anything else."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, Tensor):
+        return np.array(to_numpy(value))
+    if type(value) is list and value and all(isinstance(v, (np.ndarray, Tensor)) for v in value):
+        return [_snapshot(v) for v in value]
+    return None
+
+
+def _same_values(before: Any, value: Any) -> bool:
+    if isinstance(before, list):
+        return isinstance(value, list) and len(value) == len(before) and all(
+            _same_values(b, v) for b, v in zip(before, value))
+    now = to_numpy(value)
+    return now is not None and now.shape == before.shape and bool(np.array_equal(now, before, equal_nan=True))
+
+
+def _changed_argument(fn: Callable[..., Any], before: list[Any] | None, args: tuple[Any, ...]) -> str:
+    """'' or a hint naming the argument the learner's function changed in place (``h += ...``, ``g /= n``)."""
+    if before is None:
+        return ""
+    for i, (snap, value) in enumerate(zip(before, args)):
+        if snap is not None and not _same_values(snap, value):
+            try:
+                name = f"`{list(inspect.signature(fn).parameters)[i]}`"
+            except (TypeError, ValueError, IndexError):
+                name = f"argument {i}"
+            return (f"your function changed its input {name} in place (+=, *=, /=, [...] = or out=): the caller "
+                    "still needs it. Compute a new array instead (x = x + ..., not x += ...)")
+    return ""
+
+
 def _is_one_pass(value: Any) -> bool:
     """True for an iterator (a generator such as model.named_parameters()): it can be read only once."""
     return hasattr(value, "__next__") and iter(value) is value
@@ -134,6 +169,8 @@ def check_function(name: str, learner_fn: Callable[..., Any], reference_fn: Call
             return bad_arguments_result("check_function", name, None, f"case {i}: the reference failed on it "
                                         f"({type(exc).__name__}: {exc}); check the case's arguments", COLUMNS)
         one_pass = any(_is_one_pass(a) for a in args_l)
+        # a tuple case's arrays are shared with the reference and the hints: the learner must not change them
+        before = None if callable(case) else [_snapshot(a) for a in args_l]
         try:
             got = learner_fn(*args_l)
         except NotImplementedError as exc:
@@ -159,6 +196,9 @@ def check_function(name: str, learner_fn: Callable[..., Any], reference_fn: Call
             ok, hint = compare(got, expected)
         except Exception as exc:  # comparing itself failed: the result has an unexpected type
             ok, hint = False, f"could not compare: {type(exc).__name__}: {exc}"
+        changed = _changed_argument(learner_fn, before, args_l)
+        if changed:
+            ok, hint = False, changed + (f" ({hint})" if hint else "")
         if not ok and one_pass:
             hint += ("; the argument here is a generator (like model.named_parameters()): it can be read only "
                      "once, so go through it in a single loop")

@@ -19,6 +19,7 @@ import numpy as np
 
 from widgets import style
 from widgets.check.function_checker import same
+from widgets.check.outcome import Outcome, keep_inputs
 
 Array = np.ndarray
 
@@ -87,20 +88,9 @@ def mask_hint(got: Any, expected: Array) -> tuple[bool, str]:
 
 
 # ---------------------------------------------------------------------- exercise 3: attention forward
-class Outcome:
-    """One call of an attention function: its inputs (for the hints) and what it returned."""
-
-    def __init__(self, args: tuple[Array, ...], value: Any) -> None:
-        self.args = args
-        self.value = value
-
-    def __repr__(self) -> str:
-        return repr(self.value) if not isinstance(self.value, np.ndarray) else style.fmt_shape(self.value.shape)
-
-
 def attention_runs(fn: Callable[..., Any]) -> Callable[..., Outcome]:
     """``run(q, k, v)`` -> ``Outcome``: ``fn``'s result with the inputs kept for ``attention_hint``."""
-    return lambda q, k, v: Outcome((q, k, v), fn(q.copy(), k.copy(), v.copy()))
+    return keep_inputs(fn)
 
 
 def attention_cases(rng: np.random.Generator) -> list[tuple[Array, Array, Array]]:
