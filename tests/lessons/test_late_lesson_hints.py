@@ -23,6 +23,11 @@ INF_CHECK = ("    if not all(np.isfinite(g.numpy()).all() for g in grads):\n"
              "        return False                               # 3. an inf/NaN would ruin the weights: skip\n")
 RS_RANGE = "for s in range(size - 1):  # reduce-scatter"
 AG_RANGE = "for s in range(size - 1):  # all-gather"
+RING_BODY = ("    for s in range(size - 1):  # reduce-scatter\n"
+             "        received = comm.sendrecv(chunks[(rank - s) % size], dest=right, source=left)\n"
+             "        chunks[(rank - s - 1) % size] = chunks[(rank - s - 1) % size] + received\n"
+             "    for s in range(size - 1):  # all-gather\n"
+             "        chunks[(rank - s) % size] = comm.sendrecv(chunks[(rank + 1 - s) % size], dest=right, source=left)\n")
 
 # (lesson, check variable, [(text in the exercise cell, replacement)], words the hints must contain)
 TABLE = [
@@ -78,6 +83,11 @@ TABLE = [
     ("15", "average_check", [("return [comm.allreduce(g) / comm.size for g in grads]",
                               "return [sum(comm.allreduce(g) for g in grads) / comm.size]")],
      "returned 1 array(s) for 2 gradients"),
+    ("15", "average_check", [("return [comm.allreduce(g) / comm.size for g in grads]",
+                              "for g in grads:\n        g[...] = comm.allreduce(g) / comm.size\n    return grads")],
+     "you averaged in place"),
+    ("15", "average_check", [("comm.allreduce(g) / comm.size", "comm.allreduce(g) / (comm.rank + 1)")],
+     "did you divide by comm.rank + 1"),
     # 15, exercise 2: the ring all-reduce
     ("15", "ring_check", [("chunks[(rank - s - 1) % size] = chunks[(rank - s - 1) % size] + received",
                            "chunks[(rank - s) % size] = chunks[(rank - s) % size] + received")],
@@ -92,6 +102,16 @@ TABLE = [
      "into chunk (rank - s - 1) % size"),  # sent and stored chunk indices swapped
     ("15", "ring_check", [("chunks[(rank - s - 1) % size] + received", "received")], "only part of the sum"),
     ("15", "ring_check", [("return np.concatenate(chunks)", "return chunks")], "return one array (np.concatenate(chunks))"),
+    ("15", "ring_check", [(RING_BODY, "    return comm.allreduce(x)")], "you called comm.allreduce"),
+    ("15", "ring_check", [("received = comm.sendrecv(chunks[(rank - s) % size], dest=right, source=left)",
+                           "comm.send(chunks[(rank - s) % size], dest=right)\n        received = comm.recv(source=left)")],
+     "the deadlock the text warns about"),
+    ("15", "ring_check", [("chunks[(rank - s) % size] = comm.sendrecv(", "chunks[(rank - s) % size] += comm.sendrecv(")],
+     "the all-gather must replace its chunk"),
+    ("15", "ring_check", [(RS_RANGE, "for s in range(size):")], "each phase runs size - 1 steps"),
+    ("15", "ring_check", [("chunks[(rank - s) % size] = comm.sendrecv(chunks[(rank + 1 - s) % size]",
+                           "chunks[(rank - s) % size] = comm.sendrecv(chunks[(rank - s) % size]")],
+     "a chunk index is off by one"),  # the all-gather sends the wrong chunk
 ]
 
 _SETUP = {}

@@ -68,8 +68,8 @@ def same(got: Any, expected: Any, atol: float = 1e-6, rtol: float = 1e-5) -> tup
             return False, f"{len(got)} items, expected {len(expected)}"
         for i, (a, b) in enumerate(zip(got, expected)):
             ok, hint = same(a, b, atol, rtol)
-            if not ok:
-                return False, f"item {i}: {hint}"
+            if not ok:  # nested lists: "item 0, item 1: ...", not "item 0: item 1: ..."
+                return False, f"item {i}, {hint}" if hint.startswith("item ") else f"item {i}: {hint}"
         return True, ""
     if isinstance(expected, float) and isinstance(got, (int, float)):
         ok = bool(np.isclose(got, expected, atol=atol, rtol=rtol))
