@@ -28,6 +28,20 @@ UNBROADCAST_KEEPDIMS_RESHAPE = """    extra = grad.ndim - len(shape)
     axes = tuple(range(extra)) + tuple(extra + i for i, size in enumerate(shape) if size == 1)
     return grad.sum(axis=axes, keepdims=True).reshape(shape)"""
 
+ACCUMULATION_BODY = """    total = 0.0
+    for x, y in zip(xb.chunk(k), yb.chunk(k)):
+        loss = loss_fn(model(x), y) / k
+        loss.backward()
+        total += loss.item()
+    optimizer.step()
+    optimizer.zero_grad()
+    return total"""
+ONE_BIG_STEP = """    optimizer.zero_grad()
+    loss = loss_fn(model(xb), yb)
+    loss.backward()
+    optimizer.step()
+    return loss.item()"""
+
 # (lesson, check variable, [(text in the exercise cell, replacement)], words the hints must contain)
 TABLE = [
     ("00", "check_nd", [("(f(x + eps) - f(x - eps)) / (2 * eps)", "(f(x + eps) - f(x)) / eps")], "one-sided"),
@@ -90,6 +104,14 @@ TABLE = [
     ("07", "sgd_check", [("p.data -= lr * g", "p.data += lr * g")], "step 1"),
     ("07", "adam_check", [("m_hat = state[\"m\"] / (1 - beta1 ** t)", "m_hat = state[\"m\"]")], "already at the first step"),
     ("08", "step_check", [("return loss.item()", "return loss")], "Python number"),
+    ("08", "step_check", [("    optimizer.zero_grad()\n    loss = loss_fn", "    loss = loss_fn")],
+     "the previous step's gradients were still in .grad"),
+    ("08", "step_check", [("    optimizer.step()\n", "")], "the parameters did not change at step 1"),
+    ("08", "step_check", [("    loss.backward()\n    optimizer.step()", "    optimizer.step()\n    loss.backward()")],
+     "call optimizer.step() after loss.backward()"),
+    ("08", "step_check", [("return loss.item()", "return loss_fn(model(xb), yb).item()")],
+     "computed before the step"),
+    ("08", "accum_check", [(ACCUMULATION_BODY, ONE_BIG_STEP)], "split the batch into k = 4 micro-batches"),
     ("08", "accum_check", [("loss = loss_fn(model(x), y) / k", "loss = loss_fn(model(x), y)")], "k times too large"),
     ("08", "accum_check", [("    for x, y in zip(xb.chunk(k), yb.chunk(k)):\n",
                             "    for x, y in zip(xb.chunk(k), yb.chunk(k)):\n        optimizer.zero_grad()\n")],
