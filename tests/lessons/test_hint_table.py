@@ -14,6 +14,7 @@ import nbformat
 import pytest
 
 matplotlib.use("Agg")
+import matplotlib.pyplot  # noqa: E402  (closed after each lesson's cells ran)
 
 SOLUTIONS = Path(__file__).resolve().parents[2] / "lessons" / "solutions"
 
@@ -62,6 +63,22 @@ TABLE = [
     ("02", "check_div", [("-grad_output * a / (b * b)", "grad_output * a / (b * b)")], "sign is flipped"),
     ("02", "check_neg", [("return (-grad_output,)", "return (grad_output,)")], "sign is flipped"),
     ("02", "check_pow", [("if need_b else None", "")], "needs_input_grad[1] is False"),
+    ("02", "check_add", [("return grad_output, grad_output", "return np.ones_like(grad_output), np.ones_like(grad_output)")],
+     "multiply by grad_output"),
+    ("02", "check_add", [("return grad_output, grad_output", "return grad_output, -grad_output")], "sign is flipped"),
+    ("02", "check_sub", [("return grad_output, -grad_output", "return -grad_output, grad_output")], "sign is flipped"),
+    ("02", "check_sub", [("return grad_output, -grad_output", "return grad_output")], "one per input"),
+    ("02", "check_sub", [("return grad_output, -grad_output",
+                          "return np.ones_like(grad_output), -np.ones_like(grad_output)")], "multiply by grad_output"),
+    ("02", "check_div", [("grad_output / b,", "grad_output * b,")], "divide grad_output by b"),
+    ("02", "check_div", [("-grad_output * a / (b * b)", "-grad_output * a / b")], "the square of b is missing"),
+    ("02", "check_div", [("-grad_output * a / (b * b)", "-grad_output / (b * b)")], "the factor a is missing"),
+    ("02", "check_neg", [("return (-grad_output,)", "return (-np.ones_like(grad_output),)")], "multiply by grad_output"),
+    ("02", "check_neg", [("return (-grad_output,)", "return (-grad_output, -grad_output)")], "one per input"),
+    ("02", "check_neg", [("return (-grad_output,)", "return -grad_output")], None),  # right: one gradient, no tuple
+    ("02", "check_pow", [("grad_output * b * a ** (b - 1)", "grad_output * a ** (b - 1)")], "the factor b is missing"),
+    ("02", "check_pow", [("grad_output * out * ctx.xp.log(a)", "grad_output * out")], "the log(a) is missing"),
+    ("02", "check_pow", [("grad_output * b * a ** (b - 1)", "grad_output * b * a ** b")], "the exponent is b - 1"),
     ("03", "check_unbroadcast", [("grad = grad.sum(axis=stretched, keepdims=True)", "pass")], "shape"),
     ("03", "check_unbroadcast", [("stretched, keepdims=True)", "stretched)")], "sum with keepdims=True"),
     ("03", "check_unbroadcast", [("grad = grad.sum(axis=tuple(range(extra)))", "pass")],
