@@ -186,7 +186,10 @@ def check_function(name: str, learner_fn: Callable[..., Any], reference_fn: Call
                 continue
             text = describe_exception(exc)
             error = error or text
-            rows.append(CheckRow(label, False, text.splitlines()[0], {"expected": short(expected), "got": "error"}))
+            hint = text.splitlines()[0]
+            if raises is not None:  # errors are part of this exercise: say that these arguments are not one
+                hint += f"; but these arguments are valid: the reference returns {short(expected, 30)}"
+            rows.append(CheckRow(label, False, hint, {"expected": short(expected), "got": "error"}))
             continue
         if isinstance(expected, _Raises):
             rows.append(CheckRow(label, False, f"no error raised: these arguments must raise {expected.type.__name__} "
