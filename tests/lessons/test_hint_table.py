@@ -134,7 +134,7 @@ TABLE = [
     ("05", "check_tanh", [("grad_output * (1 - out * out)", "grad_output * 2 * (1 - out * out)")], "twice"),
     ("05", "check_matmul", [("grad_a = unbroadcast(grad_output @ b.swapaxes(-1, -2), a.shape)",
                              "grad_a = unbroadcast(grad_output @ b.swapaxes(-1, -2), a.shape) * 2")], "twice"),
-    ("05", "check_matmul", [("need_a, need_b = ctx.needs_input_grad\n", ""),
+    ("05", "check_matmul", [("    need_a, need_b = ctx.needs_input_grad\n", ""),
                             ("if need_a else None", ""), ("if need_b else None", ""),
                             ("return grad_a, grad_b", "return grad_b, grad_a")], "another input's gradient"),
     ("05", "check_matmul", [("unbroadcast(grad_output @ b.swapaxes(-1, -2), a.shape)",
