@@ -32,7 +32,7 @@ def forward_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
     value = to_numpy(got.value)
     if ok or value is None:
         return ok, hint
-    x, dim = to_numpy(expected.args[0]).astype(np.float64), expected.args[1]
+    x, dim = np.asarray(to_numpy(expected.args[0]), dtype=np.float64), expected.args[1]
     if not np.all(np.isfinite(value)):
         return False, (f"{hint}: exp overflowed (inf/NaN) for large x: subtract the max along dim before exp "
                        "(log_softmax(x) = log_softmax(x - max))")
