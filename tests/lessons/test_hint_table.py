@@ -177,7 +177,15 @@ TABLE = [
     ("06", "backward_dim0_check", [("softmax = ctx.xp.exp(out)", "softmax = out")], "the softmax is exp(out)"),
     ("06", "backward_dim0_check", [("grad_x = grad_output - softmax * grad_output.sum(axis=ctx.dim, keepdims=True)",
                                     "grad_x = grad_output")], "the softmax term is missing"),
-    ("07", "linear_check", [("y = y + self.bias", "pass")], "differ"),
+    ("07", "linear_check", [("y = y + self.bias", "pass")], "the bias is missing"),
+    ("07", "linear_check", [("y = y + self.bias", "y = y + self.bias + self.bias")], "the bias is added twice"),
+    ("07", "linear_check", [("        if self.bias is not None:\n            y = y + self.bias", "        y = y + self.bias")],
+     "unsupported operand type(s) for +: 'Tensor' and 'NoneType'"),  # bias=False
+    ("07", "sgd_check", [('state["momentum_buffer"] = g.copy()', 'state["momentum_buffer"] = np.zeros_like(g)')],
+     "already at the first step"),  # positional: the hint does not name the momentum buffer
+    ("07", "adam_check", [('v_hat = state["v"] / (1 - beta2 ** t)', 'v_hat = state["v"]')], "already at the first step"),
+    ("07", "adam_check", [("p.data -= lr * m_hat / (np.sqrt(v_hat) + eps)", "p.data -= lr * m_hat / np.sqrt(v_hat + eps)")],
+     "already at the first step"),  # positional: the hint does not name eps inside the sqrt
     ("07", "sgd_check", [("g = g + weight_decay * p.data", "g += weight_decay * p.data")], "changed w.grad"),
     ("07", "sgd_check", [("p.data -= lr * g", "p.data += lr * g")], "step 1"),
     ("07", "adam_check", [("m_hat = state[\"m\"] / (1 - beta1 ** t)", "m_hat = state[\"m\"]")], "already at the first step"),
@@ -234,6 +242,16 @@ TABLE = [
      "twice"),
     ("10", "check_relu", [('return "y = x > (T)0 ? x : (T)0"', 'return "y = np.maximum(x, 0)"')], "Python, not C"),
     ("10", "check_relu", [('return "y = x > (T)0 ? x : (T)0"', 'return "y = x"')], "differ from max(x, 0)"),
+    ("10", "check_relu", [('return "y = x > (T)0 ? x : (T)0"', 'return "x > (T)0 ? x : (T)0"')],
+     "the body must assign the output"),
+    ("10", "check_relu", [('return "y = x > (T)0 ? x : (T)0"', 'return "y = x < (T)0 ? x : (T)0"')],
+     "where max(x, 0) = "),
+    ("11", "nonfinite_check", [("        if t.grad is not None and not np.isfinite(t.grad.data).all():\n"
+                                "            bad.append(name + \".grad\")\n", "")], "check each gradient too"),
+    ("11", "nonfinite_check", [("if t.grad is not None and not np.isfinite(t.grad.data).all():",
+                                "if t.grad is not None and np.isnan(t.grad.data).any():")], "np.isnan misses inf"),
+    ("11", "nonfinite_check", [("if not np.isfinite(t.data).all():", "if np.isinf(t.data).any():")],
+     "np.isinf misses NaN"),
     ("11", "nonfinite_check", [("    for name, t in named_tensors:\n        if not np.isfinite(t.data).all():\n"
                                 "            bad.append(name)\n",
                                 "    named_tensors = list(named_tensors) if False else named_tensors\n"
