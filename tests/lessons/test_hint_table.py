@@ -102,7 +102,7 @@ TABLE = [
     ("03", "check_add", [("sum_to_shape(grad_output, ctx.a_shape)", "grad_output")], "did you reduce"),
     ("03", "check_add", [("return grad_a, grad_b", "return grad_a")], "one per input"),
     ("03", "check_add", [("sum_to_shape(grad_output, ctx.b_shape)", "sum_to_shape(grad_output, ctx.a_shape)")],
-     "must have that input's shape"),
+     "each reduced to its own input's shape"),
     ("03", "check_mul", [("if need_b else None", "")], "needs_input_grad"),
     ("03", "check_mul", [("sum_to_shape(grad_output * b, a.shape)", "grad_output * b")], "did you reduce"),
     ("03", "check_mul", [("sum_to_shape(grad_output * b, a.shape)", "sum_to_shape(grad_output * a, a.shape)")],

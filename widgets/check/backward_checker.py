@@ -335,10 +335,12 @@ def _judge(got: np.ndarray | None, expected: _Expected, tol: _Tolerance
         return False, f"backward returned None for input {expected.k}, which needs a gradient", None, None
     if tuple(got.shape) != tuple(expected.shape):
         reference = expected.reference or ()
-        if any(j != expected.k and r is not None and r.shape == got.shape and np.allclose(got, r)
-               for j, r in enumerate(reference)):
-            return False, ("this is another input's gradient (it has that input's shape): return them in the order "
-                           "of forward's inputs"), None, None
+        other = [j for j, r in enumerate(reference)
+                 if j != expected.k and r is not None and r.shape == got.shape and np.allclose(got, r)]
+        if other:
+            return False, (f"this is another input's gradient (input {other[0]}'s shape and values): return the "
+                           "gradients in the order of forward's inputs, each reduced to its own input's shape"
+                           ), None, None
         return False, _shape_hint(got, expected.shape, expected.out_shape), None, None
     if got.dtype != expected.numeric.dtype:  # inputs are float64; so must their gradients be
         hint = f"your gradient is {got.dtype}, the input is {expected.numeric.dtype}: keep the input's dtype"
