@@ -35,7 +35,7 @@ def _sanitizers() -> list[tuple[re.Pattern[str], str]]:
 
 
 def _text(outputs: list, sanitizers: list) -> str:
-    """What nbval compares: stream text, text/plain and text/html, and error names."""
+    """What nbval compares: stream text, text/plain, text/html and SVG, and error names."""
     parts = []
     for out in outputs:
         if out.get("output_type") == "stream":
@@ -44,7 +44,7 @@ def _text(outputs: list, sanitizers: list) -> str:
             parts.append(f"{out.get('ename')}: {out.get('evalue')}")
         else:
             data = out.get("data", {})
-            parts.extend(str(data.get(kind, "")) for kind in ("text/plain", "text/html"))
+            parts.extend(str(data.get(kind, "")) for kind in ("text/plain", "text/html", "image/svg+xml"))
     text = "\n".join(parts)
     for regex, replacement in sanitizers:
         text = regex.sub(replacement, text)

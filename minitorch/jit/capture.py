@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from minitorch.cuda.graphs import capture_step
 from minitorch.jit.program import BackwardStep, CallStep, Program
 from minitorch.tensor_base import TensorBase
 
@@ -99,7 +100,6 @@ class GraphedProgram:
         if settings != self.settings:
             self.step, self.settings = None, settings
         if self.step is None:
-            from minitorch.cuda.graphs import capture_step
 
             # The trace already ran the step once (kernels compiled, optimizer state made),
             # so no warm-up: a warm-up step would be a training step too many.

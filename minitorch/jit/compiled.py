@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from minitorch.jit import guards
+from minitorch.jit.capture import maybe_capture
 from minitorch.jit.errors import GraphBreakWarning
 from minitorch.jit.program import Program
 from minitorch.jit.tracer import ACTIVE, Tracer
@@ -97,7 +98,6 @@ class CompiledFunction:
         breaks = tracer.breaks
         entry = Entry(key, None if breaks else program, breaks)
         if not breaks:
-            from minitorch.jit.capture import maybe_capture  # (only a GPU program needs it)
 
             entry.captured = maybe_capture(self, program, flat)
         self.entries[key] = entry

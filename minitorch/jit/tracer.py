@@ -26,10 +26,13 @@ from typing import Any
 
 import numpy as np
 
+from minitorch import backends
 from minitorch import random as mt_random
 from minitorch.autograd import engine
 from minitorch.autograd.function import Function
 from minitorch.backends.base import Backend
+from minitorch.jit import watchers
+from minitorch.jit.errors import GraphBreakError
 from minitorch.jit.program import BackwardStep, CallStep, OpStep, Program
 from minitorch.tensor_base import TensorBase
 
@@ -86,7 +89,6 @@ class Tracer:
         file, line, source = learner_line()
         self.breaks.append((reason, file, line, source))
         if self.fullgraph:
-            from minitorch.jit.errors import GraphBreakError  # (errors imports nothing of ours)
 
             raise GraphBreakError(f"{reason} (at {file}:{line}: {source}); fullgraph=True makes this an error")
 
@@ -254,7 +256,6 @@ class Tracer:
             ACTIVE.pop()
 
     def _install(self) -> None:
-        from minitorch.jit import watchers  # (the recording versions of each method)
 
         apply = Function.__dict__["apply"].__func__
         self._patch(Function, "apply", classmethod(watchers.traced_apply(self, apply)))
@@ -352,7 +353,6 @@ class WatchedGenerator:
 
 def _xp_of(args: tuple[Any, ...]) -> Any:
     """The array library of the first tensor argument (numpy without any), as ``Function.apply`` picks it."""
-    from minitorch import backends
 
     for a in args:
         if isinstance(a, TensorBase):

@@ -29,6 +29,7 @@ from minitorch import backends
 from minitorch.dtypes import get_dtype
 from minitorch.errors import MiniTorchError
 from minitorch.hints import Array
+from minitorch.jit import compile as compile_step
 from minitorch.nn.hooks import RemovableHandle, add_hook, call_with_hooks
 from minitorch.nn.state_loading import IncompatibleKeys, load_into
 from minitorch.tensor import Tensor
@@ -183,7 +184,6 @@ class Module:
         after the call (``loss.backward()`` outside), which a replay can't give: those
         calls run eagerly. Compile the whole training step to replay training.
         """
-        from minitorch.jit import compile as compile_step  # (jit never imports nn: no cycle)
 
         previous = self.__dict__.get("_compiled_forward")
         forward = previous.fn if previous is not None else self.forward

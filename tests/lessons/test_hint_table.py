@@ -14,8 +14,34 @@ import nbformat
 import pytest
 
 matplotlib.use("Agg")
+import matplotlib.pyplot  # noqa: E402  (closed after each lesson's cells ran)
 
 SOLUTIONS = Path(__file__).resolve().parents[2] / "lessons" / "solutions"
+
+UNBROADCAST_BODY = """    extra = grad.ndim - len(shape)
+    if extra > 0:
+        grad = grad.sum(axis=tuple(range(extra)))
+    stretched = tuple(i for i, size in enumerate(shape) if size == 1 and grad.shape[i] != 1)
+    if stretched:
+        grad = grad.sum(axis=stretched, keepdims=True)
+    return grad"""
+UNBROADCAST_KEEPDIMS_RESHAPE = """    extra = grad.ndim - len(shape)
+    axes = tuple(range(extra)) + tuple(extra + i for i, size in enumerate(shape) if size == 1)
+    return grad.sum(axis=axes, keepdims=True).reshape(shape)"""
+
+ACCUMULATION_BODY = """    total = 0.0
+    for x, y in zip(xb.chunk(k), yb.chunk(k)):
+        loss = loss_fn(model(x), y) / k
+        loss.backward()
+        total += loss.item()
+    optimizer.step()
+    optimizer.zero_grad()
+    return total"""
+ONE_BIG_STEP = """    optimizer.zero_grad()
+    loss = loss_fn(model(xb), yb)
+    loss.backward()
+    optimizer.step()
+    return loss.item()"""
 
 # (lesson, check variable, [(text in the exercise cell, replacement)], words the hints must contain)
 TABLE = [
@@ -23,7 +49,21 @@ TABLE = [
     ("00", "check_nd", [("(f(x + eps) - f(x - eps)) / (2 * eps)", "(f(x + eps) - f(x - eps)) / eps")], "divide by 2 * eps"),
     ("00", "check_nd", [("(f(x + eps) - f(x - eps)) / (2 * eps)", "(f(x - eps) - f(x + eps)) / (2 * eps)")], "sign is flipped"),
     ("00", "check_nd", [("return (f(x + eps)", "(f(x + eps)")], "forget `return`"),
-    ("01", "check_offset", [("sum(i * s for i, s in zip(index, strides))", "sum(index)")], "expected"),
+    ("01", "check_offset", [("sum(i * s for i, s in zip(index, strides))", "sum(index)")], "you added the indices"),
+    ("01", "check_offset", [("sum(i * s for i, s in zip(index, strides))",
+                             "sum(i * s for i, s in zip(index, reversed(strides)))")], "paired with the wrong indices"),
+    ("01", "check_offset", [("sum(i * s for i, s in zip(index, strides))", "[i * s for i, s in zip(index, strides)]")],
+     "return one number"),
+    ("01", "check_transpose", [("    strides[dim0], strides[dim1] = strides[dim1], strides[dim0]\n", "")],
+     "the strides are not"),
+    ("01", "check_transpose", [("    shape[dim0], shape[dim1] = shape[dim1], shape[dim0]\n", "")],
+     "the shape is not"),
+    ("01", "check_broadcast", [("result.append(size_a if size_b == 1 else size_b)", "result.append(max(size_a, size_b))")],
+     "even when that is 0"),
+    ("01", "check_broadcast", [("    a = (1,) * (ndim - len(shape_a)) + tuple(shape_a)\n    b = (1,) * (ndim - len(shape_b))"
+                                " + tuple(shape_b)",
+                                "    a = tuple(shape_a) + (1,) * (ndim - len(shape_a))\n    b = tuple(shape_b) + (1,)"
+                                " * (ndim - len(shape_b))")], "these arguments are valid: the reference returns"),
     ("01", "check_transpose", [("return tuple(shape), tuple(strides)", "return shape, strides")], "return a tuple"),
     ("01", "check_broadcast", [("            raise ValueError(", "            print(")], "no error raised"),
     ("01", "check_broadcast", [("return tuple(result)", "return result")], "return a tuple"),
@@ -37,11 +77,47 @@ TABLE = [
     ("02", "check_div", [("-grad_output * a / (b * b)", "grad_output * a / (b * b)")], "sign is flipped"),
     ("02", "check_neg", [("return (-grad_output,)", "return (grad_output,)")], "sign is flipped"),
     ("02", "check_pow", [("if need_b else None", "")], "needs_input_grad[1] is False"),
+    ("02", "check_add", [("return grad_output, grad_output", "return np.ones_like(grad_output), np.ones_like(grad_output)")],
+     "multiply by grad_output"),
+    ("02", "check_add", [("return grad_output, grad_output", "return grad_output, -grad_output")], "sign is flipped"),
+    ("02", "check_sub", [("return grad_output, -grad_output", "return -grad_output, grad_output")], "sign is flipped"),
+    ("02", "check_sub", [("return grad_output, -grad_output", "return grad_output")], "one per input"),
+    ("02", "check_sub", [("return grad_output, -grad_output",
+                          "return np.ones_like(grad_output), -np.ones_like(grad_output)")], "multiply by grad_output"),
+    ("02", "check_div", [("grad_output / b,", "grad_output * b,")], "divide grad_output by b"),
+    ("02", "check_div", [("-grad_output * a / (b * b)", "-grad_output * a / b")], "the square of b is missing"),
+    ("02", "check_div", [("-grad_output * a / (b * b)", "-grad_output / (b * b)")], "the factor a is missing"),
+    ("02", "check_neg", [("return (-grad_output,)", "return (-np.ones_like(grad_output),)")], "multiply by grad_output"),
+    ("02", "check_neg", [("return (-grad_output,)", "return (-grad_output, -grad_output)")], "one per input"),
+    ("02", "check_neg", [("return (-grad_output,)", "return -grad_output")], None),  # right: one gradient, no tuple
+    ("02", "check_pow", [("grad_output * b * a ** (b - 1)", "grad_output * a ** (b - 1)")], "the factor b is missing"),
+    ("02", "check_pow", [("grad_output * out * ctx.xp.log(a)", "grad_output * out")], "the log(a) is missing"),
+    ("02", "check_pow", [("grad_output * b * a ** (b - 1)", "grad_output * b * a ** b")], "the exponent is b - 1"),
     ("03", "check_unbroadcast", [("grad = grad.sum(axis=stretched, keepdims=True)", "pass")], "shape"),
+    ("03", "check_unbroadcast", [("stretched, keepdims=True)", "stretched)")], "sum with keepdims=True"),
+    ("03", "check_unbroadcast", [("grad = grad.sum(axis=tuple(range(extra)))", "pass")],
+     "leading axis(es) that broadcasting added are still there"),
+    ("03", "check_unbroadcast", [("grad.sum(axis=stretched", "grad.mean(axis=stretched")], "a mean"),
+    ("03", "check_unbroadcast", [(UNBROADCAST_BODY, UNBROADCAST_KEEPDIMS_RESHAPE)], None),  # right: () is a 0-d array
     ("03", "check_add", [("sum_to_shape(grad_output, ctx.a_shape)", "grad_output")], "did you reduce"),
+    ("03", "check_add", [("return grad_a, grad_b", "return grad_a")], "one per input"),
+    ("03", "check_add", [("sum_to_shape(grad_output, ctx.b_shape)", "sum_to_shape(grad_output, ctx.a_shape)")],
+     "each reduced to its own input's shape"),
     ("03", "check_mul", [("if need_b else None", "")], "needs_input_grad"),
+    ("03", "check_mul", [("sum_to_shape(grad_output * b, a.shape)", "grad_output * b")], "did you reduce"),
+    ("03", "check_mul", [("sum_to_shape(grad_output * b, a.shape)", "sum_to_shape(grad_output * a, a.shape)")],
+     "another input's gradient"),
+    ("03", "check_mul", [("sum_to_shape(grad_output * b, a.shape)", "sum_to_shape(b, a.shape)")],
+     "multiply by grad_output"),
     ("04", "check_sort", [("return order", "return order[::-1]")], "comes before its consumer"),
-    ("04", "check_walk", [("return order", "return order")], None),  # the solution: must pass
+    ("04", "check_sort", [("            if consumers[nxt] == 0:\n                ready.append(nxt)",
+                           "            ready.append(nxt)")], "appears more than once"),
+    ("04", "check_sort", [("    return order\n", "    return set(order)\n")], "return a list of nodes"),
+    ("04", "check_walk", [("target[nxt] = g if nxt not in target else target[nxt] + g", "target[nxt] = g")],
+     "their gradients must be added"),
+    ("04", "check_walk", [("leaf.grad = minitorch.tensor(g) if leaf.grad is None else minitorch.tensor(leaf.grad.data + g)",
+                           "leaf.grad = minitorch.tensor(g)")], "it was replaced: add the new gradient to it"),
+    ("04", "check_walk", [("    for node in order:", "    for node in order[::-1]:")], "the walk never reached it"),
     ("05", "check_matmul", [("unbroadcast(a.swapaxes(-1, -2) @ grad_output, b.shape)", "a.swapaxes(-1, -2) @ grad_output")],
      "did you reduce"),
     ("05", "check_sum", [("return ctx.xp.broadcast_to(grad, ctx.in_shape)", "return ctx.xp.broadcast_to(grad / 8, ctx.in_shape)")],
@@ -54,18 +130,74 @@ TABLE = [
     ("05", "check_exp", [("(out,) = ctx.saved_tensors", "out = ctx.saved_tensors")], "unpack ctx.saved_tensors"),
     ("05", "check_log", [("return (grad_output / a,)", "return (-grad_output / a,)")], "sign is flipped"),
     ("05", "check_relu", [("(out,) = ctx.saved_tensors", "out = ctx.saved_tensors")], "unpack it"),
-    ("05", "check_sigmoid", [("grad_output * out * (1 - out)", "grad_output * out")], "differ"),
+    ("05", "check_sigmoid", [("grad_output * out * (1 - out)", "grad_output * out")], "the factor (1 - out) is missing"),
     ("05", "check_tanh", [("grad_output * (1 - out * out)", "grad_output * 2 * (1 - out * out)")], "twice"),
+    ("05", "check_matmul", [("grad_a = unbroadcast(grad_output @ b.swapaxes(-1, -2), a.shape)",
+                             "grad_a = unbroadcast(grad_output @ b.swapaxes(-1, -2), a.shape) * 2")], "twice"),
+    ("05", "check_matmul", [("    need_a, need_b = ctx.needs_input_grad\n", ""),
+                            ("if need_a else None", ""), ("if need_b else None", ""),
+                            ("return grad_a, grad_b", "return grad_b, grad_a")], "another input's gradient"),
+    ("05", "check_matmul", [("unbroadcast(grad_output @ b.swapaxes(-1, -2), a.shape)",
+                             "unbroadcast(np.ones_like(grad_output) @ b.swapaxes(-1, -2), a.shape)")],
+     "multiply by grad_output"),
+    ("05", "check_sum", [("return ctx.xp.broadcast_to(grad, ctx.in_shape), None, None",
+                          "return ctx.xp.ones(ctx.in_shape), None, None")], "multiply by grad_output"),
+    ("05", "check_sum", [("return ctx.xp.broadcast_to(grad, ctx.in_shape), None, None",
+                          "return ctx.xp.broadcast_to(-grad, ctx.in_shape), None, None")], "sign is flipped"),
+    ("05", "check_mean", [("grad / ctx.count", "grad * ctx.count")], "a division missing"),
+    ("05", "check_mean", [("grad / ctx.count", "-grad / ctx.count")], "sign is flipped"),
+    ("05", "check_amax", [("return (grad * winners / count).astype(a.dtype), None, None",
+                           "return (grad / count).astype(a.dtype), None, None")], "must have that input's shape"),
+    ("05", "check_exp", [("return (grad_output * out,)", "return (grad_output * np.log(out),)")],
+     "multiply grad_output by out, not by the input"),
+    ("05", "check_log", [("return (grad_output / a,)", "return (grad_output * a,)")], "divide grad_output by a"),
+    ("05", "check_log", [("return (grad_output / a,)", "return (grad_output / (a * a),)")], "not 1 / a**2"),
+    ("05", "check_relu", [("return (grad_output * (out > 0),)", "return (grad_output * out,)")],
+     "multiply by (out > 0), not by out"),
+    ("05", "check_relu", [("return (grad_output * (out > 0),)", "return (grad_output,)")], "mask it with (out > 0)"),
+    ("05", "check_sigmoid", [("grad_output * out * (1 - out)", "grad_output * (1 - out * out)")],
+     "is tanh's derivative"),
+    ("05", "check_sigmoid", [("grad_output * out * (1 - out)", "grad_output * (1 - out)")], "the factor out is missing"),
+    ("05", "check_tanh", [("grad_output * (1 - out * out)", "grad_output * (1 - out)")], "square out"),
+    ("05", "check_tanh", [("grad_output * (1 - out * out)", "grad_output * out * (1 - out)")],
+     "is sigmoid's derivative"),
     ("06", "forward_check", [("shifted = x - x.max(axis=dim, keepdims=True)", "shifted = x")], "got inf"),
-    ("06", "backward_check", [("softmax * grad_output.sum(axis=ctx.dim, keepdims=True)", "softmax * grad_output")],
-     "differ"),
+
     ("06", "backward_dim0_check", [("grad_output.sum(axis=ctx.dim, keepdims=True)", "grad_output.sum(axis=-1, keepdims=True)")],
-     "differ"),
-    ("07", "linear_check", [("y = y + self.bias", "pass")], "differ"),
+     "use ctx.dim"),
+    ("06", "forward_check", [("        return out\n", "        return xp.exp(out)\n")], "that is softmax"),
+    ("06", "forward_check", [("shifted = x - x.max(axis=dim, keepdims=True)", "shifted = x - x.max(axis=0, keepdims=True)"),
+                             ("xp.exp(shifted).sum(axis=dim, keepdims=True)", "xp.exp(shifted).sum(axis=0, keepdims=True)")],
+     "the sums run over dim 0"),
+    ("06", "backward_check", [("grad_x = grad_output - softmax * grad_output.sum(axis=ctx.dim, keepdims=True)",
+                               "grad_x = grad_output - softmax * grad_output")], "sum grad_output over dim first"),
+    ("06", "backward_check", [("softmax = ctx.xp.exp(out)", "softmax = out")], "the softmax is exp(out)"),
+    ("06", "backward_check", [("grad_x = grad_output - softmax * grad_output.sum(axis=ctx.dim, keepdims=True)",
+                               "grad_x = grad_output")], "the softmax term is missing"),
+    ("06", "backward_dim0_check", [("softmax = ctx.xp.exp(out)", "softmax = out")], "the softmax is exp(out)"),
+    ("06", "backward_dim0_check", [("grad_x = grad_output - softmax * grad_output.sum(axis=ctx.dim, keepdims=True)",
+                                    "grad_x = grad_output")], "the softmax term is missing"),
+    ("07", "linear_check", [("y = y + self.bias", "pass")], "the bias is missing"),
+    ("07", "linear_check", [("y = y + self.bias", "y = y + self.bias + self.bias")], "the bias is added twice"),
+    ("07", "linear_check", [("        if self.bias is not None:\n            y = y + self.bias", "        y = y + self.bias")],
+     "unsupported operand type(s) for +: 'Tensor' and 'NoneType'"),  # bias=False
+    ("07", "sgd_check", [('state["momentum_buffer"] = g.copy()', 'state["momentum_buffer"] = np.zeros_like(g)')],
+     "already at the first step"),  # positional: the hint does not name the momentum buffer
+    ("07", "adam_check", [('v_hat = state["v"] / (1 - beta2 ** t)', 'v_hat = state["v"]')], "already at the first step"),
+    ("07", "adam_check", [("p.data -= lr * m_hat / (np.sqrt(v_hat) + eps)", "p.data -= lr * m_hat / np.sqrt(v_hat + eps)")],
+     "already at the first step"),  # positional: the hint does not name eps inside the sqrt
     ("07", "sgd_check", [("g = g + weight_decay * p.data", "g += weight_decay * p.data")], "changed w.grad"),
     ("07", "sgd_check", [("p.data -= lr * g", "p.data += lr * g")], "step 1"),
     ("07", "adam_check", [("m_hat = state[\"m\"] / (1 - beta1 ** t)", "m_hat = state[\"m\"]")], "already at the first step"),
     ("08", "step_check", [("return loss.item()", "return loss")], "Python number"),
+    ("08", "step_check", [("    optimizer.zero_grad()\n    loss = loss_fn", "    loss = loss_fn")],
+     "the previous step's gradients were still in .grad"),
+    ("08", "step_check", [("    optimizer.step()\n", "")], "the parameters did not change at step 1"),
+    ("08", "step_check", [("    loss.backward()\n    optimizer.step()", "    optimizer.step()\n    loss.backward()")],
+     "call optimizer.step() after loss.backward()"),
+    ("08", "step_check", [("return loss.item()", "return loss_fn(model(xb), yb).item()")],
+     "computed before the step"),
+    ("08", "accum_check", [(ACCUMULATION_BODY, ONE_BIG_STEP)], "split the batch into k = 4 micro-batches"),
     ("08", "accum_check", [("loss = loss_fn(model(x), y) / k", "loss = loss_fn(model(x), y)")], "k times too large"),
     ("08", "accum_check", [("    for x, y in zip(xb.chunk(k), yb.chunk(k)):\n",
                             "    for x, y in zip(xb.chunk(k), yb.chunk(k)):\n        optimizer.zero_grad()\n")],
@@ -86,12 +218,40 @@ TABLE = [
      "wrong window offsets"),
     ("09", "grad_x_check", [("return grad_padded[:, :, ph:ph + h, pw:pw + w]", "return grad_padded")], "still padded"),
     ("09", "conv_check", [("return g.sum(axis=0)", "return g.sum(axis=0) * 2")], "twice"),
+    ("09", "conv_check", [("(g.T @ cols).reshape(w_shape)", "(cols.T @ g).reshape(w_shape)")],
+     "the weight gradient is wrong: it comes from your conv_grad_w"),
+    ("09", "conv_check", [("grad_padded[:, :, ph:ph + h, pw:pw + w]", "grad_padded[:, :, :h, :w]")],
+     "the input gradient is wrong: it comes from your conv_grad_x"),
+    ("09", "conv_check", [("return g.sum(axis=0)", "return g.mean(axis=0)")], "a mean"),
+    ("09", "grad_w_check", [("(g.T @ cols).reshape(w_shape)", "(g.T @ cols / g.shape[0]).reshape(w_shape)")], "a mean"),
+    ("09", "grad_x_check", [("return grad_padded[:, :, ph:ph + h, pw:pw + w]", "return np.zeros(x_shape)")],
+     "your gradient is all zeros"),
+    ("09", "pool_check", [("grad_flat = one_hot * grad_output[..., None]",
+                           "grad_flat = np.ones(kh * kw) * grad_output[..., None]")], "only its max"),
+    ("09", "pool_check", [("grad_flat = one_hot * grad_output[..., None]",
+                           "grad_flat = np.ones(kh * kw) * grad_output[..., None] / (kh * kw)")], "average pooling"),
+    ("09", "pool_check", [("return col2im(grad_windows, ctx.x_shape, sh, sw), None, None",
+                           "return grad_windows, None, None")], "add them onto the input's grid with col2im"),
+    ("09", "overlap_check", [("grad_flat = one_hot * grad_output[..., None]",
+                              "grad_flat = np.ones(kh * kw) * grad_output[..., None]")], "only its max"),
+    ("09", "overlap_check", [("grad_flat = one_hot * grad_output[..., None]", "grad_flat = one_hot * 1.0")],
+     "multiply by grad_output"),
     ("09", "pool_check", [("grad_flat = one_hot * grad_output[..., None]", "grad_flat = one_hot * 1.0")],
      "multiply by grad_output"),
     ("09", "overlap_check", [("return col2im(grad_windows, ctx.x_shape, sh, sw)", "return col2im(grad_windows, ctx.x_shape, sh, sw) * 2")],
      "twice"),
     ("10", "check_relu", [('return "y = x > (T)0 ? x : (T)0"', 'return "y = np.maximum(x, 0)"')], "Python, not C"),
     ("10", "check_relu", [('return "y = x > (T)0 ? x : (T)0"', 'return "y = x"')], "differ from max(x, 0)"),
+    ("10", "check_relu", [('return "y = x > (T)0 ? x : (T)0"', 'return "x > (T)0 ? x : (T)0"')],
+     "the body must assign the output"),
+    ("10", "check_relu", [('return "y = x > (T)0 ? x : (T)0"', 'return "y = x < (T)0 ? x : (T)0"')],
+     "where max(x, 0) = "),
+    ("11", "nonfinite_check", [("        if t.grad is not None and not np.isfinite(t.grad.data).all():\n"
+                                "            bad.append(name + \".grad\")\n", "")], "check each gradient too"),
+    ("11", "nonfinite_check", [("if t.grad is not None and not np.isfinite(t.grad.data).all():",
+                                "if t.grad is not None and np.isnan(t.grad.data).any():")], "np.isnan misses inf"),
+    ("11", "nonfinite_check", [("if not np.isfinite(t.data).all():", "if np.isinf(t.data).any():")],
+     "np.isinf misses NaN"),
     ("16", "replay_check", [("kernel.fn(*[buffers[name] for name in kernel.reads], out=buffers[kernel.writes])",
                              "buffers[kernel.writes] = kernel.fn(*[buffers[name] for name in kernel.reads])")],
      "replaced by a new array"),
@@ -149,34 +309,40 @@ def _namespace(lesson, upto):
     return _NAMESPACES[key]
 
 
-@pytest.mark.parametrize("lesson, var, edits, words", TABLE, ids=[f"{r[0]}-{r[1]}-{i}" for i, r in enumerate(TABLE)])
-def test_wrong_answer_gets_its_hint(lesson, var, edits, words):
+def run_row(lesson, var, edits):
+    """The check ``var``'s result after its exercise cell, edited by ``edits``, replaced the solution's."""
     import minitorch
 
     cells = _cells(lesson)
     check = _check_cell(cells, var)
     base = _namespace(lesson, check)
     ns = dict(base)
-    # the exercise: the last solution cell before the check that contains the text to replace
-    exercise = [s for s in cells[:check] if edits[0][0] in s and "### BEGIN SOLUTION" in s][-1]
-    for old, new in edits:
-        assert old in exercise, f"{old!r} not in the exercise cell"
-        exercise = exercise.replace(old, new)
     cwd = os.getcwd()
     os.chdir(SOLUTIONS)
     saved = {}
     try:
-        exec(compile(exercise, "<wrong answer>", "exec"), ns)
-        # functions defined by earlier cells (09's MyConv2d calls conv_grad_b) look names up in
-        # the cached namespace: point those at the wrong answer for this row, restored below
-        saved = {k: v for k, v in base.items() if k in ns and ns[k] is not v}
-        base.update({k: ns[k] for k in saved})
+        if edits:
+            # the exercise: the last solution cell before the check that contains the text to replace
+            exercise = [s for s in cells[:check] if edits[0][0] in s and "### BEGIN SOLUTION" in s][-1]
+            for old, new in edits:
+                assert old in exercise, f"{old!r} not in the exercise cell"
+                exercise = exercise.replace(old, new)
+            exec(compile(exercise, "<wrong answer>", "exec"), ns)
+            # functions defined by earlier cells (09's MyConv2d calls conv_grad_b) look names up in
+            # the cached namespace: point those at the wrong answer for this row, restored below
+            saved = {k: v for k, v in base.items() if k in ns and ns[k] is not v}
+            base.update({k: ns[k] for k in saved})
         exec(compile(cells[check], "<check cell>", "exec"), ns)
     finally:
         base.update(saved)
         os.chdir(cwd)
         minitorch.autograd.restore_backward()
-    result = ns[var]
+    return ns[var]
+
+
+@pytest.mark.parametrize("lesson, var, edits, words", TABLE, ids=[f"{r[0]}-{r[1]}-{i}" for i, r in enumerate(TABLE)])
+def test_wrong_answer_gets_its_hint(lesson, var, edits, words):
+    result = run_row(lesson, var, edits)
     if words is None:
         assert result.passed, repr(result)
         return

@@ -23,6 +23,11 @@ INF_CHECK = ("    if not all(np.isfinite(g.numpy()).all() for g in grads):\n"
              "        return False                               # 3. an inf/NaN would ruin the weights: skip\n")
 RS_RANGE = "for s in range(size - 1):  # reduce-scatter"
 AG_RANGE = "for s in range(size - 1):  # all-gather"
+RING_BODY = ("    for s in range(size - 1):  # reduce-scatter\n"
+             "        received = comm.sendrecv(chunks[(rank - s) % size], dest=right, source=left)\n"
+             "        chunks[(rank - s - 1) % size] = chunks[(rank - s - 1) % size] + received\n"
+             "    for s in range(size - 1):  # all-gather\n"
+             "        chunks[(rank - s) % size] = comm.sendrecv(chunks[(rank + 1 - s) % size], dest=right, source=left)\n")
 
 # (lesson, check variable, [(text in the exercise cell, replacement)], words the hints must contain)
 TABLE = [
@@ -37,6 +42,14 @@ TABLE = [
     ("14", "scaled_step_check", [(UNSCALE, ""), ("    optimizer.step()\n", "    optimizer.step()\n" + UNSCALE)],
      "after unscaling"),
     ("14", "scaled_step_check", [("    return True\n", "")], "return True when the step was taken"),
+    ("14", "scaled_step_check", [("np.isfinite(g.numpy()).all()", "not np.isnan(g.numpy()).any()")],
+     "np.isnan misses inf"),  # the overflow case of 2**30 holds NaN too: a case with inf only catches it
+    ("14", "scaled_step_check", [("np.isfinite(g.numpy()).all()", "not np.isinf(g.numpy()).any()")],
+     "np.isinf misses NaN"),
+    ("14", "scaled_step_check", [("all(np.isfinite(g.numpy()).all() for g in grads)",
+                                  "np.isfinite(grads[0].numpy()).all()")], "not in parameter 0 (test every gradient)"),
+    ("14", "scaled_step_check", [(UNSCALE + INF_CHECK, INF_CHECK + UNSCALE)], "you tested for inf/NaN before unscaling"),
+    ("14", "scaled_step_check", [("g /= scale  ", "g /= scale; g /= scale  ")], "did you unscale twice"),
     # 14, exercise 2: the dynamic scale rule
     ("14", "rule_check", [("growth_tracker == growth_interval", "growth_tracker > growth_interval")],
      "did not grow"),
@@ -49,6 +62,9 @@ TABLE = [
     ("14", "rule_check", [("if found_inf:", "if not found_inf:")], "shrank the scale on a clean step"),
     ("14", "rule_check", [("scale * backoff_factor", "scale / backoff_factor")], "grew the scale after an inf/NaN"),
     ("14", "rule_check", [("scale * backoff_factor", "scale * 0.5")], "use backoff_factor"),
+    ("14", "rule_check", [("growth_tracker == growth_interval", "growth_tracker == 2000")],
+     "use the growth_interval argument"),
+    ("14", "rule_check", [("scale * growth_factor, 0", "scale * 2, 0")], "use growth_factor"),
     # 15, exercise 1: average the gradients
     ("15", "average_check", [("comm.allreduce(g) / comm.size", "comm.allreduce(g)")], "forgot to divide"),
     ("15", "average_check", [("comm.allreduce(g) / comm.size", "comm.allreduce(g) / len(grads)")],
@@ -67,6 +83,11 @@ TABLE = [
     ("15", "average_check", [("return [comm.allreduce(g) / comm.size for g in grads]",
                               "return [sum(comm.allreduce(g) for g in grads) / comm.size]")],
      "returned 1 array(s) for 2 gradients"),
+    ("15", "average_check", [("return [comm.allreduce(g) / comm.size for g in grads]",
+                              "for g in grads:\n        g[...] = comm.allreduce(g) / comm.size\n    return grads")],
+     "you averaged in place"),
+    ("15", "average_check", [("comm.allreduce(g) / comm.size", "comm.allreduce(g) / (comm.rank + 1)")],
+     "did you divide by comm.rank + 1"),
     # 15, exercise 2: the ring all-reduce
     ("15", "ring_check", [("chunks[(rank - s - 1) % size] = chunks[(rank - s - 1) % size] + received",
                            "chunks[(rank - s) % size] = chunks[(rank - s) % size] + received")],
@@ -81,6 +102,16 @@ TABLE = [
      "into chunk (rank - s - 1) % size"),  # sent and stored chunk indices swapped
     ("15", "ring_check", [("chunks[(rank - s - 1) % size] + received", "received")], "only part of the sum"),
     ("15", "ring_check", [("return np.concatenate(chunks)", "return chunks")], "return one array (np.concatenate(chunks))"),
+    ("15", "ring_check", [(RING_BODY, "    return comm.allreduce(x)")], "you called comm.allreduce"),
+    ("15", "ring_check", [("received = comm.sendrecv(chunks[(rank - s) % size], dest=right, source=left)",
+                           "comm.send(chunks[(rank - s) % size], dest=right)\n        received = comm.recv(source=left)")],
+     "the deadlock the text warns about"),
+    ("15", "ring_check", [("chunks[(rank - s) % size] = comm.sendrecv(", "chunks[(rank - s) % size] += comm.sendrecv(")],
+     "the all-gather must replace its chunk"),
+    ("15", "ring_check", [(RS_RANGE, "for s in range(size):")], "each phase runs size - 1 steps"),
+    ("15", "ring_check", [("chunks[(rank - s) % size] = comm.sendrecv(chunks[(rank + 1 - s) % size]",
+                           "chunks[(rank - s) % size] = comm.sendrecv(chunks[(rank - s) % size]")],
+     "a chunk index is off by one"),  # the all-gather sends the wrong chunk
 ]
 
 _SETUP = {}
@@ -91,7 +122,7 @@ def _code_cells(lesson):
     return [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
 
 
-def _run(lesson, var, edits):
+def run_row(lesson, var, edits):
     """The check ``var``'s result after the lesson's imports, the edited exercise and the check cell ran."""
     cells = _code_cells(lesson)
     check = next(i for i, s in enumerate(cells) if f"\n{var} = " in "\n" + s and "### BEGIN SOLUTION" not in s)
@@ -115,7 +146,7 @@ def _run(lesson, var, edits):
 
 @pytest.mark.parametrize("lesson, var, edits, words", TABLE, ids=[f"{r[0]}-{r[1]}-{i}" for i, r in enumerate(TABLE)])
 def test_wrong_answer_gets_its_hint(lesson, var, edits, words):
-    result = _run(lesson, var, edits)
+    result = run_row(lesson, var, edits)
     assert result.status == "failed", f"the wrong answer passed: {edits}"
     hints = " | ".join(r.hint for r in result.rows if not r.ok) + " | " + result.error
     assert words in hints, hints
@@ -124,7 +155,7 @@ def test_wrong_answer_gets_its_hint(lesson, var, edits, words):
 @pytest.mark.parametrize("lesson, var", [("14", "scaled_step_check"), ("14", "rule_check"),
                                          ("15", "average_check"), ("15", "ring_check")])
 def test_the_solution_passes(lesson, var):
-    result = _run(lesson, var, [])
+    result = run_row(lesson, var, [])
     assert result.passed, repr(result)
 
 

@@ -53,6 +53,7 @@ from widgets.check.check_result import (
     fmt_err,
     to_numpy,
 )
+from widgets.check.dtype_culprits import float64_hint, locals_at_return
 from widgets.check.mistakes import factor_hint, not_done_message
 
 DEFAULT_SHAPES = {
@@ -62,6 +63,8 @@ DEFAULT_SHAPES = {
 }
 # Ops whose inputs must stay positive (log, sqrt of negatives; division by ~0).
 POSITIVE_OPS = {"Log", "Sqrt", "Div", "Pow"}
+# a lesson's hint for a wrong gradient: (input k, its gradient, the case's inputs, grad_output) -> hint or None
+Mistakes = Callable[[int, np.ndarray, list[Any], np.ndarray], "str | None"]
 Spec = Any  # one input of a case: a shape (tuple), a Python number (float) or given values (array)
 COLUMNS = ["case", "input", "input shape", "your grad shape", "error vs finite diff", "error vs reference"]
 
@@ -104,15 +107,21 @@ class _Expected:
 # ---------------------------------------------------------------------- the check
 def check_backward(op: Any, backward: Callable[..., Any] | None = None, shapes: Any = None, *, args: Any = (),
                    reference: Any = None, domain: Any = None, install: bool = False, atol: float = 1e-6,
-                   rtol: float = 1e-5, seed: int = 0, name: str | None = None) -> CheckResult:
+                   rtol: float = 1e-5, seed: int = 0, name: str | None = None,
+                   mistakes: Mistakes | None = None) -> CheckResult:
     """Check a backward against float64 finite differences and the reference; see the module docstring.
 
     Returns a ``CheckResult``; shows a pass/fail table in a notebook; never raises. Wrong
     arguments (a shape that is not a shape, ``args=1``, ...) give a failed result whose
-    message starts "Bad arguments" and says how to call it.
+    message starts "Bad arguments" and says how to call it. ``mistakes(k, got, inputs, grad_output)``:
+    a lesson's own names for wrong gradients (``got`` for input ``k`` of the case ``inputs``),
+    a hint or None, asked before the generic hints.
     """
     try:
         check_backward_arguments(op, backward, reference, args, domain, atol, rtol, name)
+        if mistakes is not None and not callable(mistakes):
+            raise BadArguments(f"mistakes must be a function (k, got, inputs, grad_output) -> hint or None, "
+                               f"got {type(mistakes).__name__}")
         target = Target(op, backward, reference, args)
         name = name or target.label
         if shapes is None:
@@ -128,7 +137,7 @@ def check_backward(op: Any, backward: Callable[..., Any] | None = None, shapes: 
     error, not_done = "", None
     for case_shapes in cases:
         try:
-            rows.extend(_check_case(target, case_shapes, rng, domain, tol))
+            rows.extend(_check_case(target, case_shapes, rng, domain, tol, mistakes))
         except (_NotDone, NotImplementedError) as exc:
             not_done = exc.__cause__ or exc
             break
@@ -221,17 +230,24 @@ def _check_float32(target: Target, cases: list[tuple[Spec, ...]], domain: Sequen
             out_shape = tuple(target.forward(make_inputs(arrays, False)).shape)
         grad_output = np.ones(out_shape, dtype=np.float32)
         learner: tuple[Any, ...] | None
-        learner, problem = target.learner_grads(make_inputs(arrays), grad_output)
+        inputs = make_inputs(arrays)
+        # the backward's own variables, kept to name the one that made a gradient float64
+        (learner, problem), local_values = locals_at_return(
+            target.learner_backward, lambda: target.learner_grads(inputs, grad_output))
     except Exception:  # float64 passed; an error only in float32 is reported by the rows below
-        learner, problem = None, "your backward raised an error on float32 inputs"
+        learner, problem, local_values = None, "your backward raised an error on float32 inputs", {}
     rows = []
     for k, shape in enumerate(shapes):
         got = None if learner is None or problem else to_numpy(learner[k])
         if got is not None and got.dtype == np.float32:
             continue
-        hint = problem or ("returned None for a float32 input" if got is None else
-                           f"your gradient is {got.dtype} for a float32 input: keep the input's dtype "
-                           "(np.ones/np.zeros and bool masks give float64: convert with .astype(a.dtype))")
+        if problem or got is None:
+            hint = problem or "returned None for a float32 input"
+        elif got.dtype == np.float64:
+            hint = float64_hint(local_values)
+        else:
+            hint = f"your gradient is {got.dtype} for a float32 input: keep the input's dtype (.astype(a.dtype))"
+
         cells = {"input": f"input {k}", "input shape": style.fmt_shape(shape) + " float32",
                  "your grad shape": "-" if got is None else style.fmt_shape(got.shape),
                  "error vs finite diff": "-", "error vs reference": "-"}
@@ -241,7 +257,7 @@ def _check_float32(target: Target, cases: list[tuple[Spec, ...]], domain: Sequen
 
 
 def _check_case(target: Target, shapes: tuple[Spec, ...], rng: np.random.Generator, domain: Sequence[float],
-                tol: _Tolerance) -> list[CheckRow]:
+                tol: _Tolerance, mistakes: "Mistakes | None" = None) -> list[CheckRow]:
     """Rows (one per input) for one case of input shapes."""
     arrays = _case_arrays(shapes, rng, domain)
     tensors = make_inputs(arrays)
@@ -276,6 +292,8 @@ def _check_case(target: Target, shapes: tuple[Spec, ...], rng: np.random.Generat
         numeric = (jacobian @ grad_output.reshape(-1)).reshape(shape)
         expected = _Expected(k, shape, numeric, reference, ones_reference, out_shape)
         ok, hint, err_fd, err_ref = _judge(got, expected, tol)
+        if not ok and mistakes is not None and got is not None and not count_problem:
+            hint = _lesson_hint(mistakes, k, got, arrays, grad_output) or hint
         if not ok and isinstance(spec, np.ndarray):
             hint += "; this case has ties (equal values): tied elements share the gradient equally"
         if count_problem:
@@ -289,6 +307,14 @@ def _check_case(target: Target, shapes: tuple[Spec, ...], rng: np.random.Generat
         }
         rows.append(CheckRow(label, ok, hint, cells, input=k, error_fd=err_fd, error_ref=err_ref))
     return rows
+
+
+def _lesson_hint(mistakes: "Mistakes", k: int, got: np.ndarray, arrays: list[Any], grad_output: np.ndarray) -> str:
+    """The lesson's name for a wrong gradient, or "" (a failing ``mistakes`` only loses its hint)."""
+    try:
+        return mistakes(k, got, arrays, grad_output) or ""
+    except Exception:
+        return ""
 
 
 def _number_row(label: str, k: int, value: float, got: Any, count_problem: str | None) -> CheckRow:
@@ -308,6 +334,13 @@ def _judge(got: np.ndarray | None, expected: _Expected, tol: _Tolerance
     if got is None:
         return False, f"backward returned None for input {expected.k}, which needs a gradient", None, None
     if tuple(got.shape) != tuple(expected.shape):
+        reference = expected.reference or ()
+        other = [j for j, r in enumerate(reference)
+                 if j != expected.k and r is not None and r.shape == got.shape and np.allclose(got, r)]
+        if other:
+            return False, (f"this is another input's gradient (input {other[0]}'s shape and values): return the "
+                           "gradients in the order of forward's inputs, each reduced to its own input's shape"
+                           ), None, None
         return False, _shape_hint(got, expected.shape, expected.out_shape), None, None
     if got.dtype != expected.numeric.dtype:  # inputs are float64; so must their gradients be
         hint = f"your gradient is {got.dtype}, the input is {expected.numeric.dtype}: keep the input's dtype"

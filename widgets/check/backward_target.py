@@ -105,7 +105,12 @@ class Target:
         if self.is_function and self.learner_backward is not None:  # a Function always has a backward
             node = out.grad_fn
             assert node is not None  # the output of a Function whose inputs require grad has a node
-            returned = self.learner_backward(node, grad_output.copy())
+            given = grad_output.copy()
+            returned = self.learner_backward(node, given)
+            if not np.array_equal(given, grad_output, equal_nan=True):
+                return (None,) * len(tensors), (
+                    "your backward changed grad_output in place (grad_output *= ..., or [...] = ...): the engine "
+                    "may pass the same array to other backwards, so compute new arrays (grad_output * f)")
             if returned is None:
                 return (None,) * len(tensors), "your backward returned None: did you forget `return`?"
             raw = _as_tuple(returned)

@@ -14,6 +14,7 @@ It never raises into the notebook: the learner's exception is shown in the table
 check is recorded for ``widgets.lesson_score()``.
 """
 
+import inspect
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -43,17 +44,20 @@ def same(got: Any, expected: Any, atol: float = 1e-6, rtol: float = 1e-5) -> tup
     """(ok, hint) for a default comparison: arrays/tensors by shape and value, the rest by ==."""
     if got is None and expected is not None:
         return False, "returned None: did you forget `return`?"
-    if isinstance(expected, (float, int)) and not isinstance(expected, bool) and isinstance(got, (Tensor, np.ndarray)):
+    # a NumPy scalar (np.float64: what summing to shape () gives) is a value like a 0-d array, so a
+    # 0-d array matches it; only a real Python number asks for a Python number back
+    python_number = isinstance(expected, (float, int)) and not isinstance(expected, (bool, np.generic))
+    if python_number and isinstance(got, (Tensor, np.ndarray)):
         return False, (f"returned a {type(got).__name__}; return a Python number "
                        "(tensor.item() gives one, and keeps no graph alive)")
     if isinstance(expected, tuple) and isinstance(got, list):
         return False, "returned a list: return a tuple (write tuple(...) around it)"
-    if isinstance(expected, (Tensor, np.ndarray)) or isinstance(got, (Tensor, np.ndarray)):
+    if isinstance(expected, (Tensor, np.ndarray, np.generic)) or isinstance(got, (Tensor, np.ndarray)):
         g, e = to_numpy(got), to_numpy(expected)
         if g is None or e is None:
             return False, f"expected {short(expected)}, got {short(got)}"
         if g.shape != e.shape:
-            return False, f"shape {style.fmt_shape(g.shape)}, expected {style.fmt_shape(e.shape)}"
+            return False, _shape_hint(g.shape, e.shape)
         if g.dtype.kind in "fc" or e.dtype.kind in "fc":
             ok = np.allclose(g, e, atol=atol, rtol=rtol, equal_nan=True)
         else:
@@ -64,14 +68,26 @@ def same(got: Any, expected: Any, atol: float = 1e-6, rtol: float = 1e-5) -> tup
             return False, f"{len(got)} items, expected {len(expected)}"
         for i, (a, b) in enumerate(zip(got, expected)):
             ok, hint = same(a, b, atol, rtol)
-            if not ok:
-                return False, f"item {i}: {hint}"
+            if not ok:  # nested lists: "item 0, item 1: ...", not "item 0: item 1: ..."
+                return False, f"item {i}, {hint}" if hint.startswith("item ") else f"item {i}: {hint}"
         return True, ""
     if isinstance(expected, float) and isinstance(got, (int, float)):
         ok = bool(np.isclose(got, expected, atol=atol, rtol=rtol))
         return ok, "" if ok else "got {}, expected {}".format(*style.format_pair(got, expected))
     ok = got == expected
     return bool(ok), "" if ok else f"got {short(got, 30)}, expected {short(expected, 30)}"
+
+
+def _shape_hint(got: tuple[int, ...], expected: tuple[int, ...]) -> str:
+    """A wrong shape, and what the shapes say about it: size-1 axes dropped, leading axes not summed."""
+    text = f"shape {style.fmt_shape(got)}, expected {style.fmt_shape(expected)}"
+    if got and expected and len(got) < len(expected) and [n for n in got if n != 1] == [
+            n for n in expected if n != 1]:
+        return text + ": the size-1 axes are missing (sum with keepdims=True, or reshape to the expected shape)"
+    extra = len(got) - len(expected)
+    if extra > 0 and tuple(got[extra:]) == tuple(expected):
+        return text + f": the {extra} leading axis(es) that broadcasting added are still there: sum them away"
+    return text
 
 
 def _array_hint(got: np.ndarray, expected: np.ndarray, atol: float, rtol: float) -> str:
@@ -87,6 +103,40 @@ def _array_hint(got: np.ndarray, expected: np.ndarray, atol: float, rtol: float)
     shown, want = style.format_pair(got[index], expected[index])
     return (f"values differ at {list(index)}: got {shown}, expected {want} "
             f"({int(bad.sum())} of {bad.size} differ)")
+
+
+def _snapshot(value: Any) -> Any:
+    """A copy of an argument's array values (arrays, tensors, lists of them), or None for anything else."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, Tensor):
+        return np.array(to_numpy(value))
+    if type(value) is list and value and all(isinstance(v, (np.ndarray, Tensor)) for v in value):
+        return [_snapshot(v) for v in value]
+    return None
+
+
+def _same_values(before: Any, value: Any) -> bool:
+    if isinstance(before, list):
+        return isinstance(value, list) and len(value) == len(before) and all(
+            _same_values(b, v) for b, v in zip(before, value))
+    now = to_numpy(value)
+    return now is not None and now.shape == before.shape and bool(np.array_equal(now, before, equal_nan=True))
+
+
+def _changed_argument(fn: Callable[..., Any], before: list[Any] | None, args: tuple[Any, ...]) -> str:
+    """'' or a hint naming the argument the learner's function changed in place (``h += ...``, ``g /= n``)."""
+    if before is None:
+        return ""
+    for i, (snap, value) in enumerate(zip(before, args)):
+        if snap is not None and not _same_values(snap, value):
+            try:
+                name = f"`{list(inspect.signature(fn).parameters)[i]}`"
+            except (TypeError, ValueError, IndexError):
+                name = f"argument {i}"
+            return (f"your function changed its input {name} in place (+=, *=, /=, [...] = or out=): the caller "
+                    "still needs it. Compute a new array instead (x = x + ..., not x += ...)")
+    return ""
 
 
 def _is_one_pass(value: Any) -> bool:
@@ -119,6 +169,8 @@ def check_function(name: str, learner_fn: Callable[..., Any], reference_fn: Call
             return bad_arguments_result("check_function", name, None, f"case {i}: the reference failed on it "
                                         f"({type(exc).__name__}: {exc}); check the case's arguments", COLUMNS)
         one_pass = any(_is_one_pass(a) for a in args_l)
+        # a tuple case's arrays are shared with the reference and the hints: the learner must not change them
+        before = None if callable(case) else [_snapshot(a) for a in args_l]
         try:
             got = learner_fn(*args_l)
         except NotImplementedError as exc:
@@ -134,7 +186,10 @@ def check_function(name: str, learner_fn: Callable[..., Any], reference_fn: Call
                 continue
             text = describe_exception(exc)
             error = error or text
-            rows.append(CheckRow(label, False, text.splitlines()[0], {"expected": short(expected), "got": "error"}))
+            hint = text.splitlines()[0]
+            if raises is not None:  # errors are part of this exercise: say that these arguments are not one
+                hint += f"; but these arguments are valid: the reference returns {short(expected, 30)}"
+            rows.append(CheckRow(label, False, hint, {"expected": short(expected), "got": "error"}))
             continue
         if isinstance(expected, _Raises):
             rows.append(CheckRow(label, False, f"no error raised: these arguments must raise {expected.type.__name__} "
@@ -144,6 +199,9 @@ def check_function(name: str, learner_fn: Callable[..., Any], reference_fn: Call
             ok, hint = compare(got, expected)
         except Exception as exc:  # comparing itself failed: the result has an unexpected type
             ok, hint = False, f"could not compare: {type(exc).__name__}: {exc}"
+        changed = _changed_argument(learner_fn, before, args_l)
+        if changed:
+            ok, hint = False, changed + (f" ({hint})" if hint else "")
         if not ok and one_pass:
             hint += ("; the argument here is a generator (like model.named_parameters()): it can be read only "
                      "once, so go through it in a single loop")

@@ -50,6 +50,12 @@ def factor_hint(got: Any, expected: Any, sizes: Sequence[int] = ()) -> str | Non
         return f"{sign}twice the right values: is a factor 2 counted twice (or a term added twice)?"
     if np.isclose(abs(c), 0.5, rtol=1e-6):
         return f"{sign}half the right values: is a factor 2 missing?"
+    whole = round(1 / abs(c)) if abs(c) < 1 else round(abs(c))
+    if 2 < whole <= 1000 and np.isclose(abs(c) if abs(c) > 1 else 1 / abs(c), whole, rtol=1e-6):
+        if abs(c) < 1:
+            return (f"off by exactly {sign}1/{whole}: is there a mean (or a division by {whole}) where a sum "
+                    "belongs?")
+        return f"{sign}{whole} times the right values: is a term counted {whole} times, or a division missing?"
     return f"off by a constant factor {c:.3g} everywhere: the formula has a wrong constant"
 
 

@@ -105,6 +105,7 @@ class Trajectory:
                  mistakes: dict[str, "Trajectory"] | None = None) -> None:
         self.k, self.returned, self.params, self.initial = k, returned, params, initial
         self.mistakes = mistakes or {}
+        self.loss_sizes: list[int] = []  # the batch size of every loss computed, in order
 
     def __repr__(self) -> str:
         losses = ", ".join(format_number(r) if isinstance(r, float) else type(r).__name__ for r in self.returned)
@@ -131,10 +132,21 @@ def _trajectory(step_fn: StepFn, dataset: Any, k: int, n_steps: int, opt_name: s
     returned: list[Any] = []
     params: list[np.ndarray] = []
     batches = DataLoader(dataset, batch_size=BATCH, shuffle=True, seed=0)
+    sizes: list[int] = []
     for _, (xb, yb) in zip(range(n_steps), batches):
-        returned.append(step_fn(model, xb, yb, opt, F.cross_entropy, k))
+        returned.append(step_fn(model, xb, yb, opt, _recording(F.cross_entropy, sizes), k))
         params.append(_flat(model))
-    return Trajectory(k, returned, params, initial)
+    result = Trajectory(k, returned, params, initial)
+    result.loss_sizes = sizes
+    return result
+
+
+def _recording(loss_fn: Callable[..., Tensor], sizes: list[int]) -> Callable[..., Tensor]:
+    """``loss_fn`` that notes the batch size of every call (one micro-batch each)."""
+    def loss(output: Tensor, target: Tensor) -> Tensor:
+        sizes.append(int(target.shape[0]))
+        return loss_fn(output, target)
+    return loss
 
 
 def runner(step_fn: StepFn, mistakes: bool = False) -> Callable[[Any, int, int, str], Trajectory]:
@@ -171,6 +183,10 @@ def compare(got: Trajectory, expected: Trajectory) -> tuple[bool, str]:
         if isinstance(r, (Tensor, np.ndarray)):
             return False, (f"returned a {type(r).__name__}; return a Python number "
                            "(add up loss.item() of each scaled micro-batch loss)")
+    if k > 1 and got.loss_sizes and max(got.loss_sizes) > BATCH // k:
+        return False, (f"a loss was computed on {max(got.loss_sizes)} samples at once: split the batch into k = {k} "
+                       f"micro-batches of {BATCH // k} (xb.chunk(k)) and backward() each; one ordinary step on the "
+                       "whole batch gives the same numbers but needs the memory accumulation saves")
     if not _close(got.params, expected.params):
         for name, _, hint in MISTAKES:
             wrong = expected.mistakes.get(name)
@@ -194,4 +210,50 @@ def compare(got: Trajectory, expected: Trajectory) -> tuple[bool, str]:
                                "add up the scaled losses (loss / k), not the micro-batch means")
             return False, (f"the parameters are right, but step {step} returned {shown}, expected {want}: return the "
                            "whole batch's loss, the sum of the k scaled micro-batch losses (each .item())")
+    return True, ""
+
+
+# ---------------------------------------------------------------------- exercise 1: one training step
+# step(model, xb, yb, optimizer, loss_fn) -> the batch's loss as a Python float
+TrainingStep = Callable[[nn.Module, Tensor, Tensor, optim.Optimizer, Callable[..., Tensor]], Any]
+
+
+def training_runner(step_fn: TrainingStep, dataset: Any) -> Callable[[int, Callable[..., optim.Optimizer]], Trajectory]:
+    """``run(n_steps, make_optimizer)`` -> ``Trajectory``: ``step_fn`` on a fresh MLP, batches of 32."""
+    def run(n_steps: int, make_optimizer: Callable[..., optim.Optimizer]) -> Trajectory:
+        minitorch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(64, 16), nn.ReLU(), nn.Linear(16, 10))
+        opt = make_optimizer(model.parameters())
+        initial = _flat(model)
+        returned: list[Any] = []
+        params: list[np.ndarray] = []
+        for _, (xb, yb) in zip(range(n_steps), DataLoader(dataset, batch_size=BATCH, shuffle=True, seed=0)):
+            returned.append(step_fn(model, xb, yb, opt, F.cross_entropy))
+            params.append(_flat(model))
+        return Trajectory(1, returned, params, initial)
+    return run
+
+
+def training_compare(got: Trajectory, expected: Trajectory) -> tuple[bool, str]:
+    """(ok, hint) for one training step: what was returned, then which part of the step is missing."""
+    for r in got.returned:
+        if r is None:
+            return False, "returned None: did you forget `return`? (return loss.item())"
+        if isinstance(r, (Tensor, np.ndarray)):
+            return False, (f"returned a {type(r).__name__}; return a Python number (loss.item(): a tensor "
+                           "would keep the whole graph alive)")
+    if not _close(got.params, expected.params):
+        if np.array_equal(got.params[0], got.initial):
+            return False, ("the parameters did not change at step 1: call optimizer.step() after loss.backward() "
+                           "(and optimizer.zero_grad() before backward, not between backward and step)")
+        if _close(got.params[:1], expected.params[:1]):
+            return False, ("step 1 matched but the next steps did not: the previous step's gradients were still in "
+                           ".grad; call optimizer.zero_grad() at the start of every step")
+        return False, ("the parameters differ from the reference already after step 1: zero_grad, forward, loss, "
+                       "backward, step, in that order")
+    for step, (r, e) in enumerate(zip(got.returned, expected.returned), 1):
+        if not isinstance(r, (int, float)) or not np.isclose(r, e, rtol=1e-4, atol=1e-5):
+            shown, want = format_pair(r, e) if isinstance(r, (int, float)) else (type(r).__name__, format_number(e))
+            return False, (f"the parameters are right, but step {step} returned {shown}, expected {want}: return the "
+                           "loss of this batch computed before the step (loss.item())")
     return True, ""

@@ -158,6 +158,9 @@ def compare_grad_x(got: Any, expected: np.ndarray) -> tuple[bool, str]:
             return False, (f"shape {got.shape}, expected {expected.shape}: still padded; cut the padding off "
                            "(grad_padded[:, :, ph:ph + h, pw:pw + w])")
         return ok, hint
+    if not np.any(got) and np.any(expected):
+        return False, ("your gradient is all zeros: no window gradient reached the grid. grad_cols = g @ w2 "
+                       "carries them; col2im adds them onto grad_padded, and that (cut to h x w) is the answer")
     if factor_hint(got, expected):
         return ok, hint
     moved = _shift(got, expected)
@@ -168,3 +171,57 @@ def compare_grad_x(got: Any, expected: np.ndarray) -> tuple[bool, str]:
                    "rows are (sample, out row, out col) and its columns (channel, kernel row, kernel col), as "
                    "im2col laid them out; reshape to (N, Ho, Wo, C, kh, kw), then transpose to "
                    "(N, C, Ho, Wo, kh, kw) for col2im")
+
+
+def pool_mistakes(k: int, got: np.ndarray, inputs: list[Any], grad_output: np.ndarray, kernel: Pair = (2, 2),
+                  stride: Pair = (2, 2)) -> str | None:
+    """``mistakes`` for max-pool backward: the gradient spread over the window instead of sent to its max."""
+    if k != 0:
+        return None
+    x = inputs[0]
+    (kh, kw), (sh, sw) = kernel, stride
+    n, c, ho, wo = grad_output.shape
+    spread = np.zeros_like(x)
+    for a in range(kh):
+        for b in range(kw):
+            spread[:, :, a:a + sh * ho:sh, b:b + sw * wo:sw] += grad_output
+    if got.shape == grad_output.shape + (kh, kw):
+        return (f"shape {got.shape}: these are the window gradients (N, C, Ho, Wo, kh, kw); add them onto the "
+                "input's grid with col2im(grad_windows, ctx.x_shape, sh, sw)")
+    if got.shape != x.shape:
+        return None
+    if np.allclose(got, spread):
+        return ("every element of a window got the window's gradient: only its max (the winner saved in forward) "
+                "gets it; mask with the one-hot of winner")
+    if np.allclose(got, spread / (kh * kw)):
+        return "the gradient is spread evenly over the window, as in average pooling: max pooling sends it all to the max"
+    return None
+
+
+def pool_mistakes_for(kernel: Pair, stride: Pair) -> Callable[..., str | None]:
+    """``pool_mistakes`` for one kernel size and stride (the check's ``args``)."""
+    return lambda k, got, inputs, grad_output: pool_mistakes(k, got, inputs, grad_output, kernel, stride)
+
+
+_PART_OF_INPUT = {0: ("input", "conv_grad_x", "conv2d grad_x"), 1: ("weight", "conv_grad_w", "conv2d grad_w"),
+                  2: ("bias", "conv_grad_b", "conv2d grad_b")}
+
+
+def conv_mistakes(k: int, got: np.ndarray, inputs: list[Any], grad_output: np.ndarray, stride: Pair = (1, 1),
+                  padding: Pair = (0, 0)) -> str | None:
+    """``mistakes`` for the assembled conv2d backward: which of the three parts gave the wrong gradient."""
+    if k not in _PART_OF_INPUT:
+        return None
+    what, fn, check = _PART_OF_INPUT[k]
+    x, w, b = (minitorch.tensor(a, requires_grad=True) for a in inputs[:3])
+    minitorch.nn.functional.conv2d(x, w, b, stride, padding).backward(minitorch.tensor(grad_output))
+    right = [x, w, b][k].grad
+    factor = factor_hint(got, right.numpy()) if right is not None and got.shape == right.shape else None
+    detail = f" ({factor})" if factor else ""
+    return (f"the {what} gradient is wrong{detail}: it comes from your {fn}; the '{check}' check above names "
+            "the mistake")
+
+
+def conv_mistakes_for(stride: Pair, padding: Pair) -> Callable[..., str | None]:
+    """``conv_mistakes`` for one stride and padding (the check's ``args``)."""
+    return lambda k, got, inputs, grad_output: conv_mistakes(k, got, inputs, grad_output, stride, padding)

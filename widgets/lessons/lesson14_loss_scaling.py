@@ -69,22 +69,38 @@ def _batch(size: int = 32, seed: int = 0) -> tuple[Tensor, Tensor]:
     return minitorch.tensor(x), minitorch.tensor(y)
 
 
-def scaled_step_runs(step_fn: ScaledStep) -> Callable[..., list[StepRecord]]:
-    """``run(scales, lr, small_last_layer)``: ``step_fn`` on a fresh 64-16-10 model, one step per scale.
+# what a case does to the fresh model or the batch before its steps
+TINY_GRADIENTS = "tiny gradients"          # last layer shrunk: the first layer's gradients underflow in float16
+LARGE_ACTIVATIONS = "large activations"    # hidden bias +100: only parameter 2's gradient overflows, to inf (no NaN)
+NAN_IN_BATCH = "a NaN in the batch"        # one input is NaN: every gradient is NaN (no inf)
 
-    ``small_last_layer`` shrinks the last layer's weights 100,000 times, so that the first
-    layer's gradients are tiny: without loss scaling many of them underflow in float16.
+
+def scaled_step_runs(step_fn: ScaledStep) -> Callable[..., list[StepRecord]]:
+    """``run(scales, lr, setup)``: ``step_fn`` on a fresh 64-16-10 model, one step per scale.
+
+    ``setup`` is "" or one of the constants above. ``TINY_GRADIENTS`` shrinks the last
+    layer's weights 100,000 times, so that without loss scaling many of the first layer's
+    gradients underflow in float16. ``LARGE_ACTIVATIONS`` makes the hidden layer's outputs
+    about 100, so that at 2^16 the second weight's gradient alone overflows to inf while
+    every other gradient, and the first parameter's, stays finite: a test for NaN only, or
+    of the first parameter only, takes that step. ``NAN_IN_BATCH`` gives NaN gradients and
+    no inf: a test for inf only takes that step.
     """
-    def run(scales: Sequence[float], lr: float, small_last_layer: bool = False) -> list[StepRecord]:
+    def run(scales: Sequence[float], lr: float, setup: str | bool = "") -> list[StepRecord]:
+        setup = TINY_GRADIENTS if setup is True else setup
         minitorch.manual_seed(0)
         model = nn.Sequential(nn.Linear(64, 16), nn.ReLU(), nn.Linear(16, 10))
-        if small_last_layer:
-            with minitorch.no_grad():
+        with minitorch.no_grad():
+            if setup == TINY_GRADIENTS:
                 model[2].weight *= 1e-5
+            elif setup == LARGE_ACTIVATIONS:
+                model[0].bias += 100.0
         optimizer = minitorch.optim.SGD(model.parameters(), lr=lr)
         records: list[StepRecord] = []
         for i, scale in enumerate(scales):
             xb, yb = _batch(seed=i)
+            if setup == NAN_IN_BATCH:
+                xb = minitorch.tensor(np.where(np.arange(xb.numel()).reshape(xb.shape) == 5, np.nan, xb.numpy()))
             stepped = step_fn(model, xb, yb, optimizer, scale)
             grads = [None if p.grad is None else p.grad.numpy().copy() for p in model.parameters()]
             params = [p.detach().numpy().copy() for p in model.parameters()]
@@ -96,18 +112,22 @@ def scaled_step_runs(step_fn: ScaledStep) -> Callable[..., list[StepRecord]]:
 SCALED_STEP_CASES = [
     ([1024.0, 2.0**16], 0.1),                   # ordinary steps
     ([2.0**16, 2.0**30, 2.0**16], 0.1),         # 2**30 makes a gradient overflow: that step is skipped
-    ([2.0**16, 2.0**16], 0.1, True),            # tiny gradients: they need the scale to survive float16
+    ([2.0**16, 2.0**16], 0.1, TINY_GRADIENTS),  # tiny gradients: they need the scale to survive float16
+    ([2.0**16, 2.0**8], 0.1, LARGE_ACTIVATIONS),  # at 2**16 only parameter 2's gradient is inf: skipped
+    ([2.0**16], 0.1, NAN_IN_BATCH),             # NaN gradients, no inf: skipped
 ]
 
 
 def describe_scaled_step(args: tuple[Any, ...]) -> str:
-    """The table's name for one case: its scales, as powers of 2."""
+    """The table's name for one case: its scales, as powers of 2, and its setup."""
     scales = ", ".join(f"2^{int(np.log2(s))}" for s in args[0])
-    return f"scales {scales}" + (", tiny gradients" if len(args) > 2 and args[2] else "")
+    setup = TINY_GRADIENTS if len(args) > 2 and args[2] is True else (args[2] if len(args) > 2 else "")
+    return f"scales {scales}" + (f", {setup}" if setup else "")
 
 
-def _grad_hint(where: str, got: list[np.ndarray | None], expected: list[np.ndarray | None], scale: float) -> str | None:
-    """Why the gradients after a step differ (None when they match)."""
+def _grad_hint(where: str, got: list[np.ndarray | None], expected: list[np.ndarray | None], scale: float,
+               skipped: bool = False) -> str | None:
+    """Why the gradients after a step differ (None when they match); ``skipped``: both runs skipped it."""
     for k, (g, e) in enumerate(zip(got, expected)):
         if e is None:
             continue
@@ -123,6 +143,10 @@ def _grad_hint(where: str, got: list[np.ndarray | None], expected: list[np.ndarr
             return (f"{where}: {int(flushed.sum())} gradients of parameter {k} are 0 where they should not be: "
                     "they underflowed in float16. Multiply the loss by the scale before backward()")
         c = constant_factor(g[both], e[both], rtol=1e-3, atol=1e-12)
+        if c is not None and np.isclose(c, scale, rtol=1e-3) and skipped:
+            return (f"{where}: skipped, rightly, but the gradients left in p.grad are still multiplied by the scale "
+                    f"({scale:g}): you tested for inf/NaN before unscaling. Unscale first (step 2), then test "
+                    "(step 3): the unscaled gradients are what the step would use")
         if c is not None and np.isclose(c, scale, rtol=1e-3):
             return (f"{where}: the gradients are still multiplied by the scale ({scale:g}): divide every "
                     "p.grad by it (unscale) before the optimizer step")
@@ -131,7 +155,7 @@ def _grad_hint(where: str, got: list[np.ndarray | None], expected: list[np.ndarr
                     "them by the scale (p.grad /= scale); you multiplied them by it")
         if c is not None and np.isclose(c, 1 / scale, rtol=1e-3):
             return (f"{where}: the gradients are {scale:g} times too small: multiply the loss by the scale "
-                    "once and divide the gradients by it once")
+                    "before backward(), once, and divide the gradients by it once (did you unscale twice?)")
         wrong = ~np.isclose(g, e, rtol=1e-3, atol=1e-9) & both
         if wrong.any() and np.all(np.abs(e[wrong]) < SMALLEST_NORMAL):
             return (f"{where}: the gradients that differ are all below {SMALLEST_NORMAL:.2g}, where float16 keeps "
@@ -150,13 +174,14 @@ def scaled_step_hint(got: list[StepRecord], expected: list[StepRecord]) -> tuple
         if not isinstance(g.stepped, (bool, np.bool_)):
             return False, (f"{where}: return True when the step was taken, False when it was skipped; "
                            f"got {format_value(g.stepped)}")
-        hint = _grad_hint(where, g.grads, e.grads, e.scale)
+        hint = _grad_hint(where, g.grads, e.grads, e.scale, skipped=not e.stepped and not g.stepped)
         if hint:
             return False, hint
         params_same = all(np.array_equal(a, b, equal_nan=True) for a, b in zip(g.params, e.params))
         if not e.stepped and (g.stepped or not params_same):
-            return False, (f"{where}: a gradient was inf/NaN, yet the step was taken: check every gradient with "
-                           "np.isfinite(p.grad.numpy()).all() and skip optimizer.step() (return False) if one is not")
+            return False, f"{where}: {_missed_nonfinite(e.grads)}, yet the step was taken: " + (
+                "check every gradient with np.isfinite(p.grad.numpy()).all() and skip optimizer.step() "
+                "(return False) if one is not")
         if e.stepped and not g.stepped:
             return False, (f"{where}: skipped (returned False) although every gradient was finite: skip only "
                            "when some gradient is inf or NaN")
@@ -164,6 +189,22 @@ def scaled_step_hint(got: list[StepRecord], expected: list[StepRecord]) -> tuple
             return False, (f"{where}: the gradients are right but the parameters differ: call optimizer.step() "
                            "once, after unscaling")
     return True, ""
+
+
+def _missed_nonfinite(grads: list[np.ndarray | None]) -> str:
+    """Which non-finite values a skipped step had, as a learner's test might miss them: inf only, NaN only, ..."""
+    bad = [k for k, g in enumerate(grads) if g is not None and not np.isfinite(g).all()]
+    has_inf = any(np.isinf(g).any() for g in grads if g is not None)
+    has_nan = any(np.isnan(g).any() for g in grads if g is not None)
+    kind = "inf, and no NaN" if has_inf and not has_nan else "NaN, and no inf" if has_nan and not has_inf else "inf/NaN"
+    text = f"the gradients held {kind}"
+    if has_inf and not has_nan:
+        text += " (np.isnan misses inf: np.isfinite catches both)"
+    elif has_nan and not has_inf:
+        text += " (np.isinf misses NaN: np.isfinite catches both)"
+    if bad and 0 not in bad:
+        text += f", only in parameter(s) {', '.join(map(str, bad))}, not in parameter 0 (test every gradient)"
+    return text
 
 
 # ---------------------------------------------------------------------- exercise 2: the scale rule
@@ -181,9 +222,10 @@ def reference_update_scale(scale: float, growth_tracker: int, found_inf: bool, g
 class Outcome:
     """One call of an update rule: its arguments (for the hints) and what it returned."""
 
-    def __init__(self, args: tuple[Any, ...], value: Any) -> None:
+    def __init__(self, args: tuple[Any, ...], value: Any, grows_at_2000: bool = False) -> None:
         self.args = args
         self.value = value
+        self.grows_at_2000 = grows_at_2000  # grew on clean step 2000 although growth_interval is not 2000
 
     def __repr__(self) -> str:
         return format_value(self.value)
@@ -195,7 +237,16 @@ def update_rule_outcomes(rule: Callable[..., Any]) -> Callable[..., Outcome]:
             backoff_factor: float = 0.5) -> Outcome:
         value = rule(scale, tracker, found_inf, growth_factor=growth_factor, backoff_factor=backoff_factor,
                      growth_interval=growth_interval)
-        return Outcome((scale, tracker, found_inf, growth_interval, growth_factor, backoff_factor), value)
+        grows_at_2000 = False
+        if growth_interval != 2000:  # a probe for a rule that wrote PyTorch's default 2000 instead of the argument
+            try:
+                probe = rule(scale, 1999, False, growth_factor=growth_factor, backoff_factor=backoff_factor,
+                             growth_interval=growth_interval)
+                grows_at_2000 = isinstance(probe, tuple) and len(probe) == 2 and probe[0] > scale
+            except Exception:  # the probe only sharpens a hint; the real call above is what is judged
+                pass
+        return Outcome((scale, tracker, found_inf, growth_interval, growth_factor, backoff_factor), value,
+                       grows_at_2000)
     return run
 
 
@@ -224,6 +275,9 @@ def update_rule_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
     if not isinstance(got.value, tuple) or len(got.value) != 2:
         return False, f"return a tuple (new_scale, new_growth_tracker), got {format_value(got.value)}"
     (got_scale, got_tracker), (want_scale, want_tracker) = got.value, expected.value
+    if not np.isclose(got_scale, want_scale) and got.grows_at_2000 and want_scale > scale:
+        return False, (f"did not grow after {interval} clean steps, but grows after 2000: use the "
+                       f"growth_interval argument ({interval} here), not the number 2000")
     if not np.isclose(got_scale, want_scale):
         return False, _scale_hint(got_scale, want_scale, scale, tracker, found_inf, interval, growth, backoff)
     if got_tracker != want_tracker:

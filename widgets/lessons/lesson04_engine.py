@@ -1,0 +1,46 @@
+"""Lesson 04's hint for the backward pass: which part of the walk a wrong ``.grad`` points to.
+
+    check_function("backward pass", walk_runs(run_yours), walk_runs(run_engine), cases, compare=walk_hint)
+
+``walk_runs`` keeps each leaf's ``.grad`` from before the pass, so the hint can tell a
+replaced old gradient from a path's gradient that was overwritten or never arrived.
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from widgets.check.function_checker import same
+from widgets.check.outcome import Outcome
+
+
+def walk_runs(run: Callable[[Any, list[Any]], list[Any]]) -> Callable[[Any, list[Any]], Outcome]:
+    """``run(loss, leaves)`` -> ``Outcome`` whose args are the leaves' ``.grad`` arrays before the pass."""
+    def wrapped(loss: Any, leaves: list[Any]) -> Outcome:
+        before = [None if t.grad is None else np.array(t.grad.data) for t in leaves]
+        return Outcome((before,), run(loss, leaves))
+    return wrapped
+
+
+def walk_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
+    """``compare``: a leaf without a gradient, an old ``.grad`` replaced, or paths not added up."""
+    ok, hint = same(got.value, expected.value)
+    if ok or not isinstance(got.value, list) or len(got.value) != len(expected.value):
+        return ok, hint
+    (before,) = expected.args
+    for i, (g, e, old) in enumerate(zip(got.value, expected.value, before)):
+        if g is None and e is not None:
+            return False, (f"leaf {i} got no gradient (.grad is None): the walk never reached it; go through the "
+                           "nodes in the sorted order, root first, seeded with a gradient of ones")
+        if g is None or e is None or same(g, e)[0]:
+            continue
+        g, e = np.asarray(g, dtype=float), np.asarray(e, dtype=float)
+        if old is not None and g.shape == e.shape and np.allclose(g, e - old):
+            return False, (f"leaf {i} had a .grad from before, and it was replaced: add the new gradient to it "
+                           "(leaf.grad + g), as backward() accumulates")
+        if old is not None and g.shape == e.shape and np.allclose(g, e + old):
+            return False, f"leaf {i}'s old .grad was added twice: add it once, to the sum of this pass's gradients"
+        return False, (f"leaf {i}'s gradient differs ({same(g, e)[1]}): where an output feeds several consumers, "
+                       "their gradients must be added (grads[nxt] + g), never overwritten")
+    return False, hint
