@@ -180,7 +180,10 @@ def lab(tmp_path_factory):
         server.stop()
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: while a Playwright sync context is open its event loop runs in
+# this thread, and any later test that opens its own (the classroom round in tests/course)
+# would be refused ("using Playwright Sync API inside the asyncio loop").
+@pytest.fixture(scope="module")
 def browser():
     from playwright.sync_api import sync_playwright
 
