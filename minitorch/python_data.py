@@ -11,7 +11,10 @@ from typing import Any
 
 import numpy as np
 
+from minitorch import backends
+from minitorch.dtypes import default_float, dtype_of_array, get_dtype
 from minitorch.errors import MiniTorchError
+from minitorch.hints import Array, DTypeLike
 
 _INT64_MAX = np.iinfo(np.int64).max
 MAX_DIMS = 64  # NumPy's (and so MiniTorch's) largest number of dimensions
@@ -113,3 +116,65 @@ def check_fits_int64(array: np.ndarray) -> None:
             "tensor(): an integer overflows int64 (MiniTorch integers are int64, from "
             f"{-_INT64_MAX - 1} to {_INT64_MAX}); use a float tensor for larger numbers"
         )
+
+
+# ---------------------------------------------------------------------- data to a backend array
+def to_array(data: Any, dtype: DTypeLike | None, device: Any, tensor_type: type[Any]) -> Array:
+    """Build the backend array for ``minitorch.tensor(data, dtype, device)`` (always a copy).
+
+    ``tensor_type`` is ``TensorBase`` (passed in: this module sits below the tensors).
+    """
+    if isinstance(data, tensor_type):
+        array = data.data.copy()
+    elif backends.is_backend_array(data):
+        check_fits_int64(data)
+        array = data.copy()
+    else:
+        saw_float64: list[bool] = []  # set by _unwrap_nested: a float64 array or NumPy scalar inside
+        if isinstance(data, (list, tuple)):
+            data = _unwrap_nested(data, saw_float64, tensor_type)
+        try:
+            array = np.array(data)
+        except ValueError:
+            if isinstance(data, list):
+                check_rectangular(data)  # says which dimension is ragged (only when NumPy failed)
+            raise
+        check_fits_int64(array)
+        if (
+            dtype is None
+            and array.dtype == np.float64
+            and not isinstance(data, (np.ndarray, np.floating))
+            and not saw_float64
+        ):
+            # Python floats make default-dtype (float32) tensors, as in PyTorch; NumPy float64
+            # stays float64, inside a list too ([np.float64(1), 2.0], [t64_a, t64_b]).
+            array = array.astype(default_float().np_dtype)
+        if array.dtype.kind not in "biuf":
+            raise TypeError(
+                f"tensor(): could not make a tensor from {type(data).__name__} data (NumPy made "
+                f"dtype {array.dtype}); pass numbers, nested lists of numbers or an array"
+            )
+    target = get_dtype(dtype) if dtype is not None else dtype_of_array(array)
+    if array.dtype != target.np_dtype:
+        array = array.astype(target.np_dtype)
+    keeps_its_device = isinstance(data, tensor_type) or (
+        backends.is_backend_array(data) and type(data) is not np.ndarray
+    )
+    if device is None and keeps_its_device:
+        return array  # a copy where the data already lives (a tensor, a GPU array), as torch.tensor(t)
+    return backends.to_device(array, backends.normalize_device(device))
+
+
+def _unwrap_nested(data: list[Any] | tuple[Any, ...], saw_float64: list[bool], tensor_type: type[Any]) -> list[Any]:
+    """Replace Tensors inside nested lists by their values (``tensor([t1, t2])``); append
+    True to ``saw_float64`` if an item is float64 NumPy data (which decides the dtype)."""
+    out: list[Any] = []
+    for item in data:
+        if isinstance(item, tensor_type):
+            item = backends.to_device(item.data, "cpu")
+        elif isinstance(item, (list, tuple)):
+            item = _unwrap_nested(item, saw_float64, tensor_type)
+        if getattr(item, "dtype", None) == np.float64 and not saw_float64:
+            saw_float64.append(True)
+        out.append(item)
+    return out

@@ -23,12 +23,13 @@ import numpy as np
 
 from minitorch import backends
 from minitorch.backends.device import device, device_of_tensor_data
-from minitorch.dtypes import DType, default_float, dtype_of_array, get_dtype
+from minitorch.dtypes import DType, dtype_of_array
 from minitorch.errors import MiniTorchError, check_dim
 from minitorch.hints import Array, DTypeLike
 from minitorch.printing import tensor_repr
-from minitorch.python_data import check_fits_int64, check_rectangular
+from minitorch.python_data import to_array
 from minitorch.size import Size
+from minitorch.tensor_records import HookHandle, VersionCounter
 
 if TYPE_CHECKING:  # for annotations only: never imported at run time (no cycle)
     from minitorch.autograd.function import BackwardNode
@@ -56,7 +57,7 @@ class TensorBase:
         self, data: Any, dtype: DTypeLike | None = None, device: Any = None, requires_grad: bool = False
     ) -> None:
         """Same as ``minitorch.tensor(data, dtype, device, requires_grad)``."""
-        self._init_leaf(_to_array(data, dtype, device), requires_grad)
+        self._init_leaf(to_array(data, dtype, device, TensorBase), requires_grad)
 
     def _init_leaf(self, array: Array, requires_grad: bool) -> None:
         """Set the fields of a new leaf tensor around a backend ``array`` (Parameter uses it too)."""
@@ -96,7 +97,7 @@ class TensorBase:
     ) -> Tensor:
         """A new leaf tensor (of the face class) from data, as ``minitorch.tensor(...)`` makes it."""
         t = object.__new__(TensorBase._face)
-        t._init_leaf(_to_array(data, dtype, device), requires_grad)
+        t._init_leaf(to_array(data, dtype, device, TensorBase), requires_grad)
         return t
 
     if TYPE_CHECKING:
@@ -314,7 +315,7 @@ class TensorBase:
         """True after ``retain_grad()`` on a non-leaf tensor."""
         return bool(self.__dict__.get("_retains_grad"))
 
-    def register_hook(self, hook: Hook) -> _HookHandle:
+    def register_hook(self, hook: Hook) -> HookHandle:
         """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one.
 
         Returns a handle whose ``remove()`` unregisters the hook.
@@ -323,7 +324,7 @@ class TensorBase:
             raise MiniTorchError("register_hook(): cannot register a hook on a tensor that doesn't require grad")
         return self._add_hook(hook)
 
-    def register_post_accumulate_grad_hook(self, hook: Callable[[TensorBase], None]) -> _HookHandle:
+    def register_post_accumulate_grad_hook(self, hook: Callable[[TensorBase], None]) -> HookHandle:
         """Call ``hook(tensor)`` right after backward added into this leaf's ``.grad``.
 
         It fires during backward, as soon as the leaf's gradient is complete (distributed
@@ -340,9 +341,9 @@ class TensorBase:
             )
         hooks = self.__dict__.setdefault("_post_accumulate_hooks", [])
         hooks.append(hook)
-        return _HookHandle(hooks, hook)
+        return HookHandle(hooks, hook)
 
-    def _add_hook(self, hook: Hook) -> _HookHandle:
+    def _add_hook(self, hook: Hook) -> HookHandle:
         if self.grad_fn is None:
             if self._hooks is None:
                 self._hooks = []
@@ -358,7 +359,7 @@ class TensorBase:
             hooks.insert(hooks.index(keep), hook)
         else:
             hooks.append(hook)
-        return _HookHandle(hooks, hook)
+        return HookHandle(hooks, hook)
 
     # ------------------------------------------------------------------ python protocol
     __hash__ = object.__hash__
@@ -408,37 +409,10 @@ class TensorBase:
         return TensorBase._make(backends.module_of(self.data).asarray(self.data.all()), None, False)
 
 
-class _HookHandle:
-    """What ``register_hook`` returns: ``handle.remove()`` unregisters the hook."""
-
-    def __init__(self, hooks: list[Hook], hook: Hook) -> None:
-        self._hooks, self._hook = hooks, hook
-
-    def remove(self) -> None:
-        """Unregister the hook (safe to call twice)."""
-        if self._hook in self._hooks:
-            self._hooks.remove(self._hook)
-
-
 def _on_host(data: Array) -> Array:
     """``data`` in host memory. A GPU array goes through its backend's download, the sync
     point where checks deferred on the device (a class label out of range) are reported."""
     return data if type(data) is np.ndarray else backends.to_device(data, "cpu")
-
-
-class VersionCounter:
-    """How many times a tensor's memory was changed in place; views of it share one counter.
-
-    An op that saves a tensor for backward records the counter and its value; backward
-    refuses to run if the value changed since (the saved values are not the ones forward
-    used any more), instead of computing a silently wrong gradient.
-    """
-
-    __slots__ = ("value", "shared")
-
-    def __init__(self) -> None:
-        self.value = 0
-        self.shared = False  # True once a second tensor (a view, a detach) uses this counter
 
 
 def _check_assigned_grad(tensor: TensorBase, grad: Any) -> None:
@@ -464,65 +438,6 @@ def _check_assigned_grad(tensor: TensorBase, grad: Any) -> None:
 
 # A gradient hook: called with the gradient, returns a replacement or None (register_hook).
 Hook = Callable[[TensorBase], "TensorBase | None"]
-
-
-# ---------------------------------------------------------------------- helpers
-def _to_array(data: Any, dtype: DTypeLike | None = None, device: Any = None) -> Array:
-    """Build the backend array for ``minitorch.tensor(data, dtype, device)`` (always a copy)."""
-    if isinstance(data, TensorBase):
-        array = data.data.copy()
-    elif backends.is_backend_array(data):
-        check_fits_int64(data)
-        array = data.copy()
-    else:
-        saw_float64: list[bool] = []  # set by _unwrap_nested: a float64 array or NumPy scalar inside
-        if isinstance(data, (list, tuple)):
-            data = _unwrap_nested(data, saw_float64)
-        try:
-            array = np.array(data)
-        except ValueError:
-            if isinstance(data, list):
-                check_rectangular(data)  # says which dimension is ragged (only when NumPy failed)
-            raise
-        check_fits_int64(array)
-        if (
-            dtype is None
-            and array.dtype == np.float64
-            and not isinstance(data, (np.ndarray, np.floating))
-            and not saw_float64
-        ):
-            # Python floats make default-dtype (float32) tensors, as in PyTorch; NumPy float64
-            # stays float64, inside a list too ([np.float64(1), 2.0], [t64_a, t64_b]).
-            array = array.astype(default_float().np_dtype)
-        if array.dtype.kind not in "biuf":
-            raise TypeError(
-                f"tensor(): could not make a tensor from {type(data).__name__} data (NumPy made "
-                f"dtype {array.dtype}); pass numbers, nested lists of numbers or an array"
-            )
-    target = get_dtype(dtype) if dtype is not None else dtype_of_array(array)
-    if array.dtype != target.np_dtype:
-        array = array.astype(target.np_dtype)
-    keeps_its_device = isinstance(data, TensorBase) or (
-        backends.is_backend_array(data) and type(data) is not np.ndarray
-    )
-    if device is None and keeps_its_device:
-        return array  # a copy where the data already lives (a tensor, a GPU array), as torch.tensor(t)
-    return backends.to_device(array, backends.normalize_device(device))
-
-
-def _unwrap_nested(data: list[Any] | tuple[Any, ...], saw_float64: list[bool]) -> list[Any]:
-    """Replace Tensors inside nested lists by their values (``tensor([t1, t2])``); append
-    True to ``saw_float64`` if an item is float64 NumPy data (which decides the dtype)."""
-    out: list[Any] = []
-    for item in data:
-        if isinstance(item, TensorBase):
-            item = backends.to_device(item.data, "cpu")
-        elif isinstance(item, (list, tuple)):
-            item = _unwrap_nested(item, saw_float64)
-        if getattr(item, "dtype", None) == np.float64 and not saw_float64:
-            saw_float64.append(True)
-        out.append(item)
-    return out
 
 
 TensorBase._face = TensorBase  # until minitorch.Tensor registers itself

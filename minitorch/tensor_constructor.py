@@ -23,8 +23,9 @@ from minitorch import backends
 from minitorch.dtypes import default_float, get_dtype
 from minitorch.errors import MiniTorchError
 from minitorch.hints import Array
+from minitorch.python_data import to_array
 from minitorch.size import Size
-from minitorch.tensor_base import TensorBase, _to_array
+from minitorch.tensor_base import TensorBase
 
 
 def _is_shape(args: tuple[Any, ...]) -> bool:
@@ -50,7 +51,7 @@ def constructor_array(args: tuple[Any, ...], dtype: Any = None, device: Any = No
         )
     data = args[0]
     if isinstance(data, TensorBase) or backends.is_backend_array(data):
-        return _to_array(data, dtype, device)
+        return to_array(data, dtype, device, TensorBase)
     if isinstance(data, (str, bytes)):
         raise TypeError(f"Tensor(): invalid data type '{type(data).__name__}'")
     if not isinstance(data, (list, tuple)):
@@ -58,4 +59,4 @@ def constructor_array(args: tuple[Any, ...], dtype: Any = None, device: Any = No
             f"Tensor(): data must be a sequence (got {type(data).__name__}); for a 0-d tensor use "
             f"minitorch.tensor({data!r})"
         )
-    return _to_array(data, float_dtype, device)  # Python numbers: the default float dtype, as torch.Tensor
+    return to_array(data, float_dtype, device, TensorBase)  # Python numbers: the default float dtype, as torch.Tensor
