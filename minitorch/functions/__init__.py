@@ -46,19 +46,14 @@ from minitorch.functions.activations import (
 from minitorch.functions.arithmetic import (
     Add,
     Div,
-    Maximum,
-    Minimum,
     Mul,
     Neg,
     Pow,
     Sub,
-    Where,
     add,
     as_operand,
     div,
     floor_divide,
-    maximum,
-    minimum,
     mul,
     neg,
     pow,
@@ -66,7 +61,6 @@ from minitorch.functions.arithmetic import (
     remainder,
     sub,
     unbroadcast,
-    where,
 )
 from minitorch.functions.attention import ScaledDotProductAttention, scaled_dot_product_attention
 from minitorch.functions.binary_math import Atan2, Fmod, Lerp, atan2, fmod, lerp, true_divide
@@ -76,6 +70,9 @@ from minitorch.functions.conversion import Cast, Clone, ToDevice, cast
 from minitorch.functions.cumulative import CumProd, CumSum, Prod, cumprod, cumsum, prod
 from minitorch.functions.dropout import Dropout, dropout
 from minitorch.functions.elementwise_logic import (
+    Maximum,
+    Minimum,
+    Where,
     allclose,
     eq,
     equal,
@@ -93,8 +90,11 @@ from minitorch.functions.elementwise_logic import (
     logical_or,
     logical_xor,
     lt,
+    maximum,
+    minimum,
     ne,
     numel,
+    where,
 )
 from minitorch.functions.embedding import Embedding, embedding
 from minitorch.functions.fused import BiasReLU, Linear, SoftmaxCrossEntropy, bias_relu, linear, softmax_cross_entropy

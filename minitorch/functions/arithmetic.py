@@ -1,4 +1,4 @@
-"""Arithmetic: + - * / ** and neg, maximum, minimum, where, and the two rules every binary op follows.
+"""Arithmetic: + - * / ** // % and neg, and the two rules every binary op follows.
 
 - **Type promotion** (``promote``): two operands are converted to PyTorch's common dtype
   (float beats int beats bool; shaped tensors decide before 0-d tensors, which decide
@@ -238,69 +238,6 @@ def _int_pow_negative(xp: Any, a: Array, b: Array) -> Array:
     return xp.where(negative, xp.where(a == 1, 1, xp.where(a == -1, minus_one, 0)), out)
 
 
-class Maximum(Function):
-    """Elementwise max(a, b); at ties the gradient is split evenly, as in PyTorch."""
-
-    @staticmethod
-    def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
-        ctx.save_for_backward(a, b)
-        return ctx.xp.maximum(a, b)
-
-    @staticmethod
-    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        a, b = ctx.saved_tensors
-        return _split_by_winner(ctx, grad, a < b, a > b, a, b)
-
-
-class Minimum(Function):
-    """Elementwise min(a, b); at ties the gradient is split evenly, as in PyTorch."""
-
-    @staticmethod
-    def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
-        ctx.save_for_backward(a, b)
-        return ctx.xp.minimum(a, b)
-
-    @staticmethod
-    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        a, b = ctx.saved_tensors
-        return _split_by_winner(ctx, grad, a > b, a < b, a, b)
-
-
-def _split_by_winner(ctx: BackwardNode, grad: Array, a_loses: Array, b_loses: Array, a: Array, b: Array) -> Gradients:
-    """Gradient share of a and b for maximum/minimum: the winner takes all, ties halve.
-
-    Written as "everything but the loser's share", as PyTorch does: where a NaN meets a
-    number neither side loses (every comparison is False), so both get the full gradient.
-    """
-    tie = 0.5 * (a == b)
-    need_a, need_b = ctx.needs_input_grad
-    return (
-        unbroadcast((grad * (1 - a_loses - tie)).astype(grad.dtype, copy=False), np.shape(a)) if need_a else None,
-        unbroadcast((grad * (1 - b_loses - tie)).astype(grad.dtype, copy=False), np.shape(b)) if need_b else None,
-    )
-
-
-class Where(Function):
-    """where(condition, a, b): a where the condition holds, b elsewhere."""
-
-    @staticmethod
-    def forward(ctx: BackwardNode, condition: Array, a: Array, b: Array) -> Array:
-        ctx.save_for_backward(condition)
-        ctx.a_shape, ctx.b_shape = np.shape(a), np.shape(b)
-        return ctx.xp.where(condition, a, b)
-
-    @staticmethod
-    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        (condition,) = ctx.saved_tensors
-        _, need_a, need_b = ctx.needs_input_grad
-        zero = grad.dtype.type(0)
-        return (
-            None,
-            unbroadcast(ctx.xp.where(condition, grad, zero), ctx.a_shape) if need_a else None,
-            unbroadcast(ctx.xp.where(condition, zero, grad), ctx.b_shape) if need_b else None,
-        )
-
-
 # ---------------------------------------------------------------------- user functions
 def add(a: Operand, b: Operand, *, alpha: float = 1, out: TensorBase | None = None) -> Tensor:
     """a + alpha * b with broadcasting; ``out=`` writes the result into a given tensor."""
@@ -375,55 +312,6 @@ def pow(a: Operand, b: Operand) -> Tensor:
 
 def _is_int_number(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def maximum(a: TensorBase, b: TensorBase) -> Tensor:
-    """Elementwise maximum of two tensors (a number is refused, as in PyTorch: use clamp)."""
-    _both_tensors("maximum", a, b)
-    a, b = promote(a, b)
-    return Maximum.apply(a, b)
-
-
-def minimum(a: TensorBase, b: TensorBase) -> Tensor:
-    """Elementwise minimum of two tensors (a number is refused, as in PyTorch: use clamp)."""
-    _both_tensors("minimum", a, b)
-    a, b = promote(a, b)
-    return Minimum.apply(a, b)
-
-
-def _both_tensors(op: str, a: Any, b: Any) -> None:
-    for name, value in (("input", a), ("other", b)):
-        if not isinstance(value, TensorBase):
-            raise TypeError(
-                f"{op}(): argument '{name}' must be Tensor, not {type(value).__name__}; "
-                f"for a number use clamp(min=...) / clamp(max=...)"
-            )
-
-
-def where(condition: TensorBase | Array, a: Operand, b: Operand) -> Tensor:
-    """Elements of ``a`` where ``condition`` is true, else of ``b`` (scalars allowed).
-
-    ``condition`` must be a bool tensor, as in PyTorch: a float one is refused, never read
-    as "nonzero" (``where(x, a, b)`` for ``where(x > 0, a, b)`` is a common slip).
-    """
-    data = condition.data if isinstance(condition, TensorBase) else condition
-    dtype = getattr(data, "dtype", None)
-    if dtype is None or dtype.kind != "b":
-        shown: Any = type(condition).__name__ if dtype is None else dtype
-        if isinstance(condition, TensorBase):
-            shown = condition.dtype
-        raise MiniTorchError(
-            f"where(): expected condition to be a boolean tensor, but got {shown}; "
-            "compare first, e.g. where(x > 0, a, b), or convert with condition.bool()"
-        )
-    # Passed as a Tensor so that Function.apply checks it is on the same device as a and b.
-    condition = TensorBase._make(data, None, False)
-    a, b = promote(a, b)
-    if not isinstance(a, TensorBase) and not isinstance(b, TensorBase):
-        # Two Python numbers: PyTorch's scalar dtype (1.0 -> the default float, not NumPy's float64).
-        target = result_dtype([], [], [scalar_category(a), scalar_category(b)])
-        a = TensorBase._make(backends.module_of(data).asarray(a, dtype=target.np_dtype), None, False)
-    return Where.apply(condition, a, b)
 
 
 def _is_float(value: Any) -> bool:

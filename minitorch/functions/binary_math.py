@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import SCALAR_TYPES, default_float
@@ -22,10 +24,6 @@ from minitorch.tensor_base import TensorBase
 
 if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
     from minitorch.tensor import Tensor
-
-
-def _shape(value: Any) -> tuple[int, ...]:
-    return getattr(value, "shape", ())
 
 
 class Atan2(Function):
@@ -48,8 +46,8 @@ class Atan2(Function):
         # At a = b = 0 the formulas give 0 * inf = NaN; PyTorch takes the gradient as 0 there.
         scale = xp.where(norm == 0, 0, grad / xp.where(norm == 0, 1, norm)).astype(grad.dtype, copy=False)
         return (
-            unbroadcast(scale * b, _shape(a)) if need_a else None,
-            unbroadcast(-scale * a, _shape(b)) if need_b else None,
+            unbroadcast(scale * b, np.shape(a)) if need_a else None,
+            unbroadcast(-scale * a, np.shape(b)) if need_b else None,
         )
 
 
@@ -69,8 +67,8 @@ class Fmod(Function):
         a, b = ctx.saved_tensors
         need_a, need_b = ctx.needs_input_grad
         return (
-            unbroadcast(grad, _shape(a)) if need_a else None,
-            unbroadcast((-grad * ctx.xp.trunc(a / b)).astype(grad.dtype, copy=False), _shape(b)) if need_b else None,
+            unbroadcast(grad, np.shape(a)) if need_a else None,
+            unbroadcast((-grad * ctx.xp.trunc(a / b)).astype(grad.dtype, copy=False), np.shape(b)) if need_b else None,
         )
 
 
@@ -97,9 +95,9 @@ class Lerp(Function):
         start, end, weight = ctx.saved_tensors
         need_start, need_end, need_weight = ctx.needs_input_grad
         return (
-            unbroadcast((grad * (1 - weight)).astype(grad.dtype, copy=False), _shape(start)) if need_start else None,
-            unbroadcast((grad * weight).astype(grad.dtype, copy=False), _shape(end)) if need_end else None,
-            unbroadcast(grad * (end - start), _shape(weight)) if need_weight else None,
+            unbroadcast((grad * (1 - weight)).astype(grad.dtype, copy=False), np.shape(start)) if need_start else None,
+            unbroadcast((grad * weight).astype(grad.dtype, copy=False), np.shape(end)) if need_end else None,
+            unbroadcast(grad * (end - start), np.shape(weight)) if need_weight else None,
         )
 
 

@@ -1,21 +1,27 @@
 """Elementwise tests and logic: ``isnan isinf isfinite``, ``logical_and/or/xor/not``,
-the comparison functions ``lt le gt ge eq ne``, ``isclose``/``allclose``/``equal``, and the
-small predicates ``numel``, ``is_tensor``, ``is_floating_point``.
+the comparison functions ``lt le gt ge eq ne``, ``isclose``/``allclose``/``equal``, the
+small predicates ``numel``, ``is_tensor``, ``is_floating_point``, and the ops that pick by a
+comparison: ``maximum``, ``minimum``, ``where``.
 
-Their results are bool tensors (or Python values), never part of the graph: a comparison
-has no useful gradient. Like PyTorch, the functions want Tensors where PyTorch does
-(``torch.logical_and(x, 0)`` is a TypeError there too); the operators (``x < 0``) accept
-numbers.
+The tests' results are bool tensors (or Python values), never part of the graph: a
+comparison has no useful gradient. ``maximum``, ``minimum`` and ``where`` are recorded ops:
+the gradient goes to the value that was picked (split evenly on a tie). Like PyTorch, the
+functions want Tensors where PyTorch does (``torch.logical_and(x, 0)`` is a TypeError there
+too); the operators (``x < 0``) accept numbers.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from minitorch import backends
-from minitorch.dtypes import SCALAR_TYPES
+from minitorch.autograd.function import BackwardNode, Function
+from minitorch.dtypes import SCALAR_TYPES, result_dtype, scalar_category
 from minitorch.errors import MiniTorchError
-from minitorch.hints import Array
+from minitorch.functions.arithmetic import Operand, promote, unbroadcast
+from minitorch.hints import Array, Gradients
 from minitorch.size import broadcast_shape
 from minitorch.tensor_base import TensorBase
 
@@ -205,3 +211,116 @@ def is_floating_point(input: TensorBase) -> bool:
     """True for a tensor of a floating dtype (float16, float32, float64)."""
     _tensor("is_floating_point", input)
     return input.is_floating_point()
+
+
+# ---------------------------------------------------------------------- picking by comparison: maximum, minimum, where
+class Maximum(Function):
+    """Elementwise max(a, b); at ties the gradient is split evenly, as in PyTorch."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
+        ctx.save_for_backward(a, b)
+        return ctx.xp.maximum(a, b)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        a, b = ctx.saved_tensors
+        return _split_by_winner(ctx, grad, a < b, a > b, a, b)
+
+
+class Minimum(Function):
+    """Elementwise min(a, b); at ties the gradient is split evenly, as in PyTorch."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:
+        ctx.save_for_backward(a, b)
+        return ctx.xp.minimum(a, b)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        a, b = ctx.saved_tensors
+        return _split_by_winner(ctx, grad, a > b, a < b, a, b)
+
+
+def _split_by_winner(ctx: BackwardNode, grad: Array, a_loses: Array, b_loses: Array, a: Array, b: Array) -> Gradients:
+    """Gradient share of a and b for maximum/minimum: the winner takes all, ties halve.
+
+    Written as "everything but the loser's share", as PyTorch does: where a NaN meets a
+    number neither side loses (every comparison is False), so both get the full gradient.
+    """
+    tie = 0.5 * (a == b)
+    need_a, need_b = ctx.needs_input_grad
+    return (
+        unbroadcast((grad * (1 - a_loses - tie)).astype(grad.dtype, copy=False), np.shape(a)) if need_a else None,
+        unbroadcast((grad * (1 - b_loses - tie)).astype(grad.dtype, copy=False), np.shape(b)) if need_b else None,
+    )
+
+
+class Where(Function):
+    """where(condition, a, b): a where the condition holds, b elsewhere."""
+
+    @staticmethod
+    def forward(ctx: BackwardNode, condition: Array, a: Array, b: Array) -> Array:
+        ctx.save_for_backward(condition)
+        ctx.a_shape, ctx.b_shape = np.shape(a), np.shape(b)
+        return ctx.xp.where(condition, a, b)
+
+    @staticmethod
+    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
+        (condition,) = ctx.saved_tensors
+        _, need_a, need_b = ctx.needs_input_grad
+        zero = grad.dtype.type(0)
+        return (
+            None,
+            unbroadcast(ctx.xp.where(condition, grad, zero), ctx.a_shape) if need_a else None,
+            unbroadcast(ctx.xp.where(condition, zero, grad), ctx.b_shape) if need_b else None,
+        )
+
+
+def maximum(a: TensorBase, b: TensorBase) -> Tensor:
+    """Elementwise maximum of two tensors (a number is refused, as in PyTorch: use clamp)."""
+    _both_tensors("maximum", a, b)
+    a, b = promote(a, b)
+    return Maximum.apply(a, b)
+
+
+def minimum(a: TensorBase, b: TensorBase) -> Tensor:
+    """Elementwise minimum of two tensors (a number is refused, as in PyTorch: use clamp)."""
+    _both_tensors("minimum", a, b)
+    a, b = promote(a, b)
+    return Minimum.apply(a, b)
+
+
+def _both_tensors(op: str, a: Any, b: Any) -> None:
+    for name, value in (("input", a), ("other", b)):
+        if not isinstance(value, TensorBase):
+            raise TypeError(
+                f"{op}(): argument '{name}' must be Tensor, not {type(value).__name__}; "
+                f"for a number use clamp(min=...) / clamp(max=...)"
+            )
+
+
+def where(condition: TensorBase | Array, a: Operand, b: Operand) -> Tensor:
+    """Elements of ``a`` where ``condition`` is true, else of ``b`` (scalars allowed).
+
+    ``condition`` must be a bool tensor, as in PyTorch: a float one is refused, never read
+    as "nonzero" (``where(x, a, b)`` for ``where(x > 0, a, b)`` is a common slip).
+    """
+    data = condition.data if isinstance(condition, TensorBase) else condition
+    dtype = getattr(data, "dtype", None)
+    if dtype is None or dtype.kind != "b":
+        shown: Any = type(condition).__name__ if dtype is None else dtype
+        if isinstance(condition, TensorBase):
+            shown = condition.dtype
+        raise MiniTorchError(
+            f"where(): expected condition to be a boolean tensor, but got {shown}; "
+            "compare first, e.g. where(x > 0, a, b), or convert with condition.bool()"
+        )
+    # Passed as a Tensor so that Function.apply checks it is on the same device as a and b.
+    condition = TensorBase._make(data, None, False)
+    a, b = promote(a, b)
+    if not isinstance(a, TensorBase) and not isinstance(b, TensorBase):
+        # Two Python numbers: PyTorch's scalar dtype (1.0 -> the default float, not NumPy's float64).
+        target = result_dtype([], [], [scalar_category(a), scalar_category(b)])
+        a = TensorBase._make(backends.module_of(data).asarray(a, dtype=target.np_dtype), None, False)
+    return Where.apply(condition, a, b)

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, check_int
-from minitorch.functions.arithmetic import unbroadcast, where
+from minitorch.functions.arithmetic import unbroadcast
 from minitorch.functions.conversion import cast
+from minitorch.functions.elementwise_logic import where
 from minitorch.hints import Array, Gradients
 from minitorch.size import broadcast_shape
 from minitorch.tensor_base import TensorBase

@@ -14,9 +14,9 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import default_float
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim
-from minitorch.functions.arithmetic import maximum, minimum
 from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.conversion import cast
+from minitorch.functions.elementwise_logic import maximum, minimum
 from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.return_types import MaxResult, MinResult, ValuesIndices
 from minitorch.switches import SWITCHES

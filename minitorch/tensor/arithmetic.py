@@ -43,7 +43,7 @@ def binary_operator(
 
 
 class ArithmeticMethods(TensorBase):
-    """``Tensor``'s arithmetic: the methods ``add`` ... ``where`` and the operators ``+ - * / ** // %``."""
+    """``Tensor``'s arithmetic: the methods ``add`` ... ``pow`` and the operators ``+ - * / ** // %``."""
 
     __slots__ = ()
 
@@ -70,18 +70,6 @@ class ArithmeticMethods(TensorBase):
     def pow(self, exponent: Any) -> Tensor:
         """``self ** exponent``."""
         return arithmetic.pow(self, exponent)
-
-    def maximum(self, other: Any) -> Tensor:
-        """Elementwise maximum with ``other``."""
-        return arithmetic.maximum(self, other)
-
-    def minimum(self, other: Any) -> Tensor:
-        """Elementwise minimum with ``other``."""
-        return arithmetic.minimum(self, other)
-
-    def where(self, condition: Any, other: Any) -> Tensor:
-        """``where(condition, self, other)``."""
-        return arithmetic.where(condition, self, other)
 
     # ------------------------------------------------------------------ operators
     __add__, __radd__ = binary_operator(arithmetic.add), binary_operator(arithmetic.add, reflected=True)

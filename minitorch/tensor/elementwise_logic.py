@@ -102,3 +102,15 @@ class LogicMethods(TensorBase):
     isclose = elementwise_logic.isclose
     allclose = elementwise_logic.allclose
     equal = elementwise_logic.equal
+
+    def maximum(self, other: Any) -> Tensor:
+        """Elementwise maximum with ``other``."""
+        return elementwise_logic.maximum(self, other)
+
+    def minimum(self, other: Any) -> Tensor:
+        """Elementwise minimum with ``other``."""
+        return elementwise_logic.minimum(self, other)
+
+    def where(self, condition: Any, other: Any) -> Tensor:
+        """``where(condition, self, other)``."""
+        return elementwise_logic.where(condition, self, other)
