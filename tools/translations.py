@@ -39,6 +39,9 @@ SOLUTIONS = ROOT / "lessons" / "solutions"
 I18N = ROOT / "lessons" / "i18n"
 LANGUAGE_NAMES = {"zh": "zh_CN"}
 MARKER = re.compile(r"^<!-- cell (\S+) -->[ \t]*$", re.M)
+# What a translation must carry over unchanged: inline code, fenced code, math, link targets.
+FENCED = re.compile(r"^```.*?^```", re.M | re.S)
+VERBATIM = re.compile(r"`[^`\n]+`|\$\$.+?\$\$|\$[^$\n]+\$|\]\([^)\s]+\)", re.S)
 
 
 def source_hash(text: str) -> str:
@@ -128,6 +131,22 @@ class Problem:
         return f"{self.notebook} cell {self.index} (id {self.cell_id}): translation {self.why}"
 
 
+def verbatim_parts(markdown: str) -> list[str]:
+    """The code blocks, inline code, math and link targets of ``markdown``, sorted."""
+    fenced = FENCED.findall(markdown)
+    return sorted(fenced + VERBATIM.findall(FENCED.sub("", markdown)))
+
+
+def changed_verbatim(english: str, translation: str) -> str | None:
+    """What the translation lost or altered of the English's code and math (None if nothing)."""
+    want, got = verbatim_parts(english), verbatim_parts(translation)
+    if want == got:
+        return None
+    lost = [p for p in want if p not in got]
+    added = [p for p in got if p not in want]
+    return f"code/math changed: lost {lost[:3]}, added {added[:3]}"
+
+
 def problems(lang: str, notebook: Path) -> list[Problem]:
     """Every markdown cell of ``notebook`` without a current translation in ``lang``."""
     entries = {entry.msgctxt: entry for entry in read_po(lang, notebook)} if po_path(lang, notebook).exists() else {}
@@ -142,6 +161,8 @@ def problems(lang: str, notebook: Path) -> list[Problem]:
             why = "fuzzy: marked for review after the English changed"
         elif not entry.msgstr.strip():
             why = "empty"
+        elif changed := changed_verbatim(english, entry.msgstr):
+            why = changed
         else:
             continue
         found.append(Problem(notebook.name, cell_id, index, why))
