@@ -72,6 +72,7 @@ CASES = [
     Case("word_language_model.py", ["transformer"], loss_lines=r"ppl", falling=r"valid ppl\s+([\d.]+)"),
     Case("time_sequence_prediction.py", kind="exact", rtol=1e-7, atol=1e-9),
     Case("legacy_two_layer_net.py", kind="exact", rtol=1e-5, atol=1e-5),
+    Case("char_rnn_names.py", loss_lines=r"loss|accuracy|p=", falling=r"loss ([\d.]+)", random_text=r"sampled:"),
 ]
 
 
