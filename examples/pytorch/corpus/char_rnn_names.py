@@ -1,4 +1,4 @@
-"""Classifying and generating names with a character-level RNN, in the style of PyTorch's NLP tutorials.
+"""Classifying names with a character-level RNN, in the style of PyTorch's NLP-from-scratch tutorial.
 
 The shape of "NLP From Scratch": names of a few made-up languages turned into one-hot
 tensors letter by letter (``line_to_tensor``), an RNN written as a module of its own (two

@@ -13,7 +13,7 @@ It updates as the original does, ``p.data.add_(p.grad, alpha=-lr)``: under
 ``run_as_torch`` a program's ``.data`` is PyTorch's (docs/DIFFERENCES-FROM-PYTORCH.md).
 The text is made here (a few hundred words from a small grammar) and written to a
 temporary folder, so nothing is downloaded; the weights start from ``uniform_`` after
-``torch.manual_seed``, so the numbers are PyTorch's only where the random streams agree.
+``torch.manual_seed``, whose CPU stream MiniTorch reproduces: the numbers are PyTorch's.
 """
 
 import math
