@@ -1,6 +1,11 @@
 """The PNG formatter stores each figure's smallest text size, for the browser's text-size test."""
 
+import os
+from pathlib import Path
+
 import matplotlib
+import nbformat
+from nbclient import NotebookClient
 
 matplotlib.use("Agg")
 
@@ -25,3 +30,18 @@ def test_a_figure_without_text_has_no_metadata():
     ax = fig.subplots()
     ax.set_axis_off()
     assert plotting.text_size(fig) == {}
+
+
+def test_pyplot_figures_in_a_kernel_carry_the_metadata(monkeypatch):
+    # The inline backend registers its own PNG formatter when it loads, with the first pyplot
+    # figure: ``import widgets`` loads it first, so the lessons' plt.show() figures are measured.
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import matplotlib.pyplot as plt\nimport widgets"),
+                nbformat.v4.new_code_cell("fig, ax = plt.subplots(figsize=(3, 2))\n_ = ax.set_title('t', fontsize=7)\n"
+                                          "plt.show()")]
+    repo = str(Path(__file__).resolve().parents[2])
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (repo, os.environ.get("PYTHONPATH")) if p))
+    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    out, = nb.cells[1].outputs
+    sizes = out["metadata"]["image/png"][plotting.TEXT_SIZE_KEY]
+    assert sizes["smallest_pt"] == 7.0 and sizes["smallest_text"] == "t" and sizes["dpi"] > 0

@@ -1,6 +1,6 @@
 """``draw_graph``: the computation graph behind a tensor, as a graphviz picture.
 
-Reading the picture (left to right is the forward pass, gradients flow right to left):
+Reading the picture (arrows point the way of the forward pass; gradients flow against them):
 
 - blue box: a leaf that requires grad (a parameter), grouped per Module when names are known;
 - grey dashed box: a tensor input that needs no gradient (data, a constant tensor); plain

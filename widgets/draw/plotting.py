@@ -78,7 +78,24 @@ def register_png_formatter() -> None:
     shell = get_ipython()
     if shell is None:
         return
+    _load_inline_backend()
     shell.display_formatter.formatters["image/png"].for_type(Figure, figure_png_with_text_size)
+
+
+def _load_inline_backend() -> None:
+    """Load matplotlib's inline backend now if it is the one chosen (a Jupyter kernel).
+
+    When it loads (lazily, with the first pyplot figure) it registers its own PNG formatter
+    for ``Figure``, which would replace this one: loaded first, it cannot.
+    """
+    import matplotlib
+
+    try:
+        backend = matplotlib.get_backend(auto_select=False)  # matplotlib >= 3.10; never loads a backend
+    except TypeError:
+        backend = matplotlib.rcParams._get("backend")
+    if backend in ("inline", "module://matplotlib_inline.backend_inline"):
+        import matplotlib_inline.backend_inline  # noqa: F401  (its import registers its formatter)
 
 
 def in_ipython() -> bool:
