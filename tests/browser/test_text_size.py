@@ -134,10 +134,14 @@ def test_every_graph_and_figure_is_readable(lab, browser, screenshot):
                 smallest = min((h for _, h in image.pop("texts")), default=None)
                 report.setdefault(path.stem, []).append({**image, "smallest_svg_text_px": smallest, **meta})
             if path.name.startswith(SCREENSHOT_LESSONS):
+                # a window tall enough for the tallest graph (the notebook scrolls inside the page,
+                # so a taller output would be cut); the width, and so every size measured, stays
+                page.set_viewport_size({"width": 1400, "height": 2600})
                 for n, image in enumerate(images):
                     output = page.locator(".jp-Notebook .jp-Cell").nth(image["cell"]).locator(".jp-OutputArea")
                     output.scroll_into_view_if_needed()
                     screenshot(output, f"text_size_{path.stem}_cell{image['cell']}_{n}")
+                page.set_viewport_size({"width": 1400, "height": 1000})
             lab.delete_sessions()
     finally:
         context.close()

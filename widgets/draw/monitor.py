@@ -170,7 +170,8 @@ class TrainingMonitor:
             panels.setdefault(_panel(name), []).append(name)
         n = len(panels) + (1 if self.grad_flow else 0)
         n = max(n, 1)
-        fig = plotting.new_figure(self.width or min(4.0 * n, 13.0), self.height, fast=fast)
+        # at most the notebook's width (JupyterLab shrinks a wider PNG, and its text with it)
+        fig = plotting.new_figure(self.width or min(4.0 * n, plotting.NOTEBOOK_WIDTH_IN), self.height, fast=fast)
         axes = fig.subplots(1, n, squeeze=False)[0]
         if fast:
             fig.subplots_adjust(left=0.06, right=0.98, bottom=0.17, top=0.88, wspace=0.45 if self.grad_flow else 0.25)

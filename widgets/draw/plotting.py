@@ -20,6 +20,9 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 DPI = 90
+# The widest figure shown at full size: JupyterLab's output area is 968 px wide in a 1400 px
+# window (tests/browser/test_text_size.py); 10.5 in at DPI is 945 px.
+NOTEBOOK_WIDTH_IN = 10.5
 TEXT_SIZE_KEY = "minitorch_text_size"  # the PNG output's metadata: {"smallest_pt", "smallest_text", "dpi"}
 
 
