@@ -58,3 +58,14 @@ def test_an_explicit_size_and_direction_are_kept():
     loss, _ = chain(12)
     picture = draw_graph(loss, rankdir="LR", size="10,30")
     assert "rankdir=LR" in picture.source and 'size="10,30"' in picture.source
+
+
+def test_the_stepper_keeps_one_readable_layout_for_every_step():
+    from widgets import BackwardStepper
+
+    loss, _ = chain(12)
+    stepper = BackwardStepper(loss)
+    assert stepper.rankdir == "TB" and stepper.size is None  # a long chain: top to bottom, full size
+    for k in (0, len(stepper)):
+        picture = stepper.show(k)
+        assert "rankdir=TB" in picture.source and layout.natural_size(picture)[0] <= layout.NOTEBOOK_WIDTH_IN

@@ -285,7 +285,7 @@ def draw_graph(
                                 f"{part.total_ops}. draw_graph(..., show_all=True) draws all of them, smaller.")
         return render(part, grads, show_data, direction, modules, legend, title=title, size=None)
 
-    return layout.fit_to_notebook(make, drawn, rankdir, show_all)
+    return layout.fit_to_notebook(make, drawn, rankdir, show_all).picture
 
 
 def _not_recorded_note(graph: ComputationGraph) -> str | None:

@@ -15,6 +15,7 @@ With ``show_all=True`` step 4 is skipped: the whole graph is shrunk to the width
 """
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from widgets.draw.picture import GraphPicture
 
@@ -32,8 +33,17 @@ def natural_size(picture: GraphPicture) -> tuple[float, float]:
     return float(header[2]), float(header[3])  # "graph <scale> <width> <height>"
 
 
+class Fitted(NamedTuple):
+    """The picture that fits, and how: its direction, Graphviz ``size`` (None: full size) and box budget."""
+
+    picture: GraphPicture
+    rankdir: str
+    size: str | None
+    max_nodes: int
+
+
 def fit_to_notebook(make: Callable[[str, int], GraphPicture], max_nodes: int, rankdir: str = "auto",
-                    show_all: bool = False) -> GraphPicture:
+                    show_all: bool = False) -> Fitted:
     """The picture ``make(rankdir, max_nodes)`` that fits the notebook's width (see the module docstring).
 
     ``rankdir``: "auto" tries left to right, then top to bottom; any other value is kept.
@@ -47,10 +57,11 @@ def fit_to_notebook(make: Callable[[str, int], GraphPicture], max_nodes: int, ra
             picture = make(direction, nodes)
             width, height = natural_size(picture)
             if width <= NOTEBOOK_WIDTH_IN:
-                return picture
-            sized.append((width, height, picture))
-        width, height, picture = min(sized, key=lambda s: s[0])
+                return Fitted(picture, direction, None, nodes)
+            sized.append((width, height, direction, picture))
+        width, height, direction, picture = min(sized, key=lambda s: s[0])
         if show_all or width * MIN_SCALE <= NOTEBOOK_WIDTH_IN or nodes <= MIN_SUMMARY_NODES:
-            picture.attr(size=f"{NOTEBOOK_WIDTH_IN:g},{height:.4g}")  # Graphviz shrinks it to the width
-            return picture
+            size = f"{NOTEBOOK_WIDTH_IN:g},{height:.4g}"
+            picture.attr(size=size)  # Graphviz shrinks it to the width
+            return Fitted(picture, direction, size, nodes)
         nodes = max(MIN_SUMMARY_NODES, int(nodes * 0.7))
