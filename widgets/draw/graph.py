@@ -260,7 +260,7 @@ def draw_graph(
     w = "draw_graph"
     compiled = compiled_of(root)
     if compiled is not None:  # a compiled step: its flat list of kernels (widgets/draw/program.py)
-        return draw_program(compiled, rankdir="TB" if rankdir == "LR" else rankdir)
+        return draw_program(compiled, rankdir="TB" if rankdir in ("LR", "auto") else rankdir)
     show_grad, show_data, show_constants, legend, show_all = (
         arguments.need_bool(w, arg, v) for arg, v in
         (("show_grad", show_grad), ("show_data", show_data), ("show_constants", show_constants), ("legend", legend),
