@@ -7,6 +7,12 @@ reports the stored outputs as stale. Re-saving the whole executed notebook would
 rewrite every figure and timing (binary noise in the diff); this tool keeps those and
 replaces only the outputs whose text (after the nbval sanitizers) differs. Cells marked
 ``# NBVAL_IGNORE_OUTPUT`` keep their stored outputs. Then run ``make lessons``.
+
+    python -m tools.refresh_outputs --figures lessons/solutions/12_recurrent.ipynb
+
+``--figures`` also stores the fresh outputs of every cell that shows a graph or a figure
+(``image/svg+xml``, ``image/png``), ``NBVAL_IGNORE_OUTPUT`` cells too: after a change to how
+figures are drawn, or to the text-size metadata the browser test reads from them.
 """
 
 from __future__ import annotations
@@ -51,8 +57,12 @@ def _text(outputs: list, sanitizers: list) -> str:
     return text
 
 
-def refresh(path: Path) -> int:
-    """Execute ``path`` in its folder; store changed outputs; return how many cells changed."""
+def _has_image(outputs: list) -> bool:
+    return any(kind in out.get("data", {}) for out in outputs for kind in ("image/svg+xml", "image/png"))
+
+
+def refresh(path: Path, figures: bool = False) -> int:
+    """Execute ``path`` in its folder; store changed outputs (and figures); return how many cells changed."""
     stored = nbformat.read(path, as_version=4)
     fresh = nbformat.read(path, as_version=4)
     where = {"metadata": {"path": str(path.parent)}}  # run in the notebook's folder, as nbval does
@@ -60,7 +70,13 @@ def refresh(path: Path) -> int:
     sanitizers = _sanitizers()
     changed = 0
     for old, new in zip(stored.cells, fresh.cells):
-        if old.cell_type != "code" or "NBVAL_IGNORE_OUTPUT" in old.source or "NBVAL_SKIP" in old.source:
+        if old.cell_type != "code" or "NBVAL_SKIP" in old.source:
+            continue
+        if figures and (_has_image(old.outputs) or _has_image(new.outputs)):
+            old.outputs = new.outputs
+            changed += 1
+            continue
+        if "NBVAL_IGNORE_OUTPUT" in old.source:
             continue
         if _text(old.outputs, sanitizers) != _text(new.outputs, sanitizers):
             old.outputs = new.outputs
@@ -74,8 +90,10 @@ def main() -> int:
     """Refresh each notebook given on the command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="+", type=Path)
-    for path in parser.parse_args().notebooks:
-        print(f"{path}: {refresh(path)} cell(s) updated")
+    parser.add_argument("--figures", action="store_true", help="also store every cell's fresh graphs and figures")
+    args = parser.parse_args()
+    for path in args.notebooks:
+        print(f"{path}: {refresh(path, args.figures)} cell(s) updated", flush=True)
     return 0
 
 

@@ -15,8 +15,9 @@ formats) is shared by all three. ``minitorch`` never imports this package.
 
 Importing it changes nothing in MiniTorch: the gradient recorder (an engine observer,
 ``minitorch.autograd.add_backward_observer``) starts with the first ``draw_graph`` or
-``BackwardStepper``, or with ``record_gradients()``; the PNG formatter for figures is
-registered with the first figure.
+``BackwardStepper``, or with ``record_gradients()``. It registers the PNG formatter for
+matplotlib figures with IPython (``widgets.draw.plotting``), so every figure of a lesson, the
+``plt.show()`` ones too, is stored with the size of its smallest text (checked in the browser).
 """
 
 import sys
@@ -30,10 +31,12 @@ from widgets.draw.attention import attention_map
 from widgets.draw.boundary import decision_boundary
 from widgets.draw.graph import draw_graph
 from widgets.draw.monitor import GradientFlow, TrainingMonitor, gradient_flow
+from widgets.draw.plotting import register_png_formatter
 from widgets.draw.recorder import record_gradients
 from widgets.draw.stepper import BackwardStepper
 
 old_paths.register(sys.modules[__name__])
+register_png_formatter()  # after pyplot's inline backend, which the lessons import first
 
 __all__ = [
     "attention_map",

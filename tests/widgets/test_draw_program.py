@@ -59,6 +59,7 @@ def test_draw_graph_of_a_compiled_step_draws_its_kernels():
     assert source.count("shape=box") == 10  # one box per kernel
     assert "0: Adam.zero_grad" in source and "8: Linear.backward" in source and "9: Adam.step" in source
     assert "style=dotted" in source  # the order
+    assert "rankdir=TB" in source  # a list of kernels reads top to bottom, whatever draw_graph's default
     assert "memory address" not in repr(picture) and "nodes" in repr(picture)
 
 

@@ -71,7 +71,10 @@ def test_close_leaves_a_static_png_with_fixed_text():
     monitor.update(1, loss=1.0)
     fig = monitor.close()
     final = monitor._handle.shown[-1]
-    assert final._repr_png_()[:4] == b"\x89PNG" and repr(final) == "<training curves>"
+    png, metadata = final._repr_png_()
+    assert png[:4] == b"\x89PNG" and repr(final) == "<training curves>"
+    # the size of its smallest text, for the browser test: tick labels at the figure's dpi
+    assert metadata[plotting.TEXT_SIZE_KEY]["dpi"] == fig.dpi and metadata[plotting.TEXT_SIZE_KEY]["smallest_pt"] > 5
     assert fig.axes[0].get_title() == "loss"
 
 
@@ -98,7 +101,7 @@ def test_gradient_flow_flags_vanishing_exploding_and_missing():
     assert "vanishing: 0.weight" in repr(flow)
     labels = [t.get_text() for t in flow.figure.axes[0].get_yticklabels()]
     assert "0.weight  (vanishing)" in labels and "2.bias  (no grad)" in labels
-    assert flow._repr_png_()[:4] == b"\x89PNG"
+    assert flow._repr_png_()[0][:4] == b"\x89PNG"
     assert classify(float("nan")) == "bad" and classify(1.0) == "ok"
 
 

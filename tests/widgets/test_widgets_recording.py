@@ -1,5 +1,7 @@
 """Importing ``widgets`` changes nothing in the engine; the recorder starts when a widget needs it.
 
+(In IPython the import registers the figure formatter: see the last test.)
+
 Each check runs in a fresh interpreter: in this test process other tests have already
 opened widgets (and the conftest guard restores observers between tests).
 """
@@ -73,16 +75,17 @@ def test_the_stepper_replays_a_plain_backward_once_recording_has_started():
     assert run(code) == ["True", "True"]
 
 
-def test_the_png_formatter_is_not_registered_at_import():
+def test_the_png_formatter_is_registered_at_import_in_ipython():
+    # So that the lessons' plt.show() figures carry the size of their smallest text (read by
+    # the browser test); widgets' own figures register it again when they are made.
     code = (
         "from IPython.testing.globalipapp import get_ipython\n"
         "from matplotlib.figure import Figure\n"
         "shell = get_ipython()\n"
         "png = shell.display_formatter.formatters['image/png']\n"
+        "print(Figure in png.type_printers)\n"
         "import widgets\n"
-        "print(Figure in png.type_printers)\n"
         "from widgets.draw import plotting\n"
-        "plotting.new_figure()\n"
-        "print(Figure in png.type_printers)\n"
+        "print(png.type_printers.get(Figure) is plotting.figure_png_with_text_size)\n"
     )
     assert run(code) == ["False", "True"]

@@ -1,6 +1,6 @@
 """``draw_graph``: the computation graph behind a tensor, as a graphviz picture.
 
-Reading the picture (left to right is the forward pass, gradients flow right to left):
+Reading the picture (arrows point the way of the forward pass; gradients flow against them):
 
 - blue box: a leaf that requires grad (a parameter), grouped per Module when names are known;
 - grey dashed box: a tensor input that needs no gradient (data, a constant tensor); plain
@@ -23,7 +23,6 @@ engine's backward steps once the first ``draw_graph`` (or ``BackwardStepper``) h
 
 import math
 from collections import Counter
-from collections.abc import Iterable
 from typing import Any, Protocol
 
 import numpy as np
@@ -35,7 +34,7 @@ from minitorch.tensor import Tensor
 from minitorch.tensor_base import TensorBase
 from widgets import style
 from widgets.check import arguments
-from widgets.draw import recorder
+from widgets.draw import graph_legend, layout, recorder
 from widgets.draw.picture import GraphPicture
 from widgets.draw.program import compiled_of, draw_program
 
@@ -44,7 +43,8 @@ DEFAULT_MAX_NODES = 80
 # thousands of boxes (a frozen kernel), and well under a second for a few hundred. Beyond
 # it, the rest of the graph is summarised in one "N more ops" box.
 MAX_GRAPH_NODES = 300
-# Fits the width of a JupyterLab notebook (inches; graphviz shrinks only bigger graphs).
+# The stepper's picture: fits the width of a JupyterLab notebook (inches; graphviz shrinks
+# only bigger graphs). draw_graph fits its picture itself (widgets/draw/layout.py).
 DEFAULT_SIZE = "10,30"
 
 
@@ -90,6 +90,7 @@ class ComputationGraph:
         self.asked_max_nodes = max_nodes
         self.limit_hit = False  # True when MAX_GRAPH_NODES, not max_nodes, cut the picture
         self.dropped_inputs = 0  # inputs of drawn ops left out to stay within MAX_GRAPH_NODES
+        self.fitted_note: str | None = None  # set when the picture was summarised to fit the width
         self._names = {id(t): n for n, t in (names or {}).items() if isinstance(t, Tensor)}
         self._counts: Counter[str] = Counter()
         self._build(max_nodes, show_constants)
@@ -227,13 +228,14 @@ def draw_graph(
     root: Tensor,
     show_grad: bool = True,
     show_data: bool = False,
-    rankdir: str = "LR",
+    rankdir: str = "auto",
     max_nodes: int = DEFAULT_MAX_NODES,
     params: Any = None,
     names: dict[str, Tensor] | None = None,
     show_constants: bool = True,
     legend: bool = True,
-    size: Any = DEFAULT_SIZE,
+    size: Any = "auto",
+    show_all: bool = False,
 ) -> GraphPicture:
     """The graph behind ``root`` as a ``graphviz.Digraph`` (shows as SVG in a notebook).
 
@@ -243,8 +245,14 @@ def draw_graph(
     ``show_grad``: gradient norms after ``backward()``. ``show_data``: values of small
     tensors. ``max_nodes``: a bigger graph is summarised with a note instead of drawn in
     full (never more than ``MAX_GRAPH_NODES`` boxes, so Graphviz stays fast; rendering
-    stops after ``picture.RENDER_TIMEOUT_S`` seconds). ``size``: the largest picture, in
-    inches ("width,height"; None: natural size); ``rankdir="TB"`` draws top to bottom.
+    stops after ``picture.RENDER_TIMEOUT_S`` seconds).
+
+    Readable by default (``size="auto"``, ``rankdir="auto"``): left to right when that fits
+    the notebook's width, else top to bottom, shrunk at most to 0.75 of full size; a graph
+    too big even so shows the ops nearest the output and summarises the rest
+    (``widgets/draw/layout.py``). ``show_all=True`` draws every op, shrunk to the width.
+    ``rankdir="LR"``/``"TB"`` fixes the direction; ``size``: the largest picture in inches
+    ("width,height", Graphviz shrinks to it) or None (full size, however big).
 
     ``root`` may also be a ``minitorch.compile``d step (or a module after ``.compile()``):
     the picture is then its program, the flat list of kernels (``widgets/draw/program.py``).
@@ -252,16 +260,32 @@ def draw_graph(
     w = "draw_graph"
     compiled = compiled_of(root)
     if compiled is not None:  # a compiled step: its flat list of kernels (widgets/draw/program.py)
-        return draw_program(compiled, rankdir="TB" if rankdir == "LR" else rankdir)
-    show_grad, show_data, show_constants, legend = (
+        return draw_program(compiled, rankdir="TB" if rankdir in ("LR", "auto") else rankdir)
+    show_grad, show_data, show_constants, legend, show_all = (
         arguments.need_bool(w, arg, v) for arg, v in
-        (("show_grad", show_grad), ("show_data", show_data), ("show_constants", show_constants), ("legend", legend)))
-    rankdir, size = arguments.need_rankdir(w, rankdir), arguments.need_size(w, size)
+        (("show_grad", show_grad), ("show_data", show_data), ("show_constants", show_constants), ("legend", legend),
+         ("show_all", show_all)))
+    rankdir = rankdir if rankdir == "auto" else arguments.need_rankdir(w, rankdir)
+    size = size if size == "auto" else arguments.need_size(w, size)
     graph, modules = build_graph(root, params, names, max_nodes, show_constants)
     just_started = recorder.install()  # from now on each backward is recorded, for the next pictures
     note = _not_recorded_note(graph) if just_started and show_grad else None
-    return render(graph, RecordedGradients() if show_grad else None, show_data, rankdir, modules, legend,
-                  title=note, size=size)
+    grads = RecordedGradients() if show_grad else None
+    if size != "auto":
+        return render(graph, grads, show_data, "LR" if rankdir == "auto" else rankdir, modules, legend,
+                      title=note, size=size)
+    drawn = len(graph.nodes)
+
+    def make(direction: str, boxes: int) -> GraphPicture:
+        part, title = graph, note
+        if boxes < drawn:  # summarised to fit the width: the ops nearest the output
+            part, _ = build_graph(root, params, names, boxes, show_constants)
+            part.fitted_note = (f"Summarised to fit the notebook's width with readable text: the "
+                                f"{part.total_ops - sum(part.hidden.values())} ops nearest the output of "
+                                f"{part.total_ops}. draw_graph(..., show_all=True) draws all of them, smaller.")
+        return render(part, grads, show_data, direction, modules, legend, title=title, size=None)
+
+    return layout.fit_to_notebook(make, drawn, rankdir, show_all).picture
 
 
 def _not_recorded_note(graph: ComputationGraph) -> str | None:
@@ -331,19 +355,21 @@ def render(graph: ComputationGraph, grads: GradientSource | None, show_data: boo
 
     notes: list[str] = []
     if title:
-        notes.append(_escape(title))
+        notes.append(title)
     if graph.limit_hit:
         hidden = sum(graph.hidden.values())
         notes.append(f"Large graph: showing {graph.total_ops - hidden:,} of {graph.total_ops:,} ops "
                      f"(limit: {MAX_GRAPH_NODES} boxes, so Graphviz stays fast); {hidden:,} more are summarised"
                      + (f", and {graph.dropped_inputs:,} inputs are not drawn" if graph.dropped_inputs else "")
                      + ". Draw a smaller part of the computation to see more.")
+    elif graph.fitted_note:
+        notes.append(graph.fitted_note)
     elif graph.hidden:
         shown = graph.total_ops - sum(graph.hidden.values())
         notes.append(f"Large graph: showing the {shown} ops nearest the output; "
                      f"{sum(graph.hidden.values())} more are summarised (max_nodes); "
-                     "rankdir='TB' draws deep graphs top to bottom.")
-    label = _legend_html(notes) if legend else ("<" + "<br/>".join(notes) + ">" if notes else None)
+                     "a bigger max_nodes= draws more.")
+    label = graph_legend.label(notes, legend)
     if label:
         dot.attr(label=label, labelloc="b", labeljust="l")
     return dot
@@ -397,7 +423,7 @@ def _node_attrs(node: GraphNode, norm: float | None, show_data: bool,
         return {"shape": "box", "style": "dashed", "label": node.name or "", "color": style.CONST_BORDER,
                 "fontcolor": "#666666"}
     if node.kind == "const" and node.obj is None:
-        return {"shape": "box", "style": "dashed,filled", "label": "no grad", "fontsize": "8",
+        return {"shape": "box", "style": "dashed,filled", "label": "no grad", "fontsize": "9",
                 "fillcolor": style.CONST_FILL, "color": style.CONST_BORDER, "fontcolor": "#666666",
                 "height": "0.2"}
 
@@ -458,25 +484,3 @@ def _short_values(tensor: Tensor) -> str:
     if data.size > 8:
         return f"{data.size} values"
     return np.array2string(data.reshape(-1), precision=3, separator=" ", max_line_width=60)
-
-
-def _escape(text: object) -> str:
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _legend_html(notes: Iterable[str]) -> str:
-    """A one-row legend (and notes) as the graph's HTML-like label."""
-    cells = [
-        (style.PARAM_FILL, "needs grad (leaf)"),
-        (style.CONST_FILL, "no grad"),
-        (style.TENSOR_FILL, "op result"),
-        (style.ROOT_FILL, "output"),
-        (style.OP_FILL, "op"),
-        (style.YOURS_FILL, "your backward"),
-    ]
-    row = "".join(
-        f'<td bgcolor="{c}" border="1" color="#888888"><font point-size="9">{t}</font></td>' for c, t in cells
-    )
-    row += '<td><font point-size="9" color="#08519c">darker, thicker arrow = larger gradient</font></td>'
-    note_rows = "".join(f'<tr><td colspan="7" align="left"><font point-size="10">{n}</font></td></tr>' for n in notes)
-    return f'<<table border="0" cellspacing="4" cellpadding="2">{note_rows}<tr>{row}</tr></table>>'

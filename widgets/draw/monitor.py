@@ -88,16 +88,17 @@ class TrainingMonitor:
         self._diverged: set[str] = set()  # metrics already reported as NaN/Inf (warned once each)
         self._handle: Any = None  # IPython's display handle, updated in place
         if display and plotting.in_ipython():
-            self._handle = plotting.show(_PNG(self.warm_up()))
+            self._handle = plotting.show(self.warm_up())
 
-    def warm_up(self) -> bytes:
+    def warm_up(self) -> "_PNG":
         """Draw the (empty) figure once, before the loop; returns its PNG.
 
         It shows where the curves will appear, pays matplotlib's one-time start-up outside
         the training loop, and measures what a redraw costs.
         """
         start = time.perf_counter()
-        png = plotting.figure_png(self.figure(fast=True))
+        fig = self.figure(fast=True)
+        png = _PNG(plotting.figure_png(fig), fig)
         self._draw_cost = 1.5 * (time.perf_counter() - start)  # a figure full of data draws slower
         return png
 
@@ -137,7 +138,8 @@ class TrainingMonitor:
 
     def _draw_live(self, now: float) -> None:
         start = time.perf_counter()
-        self._handle.update(_PNG(plotting.figure_png(self.figure(fast=True))))
+        fig = self.figure(fast=True)
+        self._handle.update(_PNG(plotting.figure_png(fig), fig))
         cost = time.perf_counter() - start
         self.draws += 1
         self.draw_seconds += cost
@@ -148,7 +150,7 @@ class TrainingMonitor:
         """Draw the final figure (a static PNG in the output) and return it."""
         fig = self.figure()
         if self._handle is not None:
-            self._handle.update(_PNG(plotting.figure_png(fig)))
+            self._handle.update(_PNG(plotting.figure_png(fig), fig))
         self._closed = True
         return fig
 
@@ -168,7 +170,8 @@ class TrainingMonitor:
             panels.setdefault(_panel(name), []).append(name)
         n = len(panels) + (1 if self.grad_flow else 0)
         n = max(n, 1)
-        fig = plotting.new_figure(self.width or min(4.0 * n, 13.0), self.height, fast=fast)
+        # at most the notebook's width (JupyterLab shrinks a wider PNG, and its text with it)
+        fig = plotting.new_figure(self.width or min(4.0 * n, plotting.NOTEBOOK_WIDTH_IN), self.height, fast=fast)
         axes = fig.subplots(1, n, squeeze=False)[0]
         if fast:
             fig.subplots_adjust(left=0.06, right=0.98, bottom=0.17, top=0.88, wspace=0.45 if self.grad_flow else 0.25)
@@ -270,13 +273,14 @@ def _metric_value(widget: str, name: str, value: Any) -> float:
 
 
 class _PNG:
-    """A PNG with a fixed text form (the text is what nbval compares)."""
+    """A PNG with a fixed text form (the text is what nbval compares) and its text-size metadata."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, fig: Figure) -> None:
         self.data = data
+        self.metadata = plotting.text_size(fig)
 
-    def _repr_png_(self) -> bytes:
-        return self.data
+    def _repr_png_(self) -> tuple[bytes, dict[str, Any]]:
+        return self.data, self.metadata
 
     def __repr__(self) -> str:
         return "<training curves>"
@@ -348,8 +352,8 @@ class GradientFlow:
         plot_gradient_flow(fig.subplots(), self.norms)
         self.figure = fig
 
-    def _repr_png_(self) -> bytes:
-        return plotting.figure_png(self.figure)
+    def _repr_png_(self) -> tuple[bytes, dict[str, Any]]:
+        return plotting.figure_png(self.figure), plotting.text_size(self.figure)
 
     def __repr__(self) -> str:
         parts = [f"gradient flow over {len(self.norms)} parameters"]

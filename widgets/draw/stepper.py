@@ -28,7 +28,7 @@ from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor
 from widgets import style
 from widgets.check import arguments
-from widgets.draw import recorder
+from widgets.draw import layout, recorder
 from widgets.draw.graph import DEFAULT_MAX_NODES, build_graph, render
 from widgets.draw.picture import GraphPicture
 
@@ -125,7 +125,7 @@ class BackwardStepper:
     """A slider through the engine's backward steps over the graph of ``loss``."""
 
     def __init__(self, loss: Tensor, params: Any = None, names: dict[str, Tensor] | None = None,
-                 max_nodes: int = DEFAULT_MAX_NODES, rankdir: str = "LR") -> None:
+                 max_nodes: int = DEFAULT_MAX_NODES, rankdir: str = "auto") -> None:
         w = "BackwardStepper"
         arguments.need_tensor(w, "loss", loss)
         if loss.grad_fn is None:
@@ -136,9 +136,15 @@ class BackwardStepper:
         if loss.data.size != 1:
             raise ValueError(f"{w}: loss must be a single number to start backward from, got {arguments.what(loss)}; "
                              "reduce it first, e.g. BackwardStepper(loss.sum()) or loss.mean()")
-        self.rankdir = arguments.need_rankdir(w, rankdir)
+        rankdir = rankdir if rankdir == "auto" else arguments.need_rankdir(w, rankdir)
         self.loss = loss
         self.graph, self.modules = build_graph(loss, params, names, max_nodes, widget=w)
+        # One layout for every step, chosen as draw_graph chooses it; every node stays (a step
+        # may need any of them), so a big graph is shrunk to the width rather than summarised.
+        fitted = layout.fit_to_notebook(
+            lambda direction, _: render(self.graph, None, rankdir=direction, modules=self.modules, legend=False,
+                                        size=None), len(self.graph.nodes), rankdir, show_all=True)
+        self.rankdir, self.size = fitted.rankdir, fitted.size
         recorder.install()  # so a later stepper can replay a plain loss.backward()
         try:
             self.steps = record_backward(loss)
@@ -177,7 +183,7 @@ class BackwardStepper:
         """The graph after ``k`` backward steps, as a ``graphviz.Digraph``."""
         grads = StepGradients(self.steps, k, self._position, self._uses)
         return render(self.graph, grads, rankdir=self.rankdir, modules=self.modules,
-                      states=self.states(k), legend=False)
+                      states=self.states(k), legend=False, size=self.size)
 
     def caption(self, k: int) -> str:
         """One sentence saying what step ``k`` did."""
