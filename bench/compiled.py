@@ -3,7 +3,8 @@
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/compiled.py --threads 1
 
 Four cases, the models of the course:
-  mlp          digits 64-128-10, batch 64, Adam: one epoch (the runners of train_mlp.py);
+  mlp          digits 64-128-10, batch 64, Adam: one epoch (the runners of train_mlp.py), and
+               23 steps on batches taken beforehand (the step alone, without the loaders);
   cnn          the digits CNN, batch 64, Adam: one epoch (the runners of train_cnn.py);
   lstm         charlm's LSTM LM (80-64-256, batch 32, context 64), Adam: one step;
   transformer  charlm's one-block transformer (d_model 128, 4 heads), Adam: one step.
@@ -56,6 +57,26 @@ def compiled_epoch(runner):
     runner.epoch = epoch
     runner.step = step
     return runner
+
+
+class StepRunner:
+    """``steps`` training steps on batches taken beforehand (no DataLoader, no shuffling):
+    the digits MLP step itself, compiled MiniTorch or NumPy by hand."""
+
+    def __init__(self, runner, steps=23):
+        n = runner.X.shape[0] if hasattr(runner, "X") else len(runner.loader.dataset)
+        order = np.random.default_rng(0).permutation(n)
+        self.batches = [order[i * 64 : (i + 1) * 64] for i in range(steps)]
+        if isinstance(runner, train_mlp.NumpyRunner):
+            self.name = "NumPy (by hand), steps"
+            data = [(runner.X[idx], runner.y[idx]) for idx in self.batches]
+            self.epoch = lambda: [runner.step(x, y) for x, y in data][-1]
+            return
+        compiled_epoch(runner)
+        self.name = "MiniTorch compiled, steps"
+        X, y = runner.loader.dataset.tensors
+        data = [(minitorch.tensor(X.data[idx]), minitorch.tensor(y.data[idx])) for idx in self.batches]
+        self.epoch = lambda: [runner.step(x, t) for x, t in data][-1].item()
 
 
 class SequenceRunner:
@@ -190,6 +211,14 @@ def main(argv=None):
                    train_mlp.TorchRunner(X, y, sizes, 64), train_mlp.NumpyRunner(X, y, sizes, 64)]  # fmt: skip
         report("digits MLP, one epoch", runners, args.rounds, "MiniTorch compiled",
                lambda: one_step(train_mlp.MiniTorchRunner(X, y, sizes, 64)))  # fmt: skip
+        steps = [StepRunner(train_mlp.MiniTorchRunner(X, y, sizes, 64)),
+                 StepRunner(train_mlp.NumpyRunner(X, y, sizes, 64))]  # fmt: skip
+        median, ratio = interleave(steps, args.rounds, "MiniTorch compiled, steps")
+        print(f"\n### digits MLP, 23 steps on batches taken beforehand: {args.rounds} interleaved rounds\n")
+        print("| implementation | median s | MiniTorch compiled / this |")
+        print("| --- | ---: | ---: |")
+        for name, sec in median.items():
+            print(f"| {name} | {sec:.5f} | {ratio[name]:.2f} |")
     if "cnn" in cases:
         split = minitorch.datasets.load_digits(images=True)
         X, y = split.X_train.data, split.y_train.data
