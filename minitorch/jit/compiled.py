@@ -26,7 +26,7 @@ from typing import Any
 from minitorch.jit import guards
 from minitorch.jit.capture import maybe_capture
 from minitorch.jit.errors import GraphBreakWarning
-from minitorch.jit.lowering import FALLBACK
+from minitorch.jit.lowering import FALLBACK, lower_program
 from minitorch.jit.program import Program
 from minitorch.jit.tracer import ACTIVE, Tracer
 
@@ -86,6 +86,8 @@ class CompiledFunction:
         entry.replays += 1
         if entry.captured is not None:
             return entry.captured(flat)
+        if program.to_lower is not None:
+            lower_program(program)
         if program.lowered is not None:
             output = program.lowered.replay(flat)
             if output is not FALLBACK:

@@ -95,6 +95,27 @@ class Code:
         self.is_reused.add(name)
 
 
+def stand_in(array: Any) -> Any:
+    """An array of ``array``'s type, shape and dtype that holds no memory (what lowering reads of it)."""
+    if type(array) is not np.ndarray:
+        return array
+    return np.lib.stride_tricks.as_strided(np.empty(1, array.dtype), array.shape, (0,) * array.ndim)
+
+
+def lower_program(program: Program) -> None:
+    """Lower ``program`` once, at its first replay: a signature called only once never pays for it.
+
+    The code generation (mostly Python's ``compile`` of the text) costs about one eager step.
+    """
+    examples, nodes = program.to_lower
+    program.to_lower = None
+    lowered = lower(program, examples, nodes)
+    if isinstance(lowered, str):
+        program.lowering_refused = lowered
+    else:
+        program.lowered = lowered
+
+
 def lower(program: Program, examples: dict[int, Any], nodes: dict[int, Any]) -> Lowered | str:
     """The program as generated code, or the reason it stays op by op.
 

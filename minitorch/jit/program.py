@@ -84,6 +84,7 @@ class Program:
     capture_refused: str | None = None  # on a GPU: why the replay is not one CUDA graph
     lowered: Any = None  # the step written out as NumPy calls on buffers (lowering.Lowered), if it could be
     lowering_refused: str | None = None  # else why it replays op by op
+    to_lower: Any = None  # what the trace saw, for the lowering at the first replay (then None)
 
     def new_slot(self) -> int:
         """A fresh slot number."""

@@ -306,12 +306,10 @@ class Tracer:
         unique = {id(t): (t, a) for t, a in self.program.live}
         self.program.live = list(unique.values())
         self.program.prepare()
-        if not self.breaks:  # written out as NumPy calls on buffers where every op has a kernel
-            lowered = lowering.lower(self.program, self.examples, self.traced_ctx)
-            if isinstance(lowered, str):
-                self.program.lowering_refused = lowered
-            else:
-                self.program.lowered = lowered
+        if not self.breaks:  # what lowering needs, at the first replay (lowering.lower_program)
+            constants = self.program.constants
+            shapes = {slot: lowering.stand_in(a) for slot, a in self.examples.items() if slot not in constants}
+            self.program.to_lower = (shapes, dict(self.traced_ctx))
         return self.program
 
     def output_spec(self, value: Any) -> Any:
