@@ -99,7 +99,7 @@ def stand_in(array: Any) -> Any:
     """An array of ``array``'s type, shape and dtype that holds no memory (what lowering reads of it)."""
     if type(array) is not np.ndarray:
         return array
-    return np.lib.stride_tricks.as_strided(np.empty(1, array.dtype), array.shape, (0,) * array.ndim)
+    return np.ndarray(array.shape, array.dtype, np.empty(1, array.dtype), strides=(0,) * array.ndim)
 
 
 def lower_program(program: Program) -> None:
