@@ -1,4 +1,4 @@
-"""Replay kernels for an optimizer's step: Adam's flat update without deciding it again.
+"""Replay kernels for an optimizer: Adam's flat update without deciding it again, ``zero_grad``.
 
 Eager ``Adam.step()`` gathers each group's parameters that have a gradient, builds the
 settings, asks ``paths.choose_path`` which implementation to run (which readies the flat
@@ -47,7 +47,7 @@ class FlatAdam:
             self.plan = self._make_plan()
             return
         decoupled = self.optimizer.decoupled
-        for (group, flat, params, states, _), grads in zip(plan, ready):
+        for (group, flat, params, states, _, _), grads in zip(plan, ready):
             beta1, beta2 = group["betas"]
             _multi_tensor_adam(
                 flat,
@@ -72,41 +72,61 @@ class FlatAdam:
             params, grads, states = opt._init_group(group)
             if not params or paths.choose_path(opt, group, params, grads, states) != paths.FOREACH:
                 return None
-            plan.append((group, multi_tensor.flat_group(opt, group), params, states, _path_settings(group)))
+            flat = multi_tensor.flat_group(opt, group)
+            # per parameter: itself, its data array and shape, its state and the flat views it must hold
+            each = [(p, p.data, p.data.shape, s, [flat.views[k][i] for k in flat.keys]) for i, (p, s) in
+                    enumerate(zip(params, states))]  # fmt: skip
+            plan.append((group, flat, params, states, _path_settings(group), each))
         self.groups = opt.param_groups
         return plan
 
     def _ready(self, plan: list[tuple[Any, ...]]) -> list[list[Any]] | None:
-        """Each group's gradient arrays, if the plan still holds (else None: run eagerly)."""
+        """Each group's gradient arrays, if the plan still holds (else None: run eagerly).
+
+        What ``choose_path`` and ``FlatGroup.is_current`` would find, by identity: the same
+        parameters with gradients (NumPy arrays of their dtype and shape), their state the
+        flat buffers' views, one step count.
+        """
         opt = self.optimizer
         if opt.param_groups is not self.groups or len(plan) != len(opt.param_groups):
             return None
         state = opt.state
         ready = []
-        for group, flat, params, states, settings in plan:
+        for group, flat, _, states, settings, each in plan:
             if _path_settings(group) != settings:
                 return None
-            with_grad = [p for p in group["params"] if p._grad is not None]
-            if len(with_grad) != len(params):
+            if sum(1 for p in group["params"] if p._grad is not None) != len(each):
                 return None
-            grads, datas = [], []
-            dtype = flat.dtype
-            step = states[0]["step"]
-            for p, q, s in zip(with_grad, params, states):
-                g = p._grad.data
-                if p is not q or type(g) is not np.ndarray or g.dtype != dtype or state.get(p) is not s:
+            dtype, step, keys = flat.dtype, states[0]["step"], flat.keys
+            grads = []
+            for p, data, shape, s, views in each:
+                grad = p._grad
+                if grad is None or p.data is not data or state.get(p) is not s or s["step"] != step:
                     return None
-                if s["step"] != step or g.shape != p.data.shape:
+                g = grad.data
+                if type(g) is not np.ndarray or g.dtype != dtype or g.shape != shape:
                     return None
+                for key, view in zip(keys, views):
+                    if s[key] is not view:
+                        return None
                 grads.append(g)
-                datas.append(p.data)
-            if not flat.is_current(params, datas, states):
-                return None
             ready.append(grads)
         return ready
 
 
-_STEP = Optimizer.step  # the method itself (a trace swaps in a recording one while it runs)
+def zero_grad_kernel(optimizer: Optimizer) -> Any:
+    """``optimizer.zero_grad()`` (to None, its default) without the ``.grad`` property's round trips."""
+
+    def zero_grad() -> None:
+        for group in optimizer.param_groups:
+            for p in group["params"]:
+                p._grad = None
+
+    return zero_grad
+
+
+_STEP = Optimizer.step  # the methods themselves (a trace swaps in recording ones while it runs)
+_ZERO_GRAD = Optimizer.zero_grad
 
 
 def for_call(step: Any) -> Any:
@@ -115,4 +135,6 @@ def for_call(step: Any) -> Any:
     if step.method is _STEP and not step.args and not step.kwargs:
         if isinstance(owner, Adam) and type(owner)._update is Adam._update:
             return FlatAdam(owner)
+    if step.method is _ZERO_GRAD and not step.args and step.kwargs.get("set_to_none", True) is True:
+        return zero_grad_kernel(owner)
     return None
