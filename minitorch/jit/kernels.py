@@ -53,10 +53,10 @@ def _plain(*arrays: Any) -> bool:
 
 
 def linear(op: OpView, code: Any) -> Any:
-    """``Linear``: ``out = x @ W.T; out += b``; back ``g @ W``, ``g2.T @ x2``, ``g2.sum(axis=0)``."""
+    """``Linear`` on a batch of rows: ``out = x @ W.T; out += b``; back ``g @ W``, ``g.T @ x``, ``g.sum(axis=0)``."""
     x, w, b = op.values
-    if not _plain(x, w) or (b is not None and not _plain(x, b)):
-        return "only float32/float64 NumPy arrays are written out"
+    if not _plain(x, w) or (b is not None and not _plain(x, b)) or x.ndim != 2:
+        return "only a batch of rows (2-D), float32/float64 NumPy arrays, is written out"
     xn, wn, bn = op.args
     out = code.buffer(op.result)
     code.line(f"matmul({xn}, {wn}.T, out={out})")
@@ -66,22 +66,18 @@ def linear(op: OpView, code: Any) -> Any:
     code.reused(op.out)
     if op.node is None:
         return None
-    x2_shape = x.shape if x.ndim == 2 else (-1, x.shape[-1])
-    g_shape = op.result.shape if op.result.ndim == 2 else (-1, op.result.shape[-1])
 
     def backward(grad: str, targets: list[Any]) -> None:
         gx, gw, gb = targets
         if gx is not None:
             into = "" if op.leaf_target[0] else f", out={code.buffer(x)}"
             code.line(f"{gx} = matmul({grad}, {wn}{into})")
-        g2 = grad if op.result.ndim == 2 else f"{grad}.reshape{g_shape}"
         if gw is not None:
-            x2 = xn if x.ndim == 2 else f"{xn}.reshape{x2_shape}"
             into = "" if op.leaf_target[1] else f", out={code.buffer(w)}"
-            code.line(f"{gw} = matmul({g2}.T, {x2}{into})")
+            code.line(f"{gw} = matmul({grad}.T, {xn}{into})")
         if gb is not None:
             into = "" if op.leaf_target[2] else f", out={code.buffer(b)}"
-            code.line(f"{gb} = {g2}.sum(axis=0{into})")
+            code.line(f"{gb} = {grad}.sum(axis=0{into})")
 
     return backward
 

@@ -114,3 +114,16 @@ def test_sgd_steps_are_written_out_with_the_optimizer_called_as_python():
         compiled(x, y)
     program = _program(compiled)
     assert program.lowered is not None and "call" in program.lowered.source
+
+
+def test_a_tanh_mlp_with_sgd_momentum_is_lowered_and_gives_the_eager_bits():
+    make = lambda: nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 3))  # noqa: E731
+    sgd = lambda p: minitorch.optim.SGD(p, lr=0.1, momentum=0.9)  # noqa: E731
+    runs = []
+    for compiled in (False, True):
+        model, _, step = _setup(make, sgd)
+        run = minitorch.compile(step, fullgraph=True) if compiled else step
+        losses = [run(x, y).data.tobytes() for x, y in _batches()]
+        runs.append((losses, [p.data.tobytes() for p in model.parameters()]))
+    assert runs[0] == runs[1]
+    assert _program(run).lowered is not None and "tanh(" in _program(run).lowered.source
