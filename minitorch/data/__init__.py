@@ -250,6 +250,13 @@ class DataLoader:
             return
         fast = isinstance(self.dataset, TensorDataset) and self.collate_fn is default_collate
         check = self.sampler is not None and isinstance(self.dataset, TensorDataset)
+        chunks = self._index_arrays() if fast else None
+        if chunks is not None:  # the indices as arrays, each batch a slice of them
+            for batch in self._array_batches(chunks):
+                if check:
+                    self._check_sampled(batch)
+                yield self.dataset.take(batch)
+            return
         # One batch of indices at a time: RandomSampler(replacement=True, num_samples=10**10)
         # yields its first batch at once instead of first drawing ten billion indices.
         while True:
@@ -264,6 +271,28 @@ class DataLoader:
                 yield self._collate(batch)
             if len(batch) < self.batch_size:  # the sampler ran out (and finished its pass)
                 return
+
+    def _index_arrays(self):
+        """The indices as int64 arrays, where the sampler draws them so (its own, Random or Sequential), else None."""
+        sampler = self.sampler
+        if sampler is None and self.shuffle:
+            sampler = RandomSampler(self.dataset, generator=self.generator)
+        elif sampler is None:
+            sampler = SequentialSampler(self.dataset)
+        if type(sampler) in (RandomSampler, SequentialSampler):  # (a subclass may change __iter__)
+            return sampler.index_arrays()
+        return None
+
+    def _array_batches(self, chunks):
+        """Batches cut from the arrays ``chunks``, taken lazily: as many indices as a batch needs."""
+        size, pending = self.batch_size, None
+        for chunk in chunks:
+            pending = chunk if pending is None or not len(pending) else np.concatenate([pending, chunk])
+            while len(pending) >= size:
+                batch, pending = pending[:size], pending[size:]
+                yield batch
+        if pending is not None and len(pending) and not self.drop_last:
+            yield pending
 
     def _collate(self, batch):
         try:

@@ -18,6 +18,8 @@ import numbers
 from collections.abc import Iterable, Iterator, Sized
 from typing import Any
 
+import numpy as np
+
 from minitorch import factories, random_transforms
 from minitorch.random import Generator, default_generator
 
@@ -39,6 +41,10 @@ class SequentialSampler(Sampler):
 
     def __iter__(self) -> Iterator[int]:
         return iter(range(len(self.data_source)))
+
+    def index_arrays(self) -> Iterator[Any]:
+        """The same indices as one int64 array (see ``RandomSampler.index_arrays``)."""
+        yield np.arange(len(self.data_source))
 
     def __len__(self) -> int:
         return len(self.data_source)
@@ -70,6 +76,15 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else int(self._num_samples)
 
     def __iter__(self) -> Iterator[int]:
+        for chunk in self.index_arrays():
+            yield from chunk.tolist()
+
+    def index_arrays(self) -> Iterator[Any]:
+        """The indices of ``iter(self)``, drawn at the same moments, as int64 arrays (one per draw).
+
+        A DataLoader over a TensorDataset cuts its batches from these with slices, instead
+        of taking the indices one Python int at a time.
+        """
         # PyTorch's algorithm, draw for draw, so that a seeded run gives PyTorch's batches.
         n = len(self.data_source)
         generator = self.generator
@@ -78,12 +93,12 @@ class RandomSampler(Sampler):
         if self.replacement:
             # Chunk by chunk: num_samples may be 10**10, far more than would fit in memory.
             for _ in range(self.num_samples // _CHUNK):
-                yield from factories.randint(0, n, (_CHUNK,), generator=generator).tolist()
-            yield from factories.randint(0, n, (self.num_samples % _CHUNK,), generator=generator).tolist()
+                yield factories.randint(0, n, (_CHUNK,), generator=generator).data
+            yield factories.randint(0, n, (self.num_samples % _CHUNK,), generator=generator).data
             return
         for _ in range(self.num_samples // n):
-            yield from factories.randperm(n, generator=generator).tolist()
-        yield from factories.randperm(n, generator=generator).tolist()[: self.num_samples % n]
+            yield factories.randperm(n, generator=generator).data
+        yield factories.randperm(n, generator=generator).data[: self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples

@@ -1,8 +1,8 @@
 """On a GPU, the replayed program is what ``cuda.graphs.capture_step`` captures: one launch per step.
 
-A replay on the CPU still runs Python per op (no Tensors, no graph, no checks, but one
-call per forward and backward). On a GPU each of those calls is a kernel launch, and the
-launches decide a small model's speed. So the second call of a compiled GPU step captures
+A replay still runs Python per op (op by op: one call per forward and backward; lowered,
+on the CPU: one line per NumPy call, ``lowering.py``). On a GPU each of those calls is a
+kernel launch, and the launches decide a small model's speed. So the second call of a compiled GPU step captures
 the replay into a CUDA graph (``capture_step``), and every later call copies its inputs
 into the captured input arrays and launches the graph once.
 

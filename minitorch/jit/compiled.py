@@ -26,6 +26,7 @@ from typing import Any
 from minitorch.jit import guards
 from minitorch.jit.capture import maybe_capture
 from minitorch.jit.errors import GraphBreakWarning
+from minitorch.jit.lowering import FALLBACK, lower_program
 from minitorch.jit.program import Program
 from minitorch.jit.tracer import ACTIVE, Tracer
 
@@ -85,6 +86,12 @@ class CompiledFunction:
         entry.replays += 1
         if entry.captured is not None:
             return entry.captured(flat)
+        if program.to_lower is not None:
+            lower_program(program)
+        if program.lowered is not None:
+            output = program.lowered.replay(flat)
+            if output is not FALLBACK:
+                return output
         return program.run(flat)
 
     def _trace(self, key: Any, flat: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

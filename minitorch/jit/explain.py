@@ -12,7 +12,7 @@ each with the learner's line, as ``torch._dynamo.explain`` lists its break reaso
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from minitorch.jit import guards
@@ -28,6 +28,7 @@ class Explanation:
     graph_break_count: int
     break_reasons: list[str]
     text: str
+    sources: list[str] = field(default_factory=list)  # the generated code of each lowered program
 
     def __str__(self) -> str:
         return self.text
@@ -53,6 +54,14 @@ def describe_program(program: Program) -> list[str]:
         lines.append("calls replayed: " + ", ".join(dict.fromkeys(c.label for c in calls)))
     if program.random_ops:
         lines.append(f"random numbers drawn inside ops ({len(program.random_ops)} draws): fresh on every replay")
+    if program.lowered is not None:
+        lowered = program.lowered
+        lines.append(
+            f"replayed as generated code: {lowered.kernels} ops written out as NumPy calls on "
+            f"{lowered.buffers} buffers allocated once (explain(fn).sources holds it)"
+        )
+    elif program.lowering_refused:
+        lines.append(f"replayed op by op (each op's forward and backward), because {program.lowering_refused}")
     if program.capture_refused:
         lines.append(f"GPU: replayed op by op, not as one CUDA graph, because {program.capture_refused}")
     return lines
@@ -70,6 +79,7 @@ def explain(fn: Any) -> Explanation:
         )
     lines = [f"compiled {compiled.__name__}: {len(compiled.entries)} signature(s) traced, {compiled.traces} trace(s)"]
     reasons: list[str] = []
+    sources: list[str] = []
     graphs = 0
     for i, entry in enumerate(compiled.entries.values()):
         lines.append(f"\nsignature {i}:")
@@ -77,6 +87,8 @@ def explain(fn: Any) -> Explanation:
         if entry.program is not None:
             graphs += 1
             lines += ["  " + line for line in describe_program(entry.program)]
+            if entry.program.lowered is not None:
+                sources.append(entry.program.lowered.source)
             lines.append(f"  replayed {entry.replays} time(s)")
         else:
             lines.append(f"  runs eagerly ({len(entry.breaks)} graph break(s)):")
@@ -89,4 +101,4 @@ def explain(fn: Any) -> Explanation:
         reasons.append(reason)
     if not compiled.entries:
         lines.append("nothing traced yet: call it once")
-    return Explanation(graphs, len(reasons), reasons, "\n".join(lines))
+    return Explanation(graphs, len(reasons), reasons, "\n".join(lines), sources)

@@ -19,9 +19,16 @@ from minitorch.tensor_base import TensorBase
 SCALARS = (bool, int, float, str, type(None))
 
 
+_MODULE_TYPES: dict[type, bool] = {}  # type -> has a modules() method (asked on every call: cached)
+
+
 def _is_module(value: Any) -> bool:
     # Duck-typed: this package must not import nn (nn imports it for Module.compile()).
-    return hasattr(value, "training") and callable(getattr(value, "modules", None))
+    kind = type(value)
+    known = _MODULE_TYPES.get(kind)
+    if known is None:
+        known = _MODULE_TYPES[kind] = callable(getattr(kind, "modules", None))
+    return known and hasattr(value, "training")
 
 
 # Each module's submodules and the names of their settings (``training``, ``p``, ``eps``...:

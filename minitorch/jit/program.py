@@ -82,6 +82,9 @@ class Program:
     live: list[tuple[TensorBase, Any]] = field(default_factory=list)  # (tensor, its array): guarded
     random_ops: list[str] = field(default_factory=list)  # ops that drew random numbers
     capture_refused: str | None = None  # on a GPU: why the replay is not one CUDA graph
+    lowered: Any = None  # the step written out as NumPy calls on buffers (lowering.Lowered), if it could be
+    lowering_refused: str | None = None  # else why it replays op by op
+    to_lower: Any = None  # what the trace saw, for the lowering at the first replay (then None)
 
     def new_slot(self) -> int:
         """A fresh slot number."""

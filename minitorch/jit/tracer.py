@@ -31,7 +31,7 @@ from minitorch import random as mt_random
 from minitorch.autograd import engine
 from minitorch.autograd.function import Function
 from minitorch.backends.base import Backend
-from minitorch.jit import watchers
+from minitorch.jit import lowering, watchers
 from minitorch.jit.errors import GraphBreakError
 from minitorch.jit.program import BackwardStep, CallStep, OpStep, Program
 from minitorch.tensor_base import TensorBase
@@ -79,6 +79,7 @@ class Tracer:
         self.foreign: dict[int, str] = {}  # id(tensor made outside an op) -> where
         self.made: dict[int, Any] = {}  # id -> tensor created by the step from Python values (factories)
         self.keep: list[Any] = []  # everything seen, alive until the trace ends (ids stay unique)
+        self.examples: dict[int, Any] = {}  # slot -> the array the trace saw there (for lowering)
         self.in_op = 0  # inside a recorded op's forward
         self.in_call = 0  # inside a replayed Python call or the engine: nothing there is recorded
         self._patches: list[tuple[Any, str, Any, bool]] = []
@@ -101,6 +102,7 @@ class Tracer:
                 self.program.inputs.append(slot)
                 self.program.input_tensors.append(k)
                 self.slot_of[id(value.data)] = slot
+                self.examples[slot] = value.data
                 self.arg_position[id(value)] = k
                 self.keep.append(value)
 
@@ -146,6 +148,7 @@ class Tracer:
         self.program.n_nodes += 1
         out = self.program.new_slot()
         self.slot_of[id(result.data)] = out
+        self.examples[out] = result.data
         self.keep.extend((result, result.data))
         tensors = tuple(isinstance(a, TensorBase) for a in args)
         xp = _xp_of(args)
@@ -303,6 +306,10 @@ class Tracer:
         unique = {id(t): (t, a) for t, a in self.program.live}
         self.program.live = list(unique.values())
         self.program.prepare()
+        if not self.breaks:  # what lowering needs, at the first replay (lowering.lower_program)
+            constants = self.program.constants
+            shapes = {slot: lowering.stand_in(a) for slot, a in self.examples.items() if slot not in constants}
+            self.program.to_lower = (shapes, dict(self.traced_ctx))
         return self.program
 
     def output_spec(self, value: Any) -> Any:

@@ -85,3 +85,28 @@ def test_toy_sets(maker, classes):
     assert sorted(set(y.tolist())) == list(range(classes))
     X2, _ = maker(seed=1)
     np.testing.assert_array_equal(X.data, X2.data)
+
+
+@pytest.mark.parametrize("replacement, num_samples", [(False, None), (False, 25), (True, 70)])
+@pytest.mark.parametrize("drop_last", [False, True])
+def test_batches_cut_from_index_arrays_are_those_of_the_sampler_read_one_index_at_a_time(
+    replacement, num_samples, drop_last
+):
+    from minitorch.data.samplers import RandomSampler
+
+    class OneAtATime(RandomSampler):  # a subclass: the DataLoader reads it through __iter__
+        pass
+
+    runs = []
+    for kind in (RandomSampler, OneAtATime):
+        minitorch.manual_seed(3)
+        ds = _dataset(12)
+        sampler = kind(ds, replacement=replacement, num_samples=num_samples)
+        loader = DataLoader(ds, batch_size=4, sampler=sampler, drop_last=drop_last)
+        batches, draws = [], []
+        for _ in range(2):
+            for _, y in loader:
+                batches.append(y.tolist())
+                draws.append(minitorch.rand(1).item())  # the global stream between batches moves alike
+        runs.append((batches, draws))
+    assert runs[0] == runs[1]

@@ -1,0 +1,297 @@
+"""Lowering: a recorded program written out as one Python function of NumPy calls on buffers.
+
+The op-by-op replay (``Program.run``) still calls each op's ``forward``/``backward`` with a
+ctx, sums gradients through a dict and runs ``optimizer.step()`` as Python. When every op
+of a program has a replay kernel (``kernels.py``), ``lower`` writes the whole step out as
+straight-line source instead, and compiles it once:
+
+    def replay(args):
+        v0 = args[0].data
+        v1 = args[1].data
+        if not (labels_in_range(v1, 10)): return FALLBACK   # a check the eager op makes
+        call0()                                             # opt.zero_grad()
+        matmul(v0, c2.T, out=buf0)
+        add(buf0, c3, out=buf0)
+        ...
+        g9 = ones((), float32)                              # loss.backward()
+        ...
+        give(c2, g12, handed)                               # into W.grad (the engine's rules)
+        adam0()                                             # opt.step(): the flat update
+        return wrap(v11)
+
+Every intermediate array is a buffer allocated once, at lowering, and written with
+``out=`` on every replay; what leaves the step (its output, each ``.grad``) is a fresh
+array, so nothing a caller holds is overwritten by the next call. The backward is the
+engine's walk resolved at lowering: which node's gradient goes where, summed in the
+engine's order (``previous + g``), into leaves through ``engine._accumulate_leaf``.
+
+``Program.source`` keeps the text, which ``explain`` and lesson 16 show.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from minitorch.autograd import engine
+from minitorch.jit import kernels, optimizer_kernels
+from minitorch.jit.program import BackwardStep, CallStep, OpStep, Program
+from minitorch.tensor_base import TensorBase
+
+FALLBACK = object()  # what a replay returns when a check fails: run op by op (as eager) instead
+
+
+@dataclass
+class Lowered:
+    """The generated step: its source and the compiled function ``replay(args)``."""
+
+    source: str
+    replay: Any
+    buffers: int  # arrays allocated once
+    kernels: int  # ops written out
+
+
+class Code:
+    """The generated function under construction: lines, early checks and the names they use."""
+
+    def __init__(self) -> None:
+        self.body: list[str] = []
+        self.checks: list[str] = []
+        self.namespace: dict[str, Any] = dict(kernels.NAMESPACE)
+        self.is_reused: set[str] = set()  # names holding a buffer (copied when they leave the step)
+        self.n_buffers = 0
+        self.n_inputs = 0  # the first lines, which read the inputs (the checks come after them)
+        self._counter = 0
+
+    def line(self, text: str) -> None:
+        """One line of the step, in order."""
+        self.body.append(text)
+
+    def lines(self, *texts: str) -> None:
+        """Several lines of the step, in order."""
+        self.body.extend(texts)
+
+    def check(self, condition: str) -> None:
+        """A condition on the step's inputs the eager ops rely on: if false, replay op by op."""
+        self.checks.append(condition)
+
+    def value(self, obj: Any, hint: str = "c") -> str:
+        """A name for ``obj`` in the generated code (a constant of the step)."""
+        name = f"{hint}{self._counter}"
+        self._counter += 1
+        self.namespace[name] = obj
+        return name
+
+    def buffer(self, like: Any) -> str:
+        """A fresh buffer shaped and typed like ``like``, allocated now, reused by every replay."""
+        self.n_buffers += 1
+        return self.value(np.empty(like.shape, like.dtype), "buf")
+
+    def reused(self, name: str) -> None:
+        """``name`` holds a buffer: the step's output is copied out of it."""
+        self.is_reused.add(name)
+
+
+def stand_in(array: Any) -> Any:
+    """An array of ``array``'s type, shape and dtype that holds no memory (what lowering reads of it)."""
+    if type(array) is not np.ndarray:
+        return array
+    return np.ndarray(array.shape, array.dtype, np.empty(1, array.dtype), strides=(0,) * array.ndim)
+
+
+def lower_program(program: Program) -> None:
+    """Lower ``program`` once, at its first replay: a signature called only once never pays for it.
+
+    The code generation (mostly Python's ``compile`` of the text) costs about one eager step.
+    """
+    examples, nodes = program.to_lower
+    program.to_lower = None
+    lowered = lower(program, examples, nodes)
+    if isinstance(lowered, str):
+        program.lowering_refused = lowered
+    else:
+        program.lowered = lowered
+
+
+def lower(program: Program, examples: dict[int, Any], nodes: dict[int, Any]) -> Lowered | str:
+    """The program as generated code, or the reason it stays op by op.
+
+    ``examples`` holds the array the trace saw in each slot (shapes, dtypes), ``nodes`` the
+    traced backward node of each op number (the op's settings, as ``reduction``).
+    """
+    code = Code()
+    names: dict[int, str] = {}
+
+    def name_of(slot: int) -> str:
+        if slot not in names:
+            names[slot] = code.value(program.constants[slot]) if slot in program.constants else f"v{slot}"
+        return names[slot]
+
+    inputs = set(program.inputs)
+    for slot, k in zip(program.inputs, program.input_tensors):
+        code.line(f"v{slot} = args[{k}].data")
+        names[slot] = f"v{slot}"
+    code.n_inputs = len(code.body)
+    backward_of: dict[int, Any] = {}
+    count = 0
+    for step in program.steps:
+        if type(step) is OpStep:
+            kernel = kernels.KERNELS.get(step.function)
+            name = step.function.__name__
+            if kernel is None:
+                return f"{name} has no replay kernel"
+            if step.xp is not np:
+                return f"{name} runs on a GPU array"
+            node = nodes.get(step.node)
+            view = kernels.OpView(
+                name,
+                [name_of(s) for s in step.args],
+                [examples.get(s, program.constants.get(s)) for s in step.args],
+                name_of(step.out),
+                examples[step.out],
+                node,
+                [s in inputs for s in step.args],
+                [False] * len(step.args),
+            )
+            result = kernel(view, code)
+            if isinstance(result, str):
+                return f"{name}: {result}"
+            backward_of[step.node] = (result, view)
+            count += 1
+        elif type(step) is BackwardStep:
+            refused = _lower_backward(step, code, backward_of, examples)
+            if refused:
+                return refused
+        else:
+            _lower_call(step, code)
+    output = _output_expression(program.output, code, name_of)
+    return _compile(code, output, count)
+
+
+def _lower_backward(
+    step: BackwardStep, code: Code, backward_of: dict[int, Any], examples: dict[int, Any]
+) -> str | None:
+    """The engine's walk for one ``backward()``, resolved now: lines that sum and hand out each gradient."""
+    root = examples[step.root_slot]
+    grads: dict[Any, str] = {}
+    root_name = code.value(root.dtype, "dtype")
+    grads[("node", step.root)] = f"g{step.root}"
+    code.line(f"g{step.root} = ones({root.shape}, {root_name})")
+    code.line("handed = set()")
+    leaf_edges = dict(step.leaf_edges)
+    fresh = 0
+    leaves: dict[Any, str] = {}  # a leaf's key here -> its name in the code
+
+    def leaf_of(where: Any) -> tuple[Any, Any, str]:
+        """(its key in leaf_edges, a hashable key here, its name in the code) for a leaf destination."""
+        kind, target = where
+        key = where if kind == "arg" else target
+        here = where if kind == "arg" else ("leaf", id(target))
+        if here not in leaves:
+            leaves[here] = f"args[{target}]" if kind == "arg" else code.value(target, "leaf")
+        return key, here, leaves[here]
+
+    for node, destinations in step.order:
+        grad = grads.pop(("node", node), None)
+        if grad is None:
+            continue
+        if node not in backward_of or backward_of[node][0] is None:
+            return f"backward() reaches node {node}, which no written-out op made"
+        backward, view = backward_of[node]
+        needs = view.node.needs_input_grad
+        targets: list[Any] = []
+        for i, where in enumerate(destinations):
+            if where is None or not needs[i]:
+                targets.append(None)
+                continue
+            targets.append(f"d{fresh}")
+            fresh += 1
+            view.leaf_target[i] = where[0] != "node"  # a leaf keeps its array: it must be fresh
+        backward(grad, targets)
+        for where, g in zip(destinations, targets):
+            if g is None:
+                continue
+            if where[0] == "node":
+                here = where
+            else:
+                key, here, leaf = leaf_of(where)
+            previous = grads.pop(here, None)
+            total = g
+            if previous is not None:  # the engine's order: what arrived first, plus this one
+                total = f"s{fresh}"
+                fresh += 1
+                code.line(f"{total} = {previous} + {g}")
+            if where[0] == "node":
+                grads[here] = total
+                continue
+            leaf_edges[key] -= 1
+            if leaf_edges[key]:
+                grads[here] = total
+            else:
+                code.line(f"give({leaf}, {total}, handed)")
+    for here, total in grads.items():  # leaves whose last edge got no gradient
+        if here in leaves:
+            code.line(f"give({leaves[here]}, {total}, handed)")
+    return None
+
+
+def _lower_call(step: CallStep, code: Code) -> None:
+    """A Python call of the step: its replay kernel (Adam's flat update) or the call itself."""
+    kernel = optimizer_kernels.for_call(step)
+    if kernel is None:
+        kernel = functools.partial(step.method, step.owner, *step.args, **step.kwargs)
+    code.line(f"{code.value(kernel, 'call')}()")
+
+
+def _output_expression(spec: Any, code: Code, name_of: Any) -> str:
+    """Source that rebuilds the step's return value; arrays in buffers leave as copies."""
+    kind = spec[0]
+    if kind == "slot":
+        name = name_of(spec[1])
+        return f"wrap({name}.copy())" if name in code.is_reused else f"wrap({name})"
+    if kind == "arg":
+        return f"args[{spec[1]}]"
+    if kind == "value":
+        return code.value(spec[1])
+    parts = [_output_expression(s, code, name_of) for s in spec[1]] if kind != "dict" else []
+    if kind == "tuple":
+        return f"({', '.join(parts)},)"
+    if kind == "list":
+        return f"[{', '.join(parts)}]"
+    items = [f"{k!r}: {_output_expression(s, code, name_of)}" for k, s in spec[1]]  # "dict"
+    return "{" + ", ".join(items) + "}"
+
+
+def _wrap(array: Any) -> TensorBase:
+    return TensorBase._make(array, None, False)
+
+
+def _give(leaf: TensorBase, g: Any, handed_out: set[int]) -> None:
+    """``engine._accumulate_leaf`` for a gradient the lowering proved fresh, of the leaf's shape and dtype.
+
+    The common case (no ``.grad`` yet, no hooks) in three lines; anything else, the engine's own.
+    """
+    if leaf._grad is None and not leaf._hooks and not leaf.__dict__.get("_post_accumulate_hooks"):
+        handed_out.add(id(g))
+        leaf._grad = TensorBase._make(g, None, False)
+    else:
+        engine._accumulate_leaf(leaf, g, handed_out)
+
+
+def _compile(code: Code, output: str, count: int) -> Lowered:
+    """Join the lines into ``def replay(args)`` and compile it in its own namespace."""
+    body, rest = code.body[: code.n_inputs], code.body[code.n_inputs :]
+    lines = ["def replay(args):", *("    " + b for b in body)]
+    if code.checks:
+        lines.append(f"    if not ({' and '.join(code.checks)}):")
+        lines.append("        return FALLBACK  # the eager ops would take another path: replay op by op")
+    lines += ["    " + b for b in rest]
+    lines.append(f"    return {output}")
+    source = "\n".join(lines) + "\n"
+    namespace = code.namespace
+    namespace.update(FALLBACK=FALLBACK, wrap=_wrap, ones=np.ones, give=_give)
+    exec(compile(source, "<minitorch.compile: replay>", "exec"), namespace)  # noqa: S102 (our own text)
+    return Lowered(source, namespace["replay"], code.n_buffers, count)

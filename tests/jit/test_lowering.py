@@ -1,0 +1,129 @@
+"""The lowered replay (jit/lowering.py): a step written out as NumPy calls on buffers.
+
+Bit-identity over whole trainings is tests/jit/test_bit_identical.py; here: which programs
+are lowered, that what leaves a lowered step is never overwritten by the next call, and
+that what the lowering decided at the trace (the labels' path, Adam's flat update, a
+parameter without hooks) is checked again on every replay.
+"""
+
+import numpy as np
+
+import minitorch
+from minitorch import nn
+from minitorch.nn import functional as F
+
+
+def _program(step):
+    return next(iter(step.entries.values())).program
+
+
+def _setup(make_model=None, make_opt=None):
+    minitorch.manual_seed(0)
+    model = (make_model or (lambda: nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3))))()
+    opt = (make_opt or (lambda p: minitorch.optim.Adam(p, lr=1e-2)))(model.parameters())
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return model, opt, step
+
+
+def _batches(n=6):
+    rng = np.random.default_rng(0)
+    return [(minitorch.tensor(rng.standard_normal((5, 6), dtype=np.float32)),
+             minitorch.tensor(rng.integers(0, 3, 5))) for _ in range(n)]  # fmt: skip
+
+
+def test_an_mlp_step_is_written_out_as_numpy_calls_on_buffers():
+    _, _, step = _setup()
+    compiled = minitorch.compile(step)
+    batches = _batches(3)
+    compiled(*batches[0])
+    assert _program(compiled).lowered is None  # lowered at the first replay, not by the trace
+    for x, y in batches[1:]:
+        compiled(x, y)
+    program = _program(compiled)
+    assert program.lowering_refused is None and program.to_lower is None
+    source = program.lowered.source
+    assert "matmul(" in source and "out=buf" in source and "forward" not in source
+    assert program.lowered.kernels == 4 and program.lowered.buffers > 0
+    assert "written out" in str(minitorch.explain(compiled))
+
+
+def test_an_op_without_a_replay_kernel_keeps_the_program_op_by_op():
+    make = lambda: nn.Sequential(nn.Linear(6, 8), nn.Sigmoid(), nn.Linear(8, 3))  # noqa: E731
+    _, _, step = _setup(make)
+    compiled = minitorch.compile(step)
+    for x, y in _batches(2):
+        compiled(x, y)
+    program = _program(compiled)
+    assert program.lowered is None and "Sigmoid has no replay kernel" in program.lowering_refused
+    assert "Sigmoid has no replay kernel" in str(minitorch.explain(compiled))
+
+
+def test_outputs_and_gradients_of_a_replay_are_fresh_arrays():
+    model, _, step = _setup()
+    compiled = minitorch.compile(step)
+    losses, grads = [], []
+    for x, y in _batches():
+        losses.append(compiled(x, y))
+        grads.append(model[0].weight.grad)
+    model2, _, step2 = _setup()
+    for (x, y), loss, grad in zip(_batches(), losses, grads):  # eager, for the values each call gave
+        assert step2(x, y).item() == loss.item()
+        assert np.array_equal(model2[0].weight.grad.data, grad.data)
+    assert len({id(g.data) for g in grads}) == len(grads)
+
+
+def test_a_state_dict_loaded_between_replays_is_what_the_next_update_uses():
+    results = []
+    for compiled in (False, True):
+        _, opt, step = _setup()
+        run = minitorch.compile(step) if compiled else step
+        batches = _batches()
+        for x, y in batches[:3]:
+            run(x, y)
+        saved = opt.state_dict()
+        for x, y in batches[3:]:
+            run(x, y)
+        opt.load_state_dict(saved)  # new state arrays: the flat buffers are no longer them
+        results.append([run(x, y).item() for x, y in batches])
+    assert results[0] == results[1]
+
+
+def test_a_hook_added_to_a_parameter_between_replays_runs():
+    model, _, step = _setup()
+    compiled = minitorch.compile(step)
+    batches = _batches()
+    for x, y in batches[:3]:
+        compiled(x, y)
+    seen = []
+    model[0].bias.register_hook(lambda g: seen.append(g.shape))
+    compiled(*batches[3])
+    assert seen == [(8,)]
+
+
+def test_sgd_steps_are_written_out_with_the_optimizer_called_as_python():
+    _, _, step = _setup(make_opt=lambda p: minitorch.optim.SGD(p, lr=0.1, momentum=0.9))
+    compiled = minitorch.compile(step)
+    for x, y in _batches(3):
+        compiled(x, y)
+    program = _program(compiled)
+    assert program.lowered is not None and "call" in program.lowered.source
+
+
+def test_a_tanh_mlp_with_sgd_momentum_is_lowered_and_gives_the_eager_bits():
+    make = lambda: nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 3))  # noqa: E731
+    sgd = lambda p: minitorch.optim.SGD(p, lr=0.1, momentum=0.9)  # noqa: E731
+    runs = []
+    for compiled in (False, True):
+        model, _, step = _setup(make, sgd)
+        run = minitorch.compile(step, fullgraph=True) if compiled else step
+        losses = [run(x, y).data.tobytes() for x, y in _batches()]
+        runs.append((losses, [p.data.tobytes() for p in model.parameters()]))
+    assert runs[0] == runs[1]
+    assert _program(run).lowered is not None and "tanh(" in _program(run).lowered.source
