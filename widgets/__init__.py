@@ -8,6 +8,7 @@
     gradient_flow(model)                                     # gradient norm per parameter
     decision_boundary(model, X, y)                           # a 2-D classifier's regions
     progress()                                               # every lesson's exercises, from the saved notebooks
+    set_language("zh")                                       # every message in Chinese (or MINITORCH_LANG=zh)
 
 Three wings: ``widgets.draw`` (what draws), ``widgets.check`` (the generic checkers) and
 ``widgets.lessons`` (the checks of one lesson each); ``widgets.style`` (colours, number
@@ -32,6 +33,7 @@ from widgets.draw.graph import draw_graph
 from widgets.draw.monitor import GradientFlow, TrainingMonitor, gradient_flow
 from widgets.draw.recorder import record_gradients
 from widgets.draw.stepper import BackwardStepper
+from widgets.i18n import get_language, set_language
 
 old_paths.register(sys.modules[__name__])
 
@@ -47,8 +49,10 @@ __all__ = [
     "check_function",
     "decision_boundary",
     "draw_graph",
+    "get_language",
     "gradient_flow",
     "lesson_score",
     "progress",
     "record_gradients",
+    "set_language",
 ]

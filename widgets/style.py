@@ -144,3 +144,25 @@ def _ramp_index(norm: float, lo: float | None, hi: float | None, n: int) -> int:
         return n - 1
     t = (math.log10(norm) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
     return int(round(min(max(t, 0.0), 1.0) * (n - 1)))
+
+
+# ---------------------------------------------------------------------- fonts per language
+# Debian's fonts-noto-cjk (installed by `make system-deps`) under its fontconfig name. Listed
+# after matplotlib's own DejaVu Sans, it is a fallback: Latin text looks as it does in English,
+# and only the characters DejaVu lacks (the Chinese ones) come from it.
+CJK_FONT = "Noto Sans CJK SC"
+
+
+def use_language_fonts(language: str) -> None:
+    """Make matplotlib (every figure from now on, pyplot's too) able to draw ``language``'s characters."""
+    import matplotlib
+
+    families = [f for f in matplotlib.rcParams["font.sans-serif"] if f != CJK_FONT]
+    if language == "zh":
+        families.insert(1 if families and families[0] == "DejaVu Sans" else 0, CJK_FONT)
+    matplotlib.rcParams["font.sans-serif"] = families
+
+
+def graph_font(language: str) -> str:
+    """The font Graphviz lays labels out in: Helvetica, or for Chinese a CJK font that has the Latin letters too."""
+    return CJK_FONT if language == "zh" else "Helvetica"

@@ -13,6 +13,9 @@ from typing import Any
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from widgets import style
+from widgets.i18n import get_language
+
 DPI = 90
 
 
@@ -23,6 +26,7 @@ def new_figure(width: float = 6.0, height: float = 3.5, fast: bool = False) -> F
     halves the drawing time (for figures redrawn during training).
     """
     register_png_formatter()  # the figure is about to be shown; a dict entry, cheap to set again
+    style.use_language_fonts(get_language())  # MINITORCH_LANG=zh without set_language: Chinese labels too
     fig = Figure(figsize=(width, height), dpi=DPI, layout=None if fast else "constrained")
     FigureCanvasAgg(fig)
     return fig
