@@ -5,10 +5,8 @@ pick a dtype as ``dtype = torch.FloatTensor`` and convert with ``.type(dtype)``,
 tensors with ``torch.Tensor(N, D)`` (a *shape*) and ``torch.LongTensor([...])``, start
 accumulators as ``torch.Tensor([0])`` (a float tensor), and update weights in place
 through ``.data``: ``w1.data -= learning_rate * w1.grad.data``. PyTorch 2 still runs all
-of it, and so does MiniTorch.
-
-One spelling of that era does not run on MiniTorch: ``w.grad.data.zero_()`` (``.data`` is
-the NumPy array here, which has no ``zero_``); this script writes ``w.grad.zero_()``.
+of it, and so does MiniTorch under ``run_as_torch`` (which gives a program's ``.data``
+PyTorch's meaning), down to ``w.grad.data.zero_()``.
 The inputs and weights are fixed patterns (no ``randn``), so both frameworks print the
 same numbers.
 """
@@ -49,8 +47,8 @@ for t in range(200):
     # The pre-0.4 update: through .data, so autograd does not record it.
     w1.data -= learning_rate * w1.grad.data
     w2.data -= learning_rate * w2.grad
-    w1.grad.zero_()
-    w2.grad.zero_()
+    w1.grad.data.zero_()
+    w2.grad.data.zero_()
 print("final loss", f"{loss.item():.6f}", "mean loss", f"{(running / 200).item():.6f}", running.type())
 
 # A legacy dtype conversion and an isinstance check on the result.

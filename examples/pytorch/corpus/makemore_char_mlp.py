@@ -7,9 +7,9 @@ table C, a tanh hidden layer, logits over the next character) trained with
 ``p.data += -lr * p.grad`` on minibatches drawn with ``torch.randint``. The data set is
 made here, from syllables, so nothing is downloaded.
 
-The weights start from ``torch.randn`` after ``torch.manual_seed``: the printed losses are
-PyTorch's only where the random streams agree (tests/compat/test_pytorch_corpus.py checks
-the structure and that the losses fall, and every number once the streams agree).
+The weights start from ``torch.randn`` after ``torch.manual_seed``; MiniTorch's CPU random
+stream is PyTorch's, so every printed number is PyTorch's (tests/compat/test_pytorch_corpus.py
+compares them line by line).
 """
 
 import torch

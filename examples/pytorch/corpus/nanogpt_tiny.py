@@ -12,7 +12,7 @@ on the matrices only, gradient clipping, ``@torch.no_grad()`` evaluation, and th
 model saved and loaded back with ``torch.save(model)`` / ``torch.load(..., weights_only=False)``.
 
 The weights start from ``torch.randn``/``normal_`` after ``torch.manual_seed``, and the
-batches are random: the numbers are PyTorch's only where the random streams agree.
+batches are random: with MiniTorch's CPU stream being PyTorch's, the numbers are PyTorch's.
 """
 
 import math

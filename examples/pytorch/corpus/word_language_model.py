@@ -9,12 +9,11 @@ batches (``repackage_hidden``), ``clip_grad_norm_`` and plain SGD written by han
 learning rate divided by 4 when the validation loss stops improving, and perplexities.
 ``python word_language_model.py transformer`` trains the Transformer.
 
-The original updates with ``p.data.add_(p.grad, alpha=-lr)``; MiniTorch's ``.data`` is the
-NumPy array, which has no ``add_``, so this script writes the update as
-``p.data += -lr * p.grad``, which both frameworks run (docs/DIFFERENCES-FROM-PYTORCH.md).
+It updates as the original does, ``p.data.add_(p.grad, alpha=-lr)``: under
+``run_as_torch`` a program's ``.data`` is PyTorch's (docs/DIFFERENCES-FROM-PYTORCH.md).
 The text is made here (a few hundred words from a small grammar) and written to a
 temporary folder, so nothing is downloaded; the weights start from ``uniform_`` after
-``torch.manual_seed``, so the numbers are PyTorch's only where the random streams agree.
+``torch.manual_seed``, whose CPU stream MiniTorch reproduces: the numbers are PyTorch's.
 """
 
 import math
@@ -205,7 +204,7 @@ def run(data_source, bsz, lr=None):
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 0.25)
                 for p in model.parameters():
-                    p.data += -lr * p.grad
+                    p.data.add_(p.grad, alpha=-lr)
             total += len(data) * loss.item()
             count += len(data)
     return total / count
