@@ -7,6 +7,10 @@ reports the stored outputs as stale. Re-saving the whole executed notebook would
 rewrite every figure and timing (binary noise in the diff); this tool keeps those and
 replaces only the outputs whose text (after the nbval sanitizers) differs. Cells marked
 ``# NBVAL_IGNORE_OUTPUT`` keep their stored outputs. Then run ``make lessons``.
+
+A translated solution (``lessons/solutions/zh/...``, made by ``make lessons``) is refreshed
+the same way; its cells without outputs (new or changed code) get the run's outputs, and
+the notebook records which code its outputs came from (``tools.translated_notebooks``).
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+
+from tools.translated_notebooks import OUTPUTS_KEY, code_hash
 
 SANITIZE = Path(__file__).resolve().parent.parent / "lessons" / "nbval_sanitize.cfg"
 
@@ -58,14 +64,23 @@ def refresh(path: Path) -> int:
     where = {"metadata": {"path": str(path.parent)}}  # run in the notebook's folder, as nbval does
     NotebookClient(fresh, timeout=600, kernel_name="python3", resources=where).execute()
     sanitizers = _sanitizers()
+    translated = OUTPUTS_KEY in stored.metadata
     changed = 0
     for old, new in zip(stored.cells, fresh.cells):
-        if old.cell_type != "code" or "NBVAL_IGNORE_OUTPUT" in old.source or "NBVAL_SKIP" in old.source:
+        if old.cell_type != "code":
             continue
-        if _text(old.outputs, sanitizers) != _text(new.outputs, sanitizers):
+        to_fill = translated and not old.outputs and bool(new.outputs)  # new or changed code of a translation
+        if ("NBVAL_IGNORE_OUTPUT" in old.source or "NBVAL_SKIP" in old.source) and not to_fill:
+            continue
+        if to_fill or _text(old.outputs, sanitizers) != _text(new.outputs, sanitizers):
             old.outputs = new.outputs
+            if translated:  # its outputs are all from its own runs: number them as the run did
+                old.execution_count = new.execution_count
             changed += 1
-    if changed:
+    ran_code = translated and stored.metadata[OUTPUTS_KEY].get("code") != code_hash(stored)
+    if translated:
+        stored.metadata[OUTPUTS_KEY] = {"code": code_hash(stored)}
+    if changed or ran_code:
         nbformat.write(stored, path)
     return changed
 
