@@ -185,9 +185,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     course, solutions = course_of(args.lang)
     if not any(solutions.glob("*.ipynb")):
-        raise CourseError(f"no solution notebooks in {solutions.relative_to(ROOT)}: run `make lessons` first")
+        raise CourseError(f"no solution notebooks in {os.path.relpath(solutions, ROOT)}: run `make lessons` first")
     written = write_source(course=course, lessons=args.lessons, solutions=solutions)
-    print(f"{(course / 'source').relative_to(ROOT)}: {len(written)} assignments written")
+    print(f"{os.path.relpath(course / 'source', ROOT)}: {len(written)} assignments written")
     if args.release:
         generate_assignments(written if args.lessons else ["*"], course=course)
     return 0

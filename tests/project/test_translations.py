@@ -138,3 +138,17 @@ def test_set_language_goes_after_the_imports_of_the_cell_that_imports_widgets():
         'widgets.set_language("zh")  # 提示、检查结果和图表都用中文', "", "x = np.ones(3)"]
     assert translated_notebooks.with_language("import widgets", "zh").splitlines() == [
         "import widgets", 'widgets.set_language("zh")  # 提示、检查结果和图表都用中文']
+
+
+def test_refresh_outputs_fills_a_translated_solution_and_records_its_code(tmp_path):
+    from tools import refresh_outputs
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("print('你好')"), nbformat.v4.new_code_cell("# NBVAL_IGNORE_OUTPUT\nprint(2)")]
+    nb.metadata[translated_notebooks.OUTPUTS_KEY] = {"code": ""}  # as make lessons writes a new one
+    path = tmp_path / "99_demo.ipynb"
+    nbformat.write(nb, path)
+    assert refresh_outputs.refresh(path) == 2  # the ignored cell too: a translation has no outputs to keep
+    done = nbformat.read(path, as_version=4)
+    assert [c.outputs[0]["text"] for c in done.cells] == ["你好\n", "2\n"]
+    assert not translated_notebooks.outputs_stale(done)
