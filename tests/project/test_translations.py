@@ -144,7 +144,8 @@ def test_refresh_outputs_fills_a_translated_solution_and_records_its_code(tmp_pa
     from tools import refresh_outputs
 
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("print('你好')"), nbformat.v4.new_code_cell("# NBVAL_IGNORE_OUTPUT\nprint(2)")]
+    nb.cells = [nbformat.v4.new_code_cell("print('你好')"),
+                nbformat.v4.new_code_cell("# NBVAL_IGNORE_OUTPUT\nprint(2)")]
     nb.metadata[translated_notebooks.OUTPUTS_KEY] = {"code": ""}  # as make lessons writes a new one
     path = tmp_path / "99_demo.ipynb"
     nbformat.write(nb, path)
