@@ -14,6 +14,7 @@ cell), else the environment variable ``MINITORCH_LANG`` (``zh`` or ``en``), else
 """
 
 import os
+import warnings
 from pathlib import Path
 
 from widgets import style
@@ -23,6 +24,7 @@ LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 
 _chosen: str | None = None  # set_language's choice; None: MINITORCH_LANG decides
 _catalogues: dict[str, dict[str, str]] = {}  # language -> {English: translation}, read on first use
+_warned: set[str] = set()  # MINITORCH_LANG values already reported as unknown
 
 
 def _normalise(language: str, where: str) -> str:
@@ -50,7 +52,15 @@ def get_language() -> str:
     if _chosen is not None:
         return _chosen
     from_env = os.environ.get("MINITORCH_LANG", "").strip()
-    return _normalise(from_env, "MINITORCH_LANG") if from_env else "en"
+    if not from_env:
+        return "en"
+    try:
+        return _normalise(from_env, "MINITORCH_LANG")
+    except ValueError as exc:  # a typo in the environment must not break every check: say so once
+        if from_env not in _warned:
+            _warned.add(from_env)
+            warnings.warn(f"{exc}; the widgets speak English", stacklevel=2)
+        return "en"
 
 
 def _catalogue(language: str) -> dict[str, str]:

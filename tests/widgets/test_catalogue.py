@@ -101,6 +101,12 @@ def test_minitorch_lang_chooses_the_language_until_set_language(monkeypatch):
     assert i18n._("the sign is flipped") == "the sign is flipped"
 
 
+def test_an_unknown_minitorch_lang_warns_once_and_keeps_english(monkeypatch):
+    monkeypatch.setenv("MINITORCH_LANG", "klingon")
+    with pytest.warns(UserWarning, match="MINITORCH_LANG: unknown language 'klingon'"):
+        assert i18n._("the sign is flipped") == "the sign is flipped"
+
+
 def test_a_message_missing_from_the_catalogue_shows_in_english():
     widgets.set_language("zh")
     assert i18n._("a message no catalogue has {n}", n=3) == "a message no catalogue has 3"
