@@ -89,7 +89,8 @@ def generated():
             try:
                 files += translated(lang, solution_path)
             except ValueError as exc:  # an incomplete translation: say so, write nothing for it
-                first = str(exc).splitlines()[0]
+                lines = str(exc).splitlines()
+                first = lines[0].rstrip(":") + (f", e.g. {lines[1].strip()}" if len(lines) > 1 else "")
                 problems.append(f"lessons/solutions/{lang}/{solution_path.name}: not written: {first}")
     return files, problems
 
