@@ -112,13 +112,14 @@ def main(argv=None):
     verb = "out of date (run `make lessons`)" if args.check else "written"
     for target in stale:
         print(f"{target.relative_to(LESSONS.parent)}: {verb}")
-    for target, text in files:
-        if target.parent.name in translated_notebooks.LANGUAGES and target.parent.parent == SOLUTIONS and \
-                translated_notebooks.outputs_stale(nbformat.reads(text, as_version=4)):
-            problems.append(f"{target.relative_to(LESSONS.parent)}: its stored outputs are not from this code: "
-                            f"run python -m tools.refresh_outputs {target.relative_to(LESSONS.parent)}")
+    to_run = [str(target.relative_to(LESSONS.parent)) for target, text in files
+              if target.parent.name in translated_notebooks.LANGUAGES and target.parent.parent == SOLUTIONS
+              and translated_notebooks.outputs_stale(nbformat.reads(text, as_version=4))]
+    problems += [f"{path}: its stored outputs are not from this code" for path in to_run]
     for line in problems:
         print(line)
+    if to_run:  # one command for them all (then `make lessons` again is a no-op for them)
+        print(f"refresh them: python -m tools.refresh_outputs {' '.join(to_run)}")
     return 1 if args.check and (stale or problems) else 0
 
 
