@@ -1,6 +1,12 @@
 # A newcomer needs two commands:  `make lab` (open the lessons)  and  `make test`.
 # Both create .venv on first use. System packages (graphviz's `dot`, Chromium for the
-# browser test) are installed with apt-get when we are root, else the command is printed.
+# browser test, the Noto CJK fonts for the Chinese lessons) are installed with apt-get when
+# we are root, else the command is printed.
+#
+# The Chinese course: `make lab LANG=zh`, `make course LANG=zh`. LANG is also the shell's
+# locale (LANG=C.UTF-8 in CI, en_US.UTF-8 ...): a LANG starting with zh, given on make's
+# command line or the locale of a Chinese desktop (zh_CN.UTF-8), switches; any other keeps
+# English. A LANG given on the command line is not passed on as the programs' locale.
 
 PYTHON ?= python3
 VENV := .venv
@@ -14,6 +20,12 @@ HUB_PORT ?= 8000
 # JupyterHub's proxy is a node program from the npm registry, installed into .hub/.
 CHP_VERSION := 5.3.0
 CHP := .hub/node_modules/.bin/configurable-http-proxy
+COURSE_LANG := $(if $(filter zh%,$(LANG)),zh,en)
+LAB_NOTEBOOK := $(if $(filter zh,$(COURSE_LANG)),lessons/zh/00_welcome.ipynb,lessons/00_welcome.ipynb)
+ifeq ($(origin LANG),command line)
+# LANG=zh on the command line chose the course; the programs it starts keep a real locale
+override LANG := C.UTF-8
+endif
 
 .PHONY: setup system-deps lab test course release collect autograde feedback grades roster hub hub-proxy test-package test-lessons test-browser lint bench lessons example example-dist clean
 
@@ -34,6 +46,7 @@ system-deps:
 	@missing=""; \
 	command -v dot >/dev/null 2>&1 || missing="$$missing graphviz"; \
 	command -v chromium >/dev/null 2>&1 || test -x /usr/bin/chromium || missing="$$missing chromium"; \
+	fc-list 2>/dev/null | grep -q "Noto Sans CJK SC" || missing="$$missing fonts-noto-cjk"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing system packages:$$missing"; \
@@ -48,7 +61,7 @@ system-deps:
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 lab: setup
-	$(VENV)/bin/jupyter lab --port $(LAB_PORT) $(ALLOW_ROOT) lessons/00_welcome.ipynb
+	$(VENV)/bin/jupyter lab --port $(LAB_PORT) $(ALLOW_ROOT) $(LAB_NOTEBOOK)
 
 example: setup
 	$(PY) -m minitorch.examples.digits --model mlp --epochs 20
@@ -73,12 +86,13 @@ test-package:
 # Solutions: stored outputs must match (sanitised), on this CPU and on a narrowed one.
 # Learner copies: must run top to bottom.
 test-lessons:
-	$(PY) -m tools.run_test_parts solutions learner-copies narrow-cpu
+	$(PY) -m tools.run_test_parts solutions solutions-zh learner-copies narrow-cpu
 
 # The classroom. `make course`: course/source from lessons/solutions (nbgrader metadata
 # added), then `nbgrader generate_assignment` for every lesson into course/release.
+# `make course LANG=zh`: the same from lessons/solutions/zh, into the course folder course/zh.
 course: setup
-	$(PY) -m tools.make_course --release
+	$(PY) -m tools.make_course --release --lang $(COURSE_LANG)
 
 # The teacher's round for one lesson (README, "For teachers"): make release LESSON=02_graphs_chain_rule,
 # then collect, autograde, feedback, export. hub/teacher.py runs each nbgrader step: on the

@@ -18,6 +18,13 @@ in the lesson's ``lesson_score([...])`` call.
 
     python -m tools.make_course            # write course/source/
     python -m tools.make_course --release  # ... and run nbgrader generate_assignment
+    python -m tools.make_course --lang zh --release   # the Chinese course, in course/zh/
+
+The Chinese course is built the same way from ``lessons/solutions/zh/`` (``make lessons``
+writes them) into its own nbgrader course folder ``course/zh/``, with the English course's
+configuration (``nbgrader_config.py``, ``minitorch_grading.py``) copied beside it. Its checks
+print Chinese, but the verdict line ``<name>: PASSED - `` stays English, so the same cells
+are found and graded.
 """
 
 import argparse
@@ -34,6 +41,8 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "lessons" / "solutions"
 COURSE = ROOT / "course"
+COURSE_CONFIG = ("nbgrader_config.py", "minitorch_grading.py")  # what another language's course copies
+LANGUAGES = ("en", "zh")
 POINTS = 1  # per exercise
 SCORE_CALL = re.compile(r"lesson_score\((\[.*?\])\)", re.S)
 SCHEMA_VERSION = 3  # nbgrader's cell metadata schema
@@ -127,10 +136,10 @@ def points_per_lesson():
             for p in sorted(SOLUTIONS.glob("*.ipynb"))}
 
 
-def write_source(course=COURSE, lessons=None):
-    """Write ``course/source/<lesson>/<lesson>.ipynb`` for each lesson (all by default)."""
+def write_source(course=COURSE, lessons=None, solutions=SOLUTIONS):
+    """Write ``course/source/<lesson>/<lesson>.ipynb`` for each lesson of ``solutions`` (all by default)."""
     source = course / "source"
-    paths = sorted(SOLUTIONS.glob("*.ipynb"))
+    paths = sorted(solutions.glob("*.ipynb"))
     if lessons:
         paths = [p for p in paths if p.stem in lessons or p.stem[:2] in lessons]
     for path in paths:
@@ -156,15 +165,31 @@ def generate_assignments(assignments, course=COURSE):
         subprocess.run(nbgrader + [assignment], cwd=course, check=True, env=venv_env())
 
 
+def course_of(lang):
+    """(nbgrader course folder, solutions folder) of ``lang``: ``course/`` for English, else ``course/<lang>/``."""
+    if lang == "en":
+        return COURSE, SOLUTIONS
+    course = COURSE / lang
+    course.mkdir(parents=True, exist_ok=True)
+    for name in COURSE_CONFIG:  # the same grading setup as the English course
+        shutil.copy(COURSE / name, course / name)
+    return course, SOLUTIONS / lang
+
+
 def main(argv=None):
+    """The command line: write the course's source notebooks (``--release``: and release them)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("lessons", nargs="*", help="lesson names or numbers (default: all)")
     parser.add_argument("--release", action="store_true", help="also run nbgrader generate_assignment")
+    parser.add_argument("--lang", choices=LANGUAGES, default="en", help="the course's language (default: en)")
     args = parser.parse_args(argv)
-    written = write_source(lessons=args.lessons)
-    print(f"course/source: {len(written)} assignments written")
+    course, solutions = course_of(args.lang)
+    if not any(solutions.glob("*.ipynb")):
+        raise CourseError(f"no solution notebooks in {os.path.relpath(solutions, ROOT)}: run `make lessons` first")
+    written = write_source(course=course, lessons=args.lessons, solutions=solutions)
+    print(f"{os.path.relpath(course / 'source', ROOT)}: {len(written)} assignments written")
     if args.release:
-        generate_assignments(written if args.lessons else ["*"])
+        generate_assignments(written if args.lessons else ["*"], course=course)
     return 0
 
 

@@ -13,6 +13,10 @@ replaces only the outputs whose text (after the nbval sanitizers) differs. Cells
 ``--figures`` also stores the fresh outputs of every cell that shows a graph or a figure
 (``image/svg+xml``, ``image/png``), ``NBVAL_IGNORE_OUTPUT`` cells too: after a change to how
 figures are drawn, or to the text-size metadata the browser test reads from them.
+
+A translated solution (``lessons/solutions/zh/...``, made by ``make lessons``) is refreshed
+the same way; its cells without outputs (new or changed code) get the run's outputs, and
+the notebook records which code its outputs came from (``tools.translated_notebooks``).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+
+from tools.translated_notebooks import OUTPUTS_KEY, code_hash
 
 SANITIZE = Path(__file__).resolve().parent.parent / "lessons" / "nbval_sanitize.cfg"
 
@@ -68,20 +74,29 @@ def refresh(path: Path, figures: bool = False) -> int:
     where = {"metadata": {"path": str(path.parent)}}  # run in the notebook's folder, as nbval does
     NotebookClient(fresh, timeout=600, kernel_name="python3", resources=where).execute()
     sanitizers = _sanitizers()
+    translated = OUTPUTS_KEY in stored.metadata
     changed = 0
     for old, new in zip(stored.cells, fresh.cells):
-        if old.cell_type != "code" or "NBVAL_SKIP" in old.source:
+        if old.cell_type != "code":
             continue
-        if figures and (_has_image(old.outputs) or _has_image(new.outputs)):
+        to_fill = translated and not old.outputs and bool(new.outputs)  # new or changed code of a translation
+        if figures and "NBVAL_SKIP" not in old.source and (_has_image(old.outputs) or _has_image(new.outputs)):
             old.outputs = new.outputs
+            if translated:
+                old.execution_count = new.execution_count
             changed += 1
             continue
-        if "NBVAL_IGNORE_OUTPUT" in old.source:
+        if ("NBVAL_IGNORE_OUTPUT" in old.source or "NBVAL_SKIP" in old.source) and not to_fill:
             continue
-        if _text(old.outputs, sanitizers) != _text(new.outputs, sanitizers):
+        if to_fill or _text(old.outputs, sanitizers) != _text(new.outputs, sanitizers):
             old.outputs = new.outputs
+            if translated:  # its outputs are all from its own runs: number them as the run did
+                old.execution_count = new.execution_count
             changed += 1
-    if changed:
+    ran_code = translated and stored.metadata[OUTPUTS_KEY].get("code") != code_hash(stored)
+    if translated:
+        stored.metadata[OUTPUTS_KEY] = {"code": code_hash(stored)}
+    if changed or ran_code:
         nbformat.write(stored, path)
     return changed
 

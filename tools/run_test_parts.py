@@ -12,6 +12,10 @@ narrowed to its baseline (``NPY_DISABLE_CPU_FEATURES``: every dispatch target th
 and OpenBLAS forced to an older kernel (``OPENBLAS_CORETYPE``). The last float32 digits of
 a sum or a matrix product depend on those kernels, so the stored outputs must not show
 them: this part proves they match on another CPU too.
+
+The part ``solutions-zh`` runs the Chinese solution notebooks (``lessons/solutions/zh``, made by
+``make lessons``) under nbval the same way: the same code with the widgets speaking Chinese,
+against the outputs of their own last run. ``learner-copies`` runs the Chinese copies too.
 """
 
 from __future__ import annotations
@@ -25,7 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 NBVAL = [PY, "-m", "pytest", "-p", "no:cacheprovider", "--nbval-current-env"]
-SOLUTIONS = ["--nbval", "--nbval-sanitize-with", "lessons/nbval_sanitize.cfg", "lessons/solutions"]
+NBVAL_STORED = ["--nbval", "--nbval-sanitize-with", "lessons/nbval_sanitize.cfg"]
+# the English solutions; the translated ones (lessons/solutions/zh) are their own part
+SOLUTIONS = [*NBVAL_STORED, "lessons/solutions", "--ignore=lessons/solutions/zh"]
+SOLUTIONS_ZH = [*NBVAL_STORED, "lessons/solutions/zh"]
 # An OpenBLAS kernel every x86-64 CPU with AVX runs, older than the one it would pick itself.
 OLD_OPENBLAS_KERNEL = "Sandybridge"
 
@@ -46,7 +53,8 @@ def narrowed_cpu_env() -> dict[str, str]:
 
 def parts() -> dict[str, list[tuple[list[str], dict[str, str] | None]]]:
     """Each part's commands, in order, with the environment of each (None: this one's)."""
-    lessons = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "lessons").glob("*.ipynb"))
+    lessons = sorted(str(p.relative_to(ROOT)) for p in [*(ROOT / "lessons").glob("*.ipynb"),
+                                                        *(ROOT / "lessons" / "zh").glob("*.ipynb")])
     bin_dir = Path(PY).parent
     return {
         "lint": [
@@ -55,6 +63,7 @@ def parts() -> dict[str, list[tuple[list[str], dict[str, str] | None]]]:
         ],
         "package": [([PY, "-m", "pytest", "tests"], None)],
         "solutions": [(NBVAL + SOLUTIONS, None)],
+        "solutions-zh": [(NBVAL + SOLUTIONS_ZH, None)],
         "learner-copies": [(NBVAL + ["--nbval-lax", *lessons], None)],
         "narrow-cpu": [(NBVAL + SOLUTIONS, narrowed_cpu_env())],
     }

@@ -8,6 +8,7 @@
     gradient_flow(model)                                     # gradient norm per parameter
     decision_boundary(model, X, y)                           # a 2-D classifier's regions
     progress()                                               # every lesson's exercises, from the saved notebooks
+    set_language("zh")                                       # every message in Chinese (or MINITORCH_LANG=zh)
 
 Three wings: ``widgets.draw`` (what draws), ``widgets.check`` (the generic checkers) and
 ``widgets.lessons`` (the checks of one lesson each); ``widgets.style`` (colours, number
@@ -34,6 +35,7 @@ from widgets.draw.monitor import GradientFlow, TrainingMonitor, gradient_flow
 from widgets.draw.plotting import register_png_formatter
 from widgets.draw.recorder import record_gradients
 from widgets.draw.stepper import BackwardStepper
+from widgets.i18n import get_language, set_language
 
 old_paths.register(sys.modules[__name__])
 register_png_formatter()  # after pyplot's inline backend, which the lessons import first
@@ -50,8 +52,10 @@ __all__ = [
     "check_function",
     "decision_boundary",
     "draw_graph",
+    "get_language",
     "gradient_flow",
     "lesson_score",
     "progress",
     "record_gradients",
+    "set_language",
 ]

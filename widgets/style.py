@@ -5,6 +5,8 @@ graph sees the same blue in the gradient-flow chart and the stepper.
 """
 
 import math
+import os
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -144,3 +146,41 @@ def _ramp_index(norm: float, lo: float | None, hi: float | None, n: int) -> int:
         return n - 1
     t = (math.log10(norm) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
     return int(round(min(max(t, 0.0), 1.0) * (n - 1)))
+
+
+# ---------------------------------------------------------------------- fonts per language
+# Debian's fonts-noto-cjk (installed by `make system-deps`) under its fontconfig name. Listed
+# after the usual family, it is a fallback: matplotlib draws each character in the first family
+# that has it, so Latin text looks as it does in English and only Chinese comes from this font.
+CJK_FONT = "Noto Sans CJK SC"
+
+
+def use_language_fonts(language: str) -> None:
+    """Make matplotlib (every figure from now on, pyplot's too) able to draw ``language``'s characters."""
+    import matplotlib
+
+    families = [f for f in matplotlib.rcParams["font.family"] if f != CJK_FONT]
+    if language == "zh":
+        _find_cjk_font()
+        families.append(CJK_FONT)
+    matplotlib.rcParams["font.family"] = families
+
+
+def _find_cjk_font() -> None:
+    """Make sure matplotlib knows ``CJK_FONT``: its font list is cached, and may predate the font's install."""
+    from matplotlib import font_manager
+
+    if any(f.name == CJK_FONT for f in font_manager.fontManager.ttflist):
+        return
+    files = [f for f in font_manager.findSystemFonts() if os.path.basename(f).startswith("NotoSansCJK")]
+    for path in files:
+        font_manager.fontManager.addfont(path)
+    if not files:
+        warnings.warn(f"Chinese text needs the font {CJK_FONT!r}, which is not installed: run `make system-deps` "
+                      "(or: sudo apt-get install fonts-noto-cjk); until then Chinese characters show as boxes",
+                      stacklevel=3)
+
+
+def graph_font(language: str) -> str:
+    """The font Graphviz lays labels out in: Helvetica, or for Chinese a CJK font that has the Latin letters too."""
+    return CJK_FONT if language == "zh" else "Helvetica"

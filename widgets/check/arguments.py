@@ -25,6 +25,7 @@ from minitorch.autograd import Function
 from minitorch.tensor import Tensor
 from widgets.check import scoreboard
 from widgets.check.check_result import FAILED, CheckResult, CheckRow
+from widgets.i18n import _
 
 RANKDIRS = ("LR", "TB", "RL", "BT")
 _SIZE = re.compile(r"^\s*\d+(\.\d*)?\s*(,\s*\d+(\.\d*)?\s*)?!?\s*$")
@@ -38,15 +39,15 @@ def is_module(value: Any) -> bool:
 def what(value: Any, limit: int = 40) -> str:
     """A value in a few words: ``float 3.0``, ``str 'abc'``, ``Tensor of shape (3,)``, ``Linear (a Module)``."""
     if isinstance(value, Tensor):
-        return f"a Tensor of shape {tuple(value.shape)}"
+        return _("a Tensor of shape {shape}", shape=tuple(value.shape))
     if isinstance(value, np.ndarray):
-        return f"a NumPy array of shape {value.shape}"
+        return _("a NumPy array of shape {shape}", shape=value.shape)
     if is_module(value):
-        return f"{type(value).__name__} (a Module)"
+        return _("{name} (a Module)", name=type(value).__name__)
     if isinstance(value, type):
-        return f"the class {value.__name__}"
+        return _("the class {name}", name=value.__name__)
     if callable(value) and hasattr(value, "__name__"):
-        return f"the function {value.__name__}"
+        return _("the function {name}", name=value.__name__)
     text = repr(value)
     if len(text) > limit:
         text = text[: limit - 3] + "..."
@@ -61,10 +62,11 @@ def need_tensor(widget: str, arg: str, value: Any, hint: str = "") -> Tensor:
         return value
     if not hint:
         if is_module(value):
-            hint = "; pass the tensor the model computed (e.g. its loss), not the model"
+            hint = _("; pass the tensor the model computed (e.g. its loss), not the model")
         elif isinstance(value, (np.ndarray, numbers.Number, list)):
-            hint = "; plain numbers and arrays have no graph: compute it from tensors with requires_grad=True"
-    raise TypeError(f"{widget}: {arg} must be a minitorch Tensor, got {what(value)}{hint}")
+            hint = _("; plain numbers and arrays have no graph: compute it from tensors with requires_grad=True")
+    raise TypeError(_("{widget}: {arg} must be a minitorch Tensor, got {value}{hint}", widget=widget, arg=arg,
+                      value=what(value), hint=hint))
 
 
 def need_bool(widget: str, arg: str, value: Any) -> bool:
@@ -73,16 +75,19 @@ def need_bool(widget: str, arg: str, value: Any) -> bool:
         return bool(value)
     hint = ""
     if is_module(value) or isinstance(value, (Tensor, dict)):
-        hint = f"; did you mean params={'model' if is_module(value) else '...'}? pass it by name"
-    raise TypeError(f"{widget}: {arg} must be True or False, got {what(value)}{hint}")
+        hint = _("; did you mean params={params}? pass it by name", params="model" if is_module(value) else "...")
+    raise TypeError(_("{widget}: {arg} must be True or False, got {value}{hint}", widget=widget, arg=arg,
+                      value=what(value), hint=hint))
 
 
 def need_int(widget: str, arg: str, value: Any, minimum: int = 1) -> int:
     """A whole number ``>= minimum`` (not a bool, not None)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{widget}: {arg} must be a whole number >= {minimum}, got {what(value)}")
+        raise TypeError(_("{widget}: {arg} must be a whole number >= {minimum}, got {value}", widget=widget, arg=arg,
+                          minimum=minimum, value=what(value)))
     if value < minimum:
-        raise ValueError(f"{widget}: {arg} must be >= {minimum}, got {value}")
+        raise ValueError(_("{widget}: {arg} must be >= {minimum}, got {value}", widget=widget, arg=arg,
+                           minimum=minimum, value=value))
     return int(value)
 
 
@@ -90,14 +95,15 @@ def need_number(widget: str, arg: str, value: Any, low: float | None = None, hig
                 low_open: bool = False, high_open: bool = False) -> float:
     """A real number (not a bool) in ``[low, high]`` (a side is open when asked)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{widget}: {arg} must be a number, got {what(value)}")
+        raise TypeError(_("{widget}: {arg} must be a number, got {value}", widget=widget, arg=arg, value=what(value)))
     value = float(value)
     too_low = low is not None and (value <= low if low_open else value < low)
     too_high = high is not None and (value >= high if high_open else value > high)
     if too_low or too_high or value != value:
         lo = "" if low is None else f"{low} {'<' if low_open else '<='} "
         hi = "" if high is None else f" {'<' if high_open else '<='} {high}"
-        raise ValueError(f"{widget}: {arg} must be {lo}{arg}{hi}, got {value}")
+        raise ValueError(_("{widget}: {arg} must be {range}, got {value}", widget=widget, arg=arg,
+                           range=f"{lo}{arg}{hi}", value=value))
     return value
 
 
@@ -107,9 +113,10 @@ def need_rankdir(widget: str, value: Any) -> str:
         return value
     hint = ""
     if isinstance(value, str) and value.upper() in RANKDIRS:
-        hint = f"; write it in capitals: rankdir={value.upper()!r}"
-    raise ValueError(f"{widget}: rankdir must be one of {', '.join(map(repr, RANKDIRS))} "
-                     f"(left to right, top to bottom, ...), got {what(value)}{hint}")
+        hint = _("; write it in capitals: rankdir={rankdir}", rankdir=repr(value.upper()))
+    raise ValueError(_("{widget}: rankdir must be one of {choices} (left to right, top to bottom, ...), got "
+                       "{value}{hint}", widget=widget, choices=", ".join(map(repr, RANKDIRS)), value=what(value),
+                       hint=hint))
 
 
 def need_size(widget: str, value: Any) -> str | None:
@@ -119,7 +126,8 @@ def need_size(widget: str, value: Any) -> str | None:
     if isinstance(value, (tuple, list)) and len(value) == 2 and all(
             isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in value):
         return f"{value[0]:g},{value[1]:g}"
-    raise ValueError(f'{widget}: size must be "width,height" in inches (e.g. "10,30") or None, got {what(value)}')
+    raise ValueError(_('{widget}: size must be "width,height" in inches (e.g. "10,30") or None, got {value}',
+                       widget=widget, value=what(value)))
 
 
 def need_names(widget: str, names: Any) -> dict[str, Tensor]:
@@ -127,7 +135,8 @@ def need_names(widget: str, names: Any) -> dict[str, Tensor]:
     if names is None:
         return {}
     if not isinstance(names, dict):
-        raise TypeError(f"{widget}: names must be a dict {{name: tensor}}, e.g. names={{'h': h}}, got {what(names)}")
+        raise TypeError(_("{widget}: names must be a dict {{name: tensor}}, e.g. names={{'h': h}}, got {value}",
+                          widget=widget, value=what(names)))
     return _named_tensors(widget, "names", names.items())
 
 
@@ -135,9 +144,11 @@ def _named_tensors(widget: str, arg: str, pairs: Iterable[tuple[Any, Any]]) -> d
     out = {}
     for name, tensor in pairs:
         if not isinstance(name, str):
-            raise TypeError(f"{widget}: the names in {arg} must be strings, got {what(name)}")
+            raise TypeError(_("{widget}: the names in {arg} must be strings, got {value}", widget=widget, arg=arg,
+                              value=what(name)))
         if not isinstance(tensor, Tensor):
-            raise TypeError(f"{widget}: {arg}[{name!r}] must be a Tensor, got {what(tensor)}")
+            raise TypeError(_("{widget}: {arg}[{name}] must be a Tensor, got {value}", widget=widget, arg=arg,
+                              name=repr(name), value=what(tensor)))
         out[name] = tensor
     return out
 
@@ -159,16 +170,19 @@ def need_params(widget: str, params: Any) -> tuple[dict[str, Tensor], dict[str, 
         return _named_tensors(widget, "params", params.named_parameters()), modules
     if isinstance(params, dict):
         return _named_tensors(widget, "params", params.items()), {}
-    fix = "pass the model itself (params=model) or params=dict(model.named_parameters())"
+    fix = _("pass the model itself (params=model) or params=dict(model.named_parameters())")
     if isinstance(params, (Tensor, str, bytes)) or not hasattr(params, "__iter__"):
-        raise TypeError(f"{widget}: params must be a Module or a {{name: tensor}} dict; got {what(params)}: {fix}")
+        raise TypeError(_("{widget}: params must be a Module or a {{name: tensor}} dict; got {value}: {fix}",
+                          widget=widget, value=what(params), fix=fix))
     items = list(params)
     if all(isinstance(p, tuple) and len(p) == 2 for p in items):
         return _named_tensors(widget, "params", items), {}
     if all(isinstance(p, Tensor) for p in items):
-        raise TypeError(f"{widget}: params got {len(items)} tensors without names (model.parameters()?): {fix}")
+        raise TypeError(_("{widget}: params got {n} tensors without names (model.parameters()?): {fix}",
+                          widget=widget, n=len(items), fix=fix))
     bad = next(p for p in items if not isinstance(p, (Tensor, tuple)))
-    raise TypeError(f"{widget}: params must hold (name, tensor) pairs, found {what(bad)}: {fix}")
+    raise TypeError(_("{widget}: params must hold (name, tensor) pairs, found {value}: {fix}", widget=widget,
+                      value=what(bad), fix=fix))
 
 
 # ---------------------------------------------------------------------- the checkers' own arguments
@@ -181,7 +195,8 @@ def bad_arguments_result(checker: str, name: Any, op: Any, problem: str, columns
     if not isinstance(name, str) or not name:
         name = getattr(op, "__name__", None) if isinstance(getattr(op, "__name__", None), str) else checker
     row = CheckRow("-", False, problem, {"input": "-"}, input=None, error_fd=None, error_ref=None)
-    result = CheckResult(name, columns, [row], FAILED, f"Bad arguments to {checker}: {problem}")
+    result = CheckResult(name, columns, [row], FAILED, _("Bad arguments to {checker}: {problem}", checker=checker,
+                                                         problem=problem))
     scoreboard.record(result)
     return result
 
@@ -190,32 +205,35 @@ def check_backward_arguments(op: Any, backward: Any, reference: Any, args: Any, 
                              name: Any) -> None:
     """Raise ``BadArguments`` saying what to pass, for the slips a learner is likely to make."""
     if isinstance(op, Function):
-        raise BadArguments(f"op is an instance of {type(op).__name__}; pass the class itself: "
-                           f"check_backward({type(op).__name__}, ...)")
+        raise BadArguments(_("op is an instance of {cls}; pass the class itself: check_backward({cls}, ...)",
+                             cls=type(op).__name__))
     if isinstance(op, str):
-        raise BadArguments(f"op is the string {op!r}; pass the Function class or function itself, not its name")
+        raise BadArguments(_("op is the string {op}; pass the Function class or function itself, not its name",
+                             op=repr(op)))
     if not callable(op):
-        raise BadArguments(f"op must be a Function class (e.g. Mul) or a function of tensors, got {what(op)}")
+        raise BadArguments(_("op must be a Function class (e.g. Mul) or a function of tensors, got {value}",
+                             value=what(op)))
     is_function = isinstance(op, type) and issubclass(op, Function)
     if backward is not None and not callable(backward):
-        raise BadArguments(f"backward must be your function backward(ctx, grad_output), got {what(backward)}")
+        raise BadArguments(_("backward must be your function backward(ctx, grad_output), got {value}",
+                             value=what(backward)))
     if backward is not None and not is_function:
-        raise BadArguments("backward= is only used with a Function class (check_backward(Mul, my_backward)); "
-                           "a plain function is checked through the engine: leave backward out")
+        raise BadArguments(_("backward= is only used with a Function class (check_backward(Mul, my_backward)); "
+                             "a plain function is checked through the engine: leave backward out"))
     if reference is not None and not callable(reference):
-        raise BadArguments(f"reference must be a Function class or a function, got {what(reference)}")
+        raise BadArguments(_("reference must be a Function class or a function, got {value}", value=what(reference)))
     if not isinstance(args, (tuple, list)):
-        raise BadArguments(f"args must be a tuple of the extra arguments, e.g. args=({args!r},), "
-                           f"got {what(args)}")
+        raise BadArguments(_("args must be a tuple of the extra arguments, e.g. args=({args},), got {value}",
+                             args=repr(args), value=what(args)))
     if domain is not None and not (isinstance(domain, (tuple, list)) and len(domain) == 2
                                    and all(isinstance(v, (int, float)) for v in domain) and domain[0] < domain[1]):
-        raise BadArguments(f"domain must be a pair (low, high) with low < high, e.g. (-2.0, 2.0), got "
-                           f"{what(domain)}")
+        raise BadArguments(_("domain must be a pair (low, high) with low < high, e.g. (-2.0, 2.0), got {value}",
+                             value=what(domain)))
     for arg, value in (("atol", atol), ("rtol", rtol)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-            raise BadArguments(f"{arg} must be a number >= 0, got {what(value)}")
+            raise BadArguments(_("{arg} must be a number >= 0, got {value}", arg=arg, value=what(value)))
     if name is not None and not isinstance(name, str):
-        raise BadArguments(f"name must be a string, got {what(name)}")
+        raise BadArguments(_("name must be a string, got {value}", value=what(name)))
 
 
 def _shape(value: Any, where: str) -> tuple[int, ...]:
@@ -224,20 +242,24 @@ def _shape(value: Any, where: str) -> tuple[int, ...]:
         value = (value,)
     if not isinstance(value, (tuple, list)) or not all(
             isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value):
-        raise BadArguments(f"{where}: {what(value)} is not a shape; a shape is a tuple of sizes like (2, 3)")
+        raise BadArguments(_("{where}: {value} is not a shape; a shape is a tuple of sizes like (2, 3)", where=where,
+                             value=what(value)))
     if any(v < 0 for v in value):
-        raise BadArguments(f"{where}: shape {tuple(value)} has a negative size")
+        raise BadArguments(_("{where}: shape {shape} has a negative size", where=where, shape=tuple(value)))
     return tuple(int(v) for v in value)
 
 
 def normalise_cases(shapes: Any, exact: int | None = None) -> list[tuple[Any, ...]]:
     """Every case as a tuple of shapes, one per input; ``exact``: how many inputs each case must have."""
     if not isinstance(shapes, (list, tuple)):
-        raise BadArguments(f"shapes must be a list of cases, e.g. shapes=[(3,), (2, 3)], got {what(shapes)}")
+        raise BadArguments(_("shapes must be a list of cases, e.g. shapes=[(3,), (2, 3)], got {value}",
+                             value=what(shapes)))
     if not shapes:
-        raise BadArguments("shapes is empty, so nothing would be checked: give at least one case, e.g. shapes=[(3,)]")
+        raise BadArguments(_("shapes is empty, so nothing would be checked: give at least one case, e.g. "
+                             "shapes=[(3,)]"))
     if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in shapes):
-        raise BadArguments(f"shapes={tuple(shapes)} is one shape, not a list of cases: write shapes=[{tuple(shapes)}]")
+        raise BadArguments(_("shapes={shape} is one shape, not a list of cases: write shapes=[{shape}]",
+                             shape=tuple(shapes)))
     cases = []
     for i, case in enumerate(shapes, 1):
         if isinstance(case, (tuple, list)) and all(isinstance(v, (int, np.integer)) for v in case):
@@ -246,9 +268,10 @@ def normalise_cases(shapes: Any, exact: int | None = None) -> list[tuple[Any, ..
             case = (case,)
         # a float is a Python-number operand, an array an input's exact values; the rest are shapes
         case = tuple(s if isinstance(s, (float, np.ndarray)) and not isinstance(s, np.floating)
-                     else _shape(s, f"case {i}") for s in case)
+                     else _shape(s, _("case {i}", i=i)) for s in case)
         if exact is not None and len(case) != exact:
-            raise BadArguments(f"case {i} gives {len(case)} shape(s) but forward takes {exact} tensor input(s): "
-                               f"write each case as a tuple of {exact} shapes, e.g. {tuple([(3,)] * exact)}")
+            raise BadArguments(_("case {i} gives {n} shape(s) but forward takes {exact} tensor input(s): write each "
+                                 "case as a tuple of {exact} shapes, e.g. {example}", i=i, n=len(case), exact=exact,
+                                 example=tuple([(3,)] * exact)))
         cases.append(case)
     return cases

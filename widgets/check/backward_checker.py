@@ -55,6 +55,7 @@ from widgets.check.check_result import (
 )
 from widgets.check.dtype_culprits import float64_hint, locals_at_return
 from widgets.check.mistakes import factor_hint, not_done_message
+from widgets.i18n import _
 
 DEFAULT_SHAPES = {
     1: [(4,), (2, 3), ()],
@@ -120,8 +121,8 @@ def check_backward(op: Any, backward: Callable[..., Any] | None = None, shapes: 
     try:
         check_backward_arguments(op, backward, reference, args, domain, atol, rtol, name)
         if mistakes is not None and not callable(mistakes):
-            raise BadArguments(f"mistakes must be a function (k, got, inputs, grad_output) -> hint or None, "
-                               f"got {type(mistakes).__name__}")
+            raise BadArguments(_("mistakes must be a function (k, got, inputs, grad_output) -> hint or None, "
+                                 "got {type}", type=type(mistakes).__name__))
         target = Target(op, backward, reference, args)
         name = name or target.label
         if shapes is None:
@@ -146,11 +147,11 @@ def check_backward(op: Any, backward: Callable[..., Any] | None = None, shapes: 
             error = error or text
             hint = text.splitlines()[0]
             if isinstance(exc, TypeError) and "'tuple'" in str(exc):
-                hint += " (ctx.saved_tensors is a tuple: unpack it, e.g. `(out,) = ctx.saved_tensors`)"
+                hint += _(" (ctx.saved_tensors is a tuple: unpack it, e.g. `(out,) = ctx.saved_tensors`)")
             numbers = [i for i, s in enumerate(case_shapes) if isinstance(s, float)]
             if numbers:
-                hint += (f" (input {numbers[0]} is a Python number here: check ctx.needs_input_grad "
-                         "and return None for it)")
+                hint += _(" (input {k} is a Python number here: check ctx.needs_input_grad and return None for it)",
+                          k=numbers[0])
             rows.append(CheckRow(_case_label(case_shapes), False, hint, {"input": "-"},
                                  input=None, error_fd=None, error_ref=None))
     if not_done is None and rows and all(r.ok for r in rows):
@@ -168,9 +169,9 @@ def _case_label(shapes: Sequence[Spec]) -> str:
 
 def _spec_label(spec: Spec) -> str:
     if isinstance(spec, float):
-        return f"number {spec:g}"  # as the case was written (6 digits at most)
+        return _("number {value:g}", value=spec)  # as the case was written (6 digits at most)
     if isinstance(spec, np.ndarray):
-        return f"{style.fmt_shape(spec.shape)} with ties"
+        return _("{shape} with ties", shape=style.fmt_shape(spec.shape))
     return style.fmt_shape(spec)
 
 
@@ -180,10 +181,13 @@ def _verdict(rows: list[CheckRow], n_cases: int, not_done: BaseException | None,
     if not_done is not None:
         return NOT_DONE, not_done_message(not_done)
     if all(r.ok for r in rows):
-        checks = "finite differences" + (" and the reference backward" if has_reference else "")
-        return PASSED, f"All {len(rows)} checks passed on {n_cases} case(s): your gradients match {checks}."
+        if has_reference:
+            return PASSED, _("All {n} checks passed on {cases} case(s): your gradients match finite differences "
+                             "and the reference backward.", n=len(rows), cases=n_cases)
+        return PASSED, _("All {n} checks passed on {cases} case(s): your gradients match finite differences.",
+                         n=len(rows), cases=n_cases)
     bad = sum(1 for r in rows if not r.ok)
-    return FAILED, f"{bad} of {len(rows)} checks failed. The hints below say what to look at."
+    return FAILED, _("{bad} of {n} checks failed. The hints below say what to look at.", bad=bad, n=len(rows))
 
 
 def _install(target: Target, backward: Callable[..., Any] | None, status: str, install: bool) -> str:
@@ -193,14 +197,16 @@ def _install(target: Target, backward: Callable[..., Any] | None, status: str, i
     op = target.op
     if install and status == PASSED:
         autograd.override_backward(op, backward)
-        return f"Installed: from here on {op.__name__} runs your backward (purple in draw_graph)."
+        return _("Installed: from here on {op} runs your backward (purple in draw_graph).", op=op.__name__)
     if op.backward_overridden:
         autograd.restore_backward(op)
     if status == NOT_DONE:
-        return f"The reference {op.__name__}.backward is used from here on, so the rest of the notebook still works."
+        return _("The reference {op}.backward is used from here on, so the rest of the notebook still works.",
+                 op=op.__name__)
     if install:
-        return f"Not installed: {op.__name__} keeps the reference backward until yours passes."
-    return f"{op.__name__} uses the reference backward (pass install=True to run the rest of the notebook on yours)."
+        return _("Not installed: {op} keeps the reference backward until yours passes.", op=op.__name__)
+    return _("{op} uses the reference backward (pass install=True to run the rest of the notebook on yours).",
+             op=op.__name__)
 
 
 def _case_arrays(shapes: Sequence[Spec], rng: np.random.Generator, domain: Sequence[float],
@@ -235,20 +241,21 @@ def _check_float32(target: Target, cases: list[tuple[Spec, ...]], domain: Sequen
         (learner, problem), local_values = locals_at_return(
             target.learner_backward, lambda: target.learner_grads(inputs, grad_output))
     except Exception:  # float64 passed; an error only in float32 is reported by the rows below
-        learner, problem, local_values = None, "your backward raised an error on float32 inputs", {}
+        learner, problem, local_values = None, _("your backward raised an error on float32 inputs"), {}
     rows = []
     for k, shape in enumerate(shapes):
         got = None if learner is None or problem else to_numpy(learner[k])
         if got is not None and got.dtype == np.float32:
             continue
         if problem or got is None:
-            hint = problem or "returned None for a float32 input"
+            hint = problem or _("returned None for a float32 input")
         elif got.dtype == np.float64:
             hint = float64_hint(local_values)
         else:
-            hint = f"your gradient is {got.dtype} for a float32 input: keep the input's dtype (.astype(a.dtype))"
+            hint = _("your gradient is {dtype} for a float32 input: keep the input's dtype (.astype(a.dtype))",
+                     dtype=got.dtype)
 
-        cells = {"input": f"input {k}", "input shape": style.fmt_shape(shape) + " float32",
+        cells = {"input": _("input {k}", k=k), "input shape": style.fmt_shape(shape) + " float32",
                  "your grad shape": "-" if got is None else style.fmt_shape(got.shape),
                  "error vs finite diff": "-", "error vs reference": "-"}
         rows.append(CheckRow(_case_label(shapes) + " float32", False, hint, cells, input=k,
@@ -295,11 +302,11 @@ def _check_case(target: Target, shapes: tuple[Spec, ...], rng: np.random.Generat
         if not ok and mistakes is not None and got is not None and not count_problem:
             hint = _lesson_hint(mistakes, k, got, arrays, grad_output) or hint
         if not ok and isinstance(spec, np.ndarray):
-            hint += "; this case has ties (equal values): tied elements share the gradient equally"
+            hint += _("; this case has ties (equal values): tied elements share the gradient equally")
         if count_problem:
             ok, hint = False, count_problem
         cells = {
-            "input": f"input {k}",
+            "input": _("input {k}", k=k),
             "input shape": style.fmt_shape(shape),
             "your grad shape": "None" if got is None else style.fmt_shape(got.shape),
             "error vs finite diff": fmt_err(err_fd),
@@ -320,9 +327,9 @@ def _lesson_hint(mistakes: "Mistakes", k: int, got: np.ndarray, arrays: list[Any
 def _number_row(label: str, k: int, value: float, got: Any, count_problem: str | None) -> CheckRow:
     """The row of a Python-number input: its gradient must be None (``ctx.needs_input_grad[k]`` is False)."""
     ok = got is None and not count_problem
-    hint = count_problem or ("" if ok else f"input {k} is the Python number {value:g}, so "
-                             f"ctx.needs_input_grad[{k}] is False: return None for it")
-    cells = {"input": f"input {k}", "input shape": "number", "your grad shape": "None" if got is None else
+    hint = count_problem or ("" if ok else _("input {k} is the Python number {value:g}, so "
+                                            "ctx.needs_input_grad[{k}] is False: return None for it", k=k, value=value))
+    cells = {"input": _("input {k}", k=k), "input shape": _("number"), "your grad shape": "None" if got is None else
              style.fmt_shape(got.shape), "error vs finite diff": "-", "error vs reference": "-"}
     return CheckRow(label, ok, hint, cells, input=k, error_fd=None, error_ref=None)
 
@@ -332,21 +339,22 @@ def _judge(got: np.ndarray | None, expected: _Expected, tol: _Tolerance
            ) -> tuple[bool, str, float | None, float | None]:
     """(ok, hint, error vs finite differences, error vs reference) for one input's gradient."""
     if got is None:
-        return False, f"backward returned None for input {expected.k}, which needs a gradient", None, None
+        return False, _("backward returned None for input {k}, which needs a gradient", k=expected.k), None, None
     if tuple(got.shape) != tuple(expected.shape):
         reference = expected.reference or ()
         other = [j for j, r in enumerate(reference)
                  if j != expected.k and r is not None and r.shape == got.shape and np.allclose(got, r)]
         if other:
-            return False, (f"this is another input's gradient (input {other[0]}'s shape and values): return the "
-                           "gradients in the order of forward's inputs, each reduced to its own input's shape"
-                           ), None, None
+            return False, _("this is another input's gradient (input {k}'s shape and values): return the "
+                            "gradients in the order of forward's inputs, each reduced to its own input's shape",
+                            k=other[0]), None, None
         return False, _shape_hint(got, expected.shape, expected.out_shape), None, None
     if got.dtype != expected.numeric.dtype:  # inputs are float64; so must their gradients be
-        hint = f"your gradient is {got.dtype}, the input is {expected.numeric.dtype}: keep the input's dtype"
+        hint = _("your gradient is {got}, the input is {expected}: keep the input's dtype", got=got.dtype,
+                 expected=expected.numeric.dtype)
         return False, hint, None, None
     if not np.all(np.isfinite(got)):
-        return False, "your gradient contains NaN or Inf", float("nan"), float("nan")
+        return False, _("your gradient contains NaN or Inf"), float("nan"), float("nan")
     ref = expected.ref
     err_fd = float(np.max(np.abs(got - expected.numeric), initial=0))
     err_ref = None if ref is None else float(np.max(np.abs(got - ref), initial=0))
@@ -361,14 +369,16 @@ def _shape_hint(got: np.ndarray, shape: Shape, out_shape: Shape | None = None) -
     """Why a gradient of the wrong shape is wrong: a stray axis from ctx.saved_tensors, an unreduced broadcast."""
     got_shape, want = style.fmt_shape(got.shape), style.fmt_shape(shape)
     if tuple(got.shape) == (1, *shape) or (out_shape is not None and tuple(got.shape) == (1, *out_shape)):
-        return (f"your gradient has a stray leading axis of size 1 ({got_shape} for an input of shape {want}): "
-                "did you unpack ctx.saved_tensors? (write `a, b = ctx.saved_tensors` or `(a,) = ctx.saved_tensors`)")
+        return _("your gradient has a stray leading axis of size 1 ({got} for an input of shape {want}): did you "
+                 "unpack ctx.saved_tensors? (write `a, b = ctx.saved_tensors` or `(a,) = ctx.saved_tensors`)",
+                 got=got_shape, want=want)
     extra = got.ndim - len(shape)  # leading (batch) axes of the output kept, as in a @ b's gradient
     if out_shape is not None and (tuple(got.shape) == tuple(out_shape) or (
             extra > 0 and tuple(got.shape[:extra]) == tuple(out_shape[:extra]) and got.shape[extra:] == shape)):
-        return (f"your gradient has the output's broadcast shape {got_shape}: did you reduce "
-                f"the broadcast dimensions? (unbroadcast(grad, {want}))")
-    return f"your gradient has shape {got_shape}, but the gradient of an input must have that input's shape {want}"
+        return _("your gradient has the output's broadcast shape {got}: did you reduce the broadcast dimensions? "
+                 "(unbroadcast(grad, {want}))", got=got_shape, want=want)
+    return _("your gradient has shape {got}, but the gradient of an input must have that input's shape {want}",
+             got=got_shape, want=want)
 
 
 def _values_hint(got: np.ndarray, expected: _Expected, tol: _Tolerance, ok_fd: bool, ok_ref: bool) -> str:
@@ -376,15 +386,15 @@ def _values_hint(got: np.ndarray, expected: _Expected, tol: _Tolerance, ok_fd: b
     k, reference, ones_reference = expected.k, expected.reference, expected.ones_reference
     target = expected.ref if expected.ref is not None else expected.numeric
     if tol.close(got, -target):
-        return "the sign is flipped"
+        return _("the sign is flipped")
     if ones_reference is not None and tol.close(got, ones_reference[k].reshape(expected.shape)):
-        return "did you multiply by grad_output? (chain rule: upstream gradient times the local derivative)"
+        return _("did you multiply by grad_output? (chain rule: upstream gradient times the local derivative)")
     if reference is not None and any(
         j != k and r is not None and r.shape == got.shape and tol.close(got, r) for j, r in enumerate(reference)
     ):
-        return "this is another input's gradient: return them in the order of forward's inputs"
+        return _("this is another input's gradient: return them in the order of forward's inputs")
     if ok_ref and not ok_fd:
-        return "matches the reference but not finite differences (is forward differentiable here?)"
+        return _("matches the reference but not finite differences (is forward differentiable here?)")
     n_in = int(np.prod(expected.shape))
     n_out = int(np.prod(expected.out_shape)) if expected.out_shape is not None else 1
     factor = factor_hint(got, target, sizes=(n_in, n_out, n_in // max(n_out, 1)))
@@ -398,7 +408,8 @@ def _where_hint(got: np.ndarray, target: np.ndarray) -> str:
     bad = ~np.isclose(got, target, atol=1e-6, rtol=1e-5)
     index = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), got.shape)) if got.ndim else ()
     shown, want = style.format_pair(got[index], target[index])
-    first = f"at {list(index)}: got {shown}, expected {want}"
+    first = _("at {index}: got {got}, expected {expected}", index=list(index), got=shown, expected=want)
     if bad.all():
-        return f"the values differ from the true derivative everywhere ({first}): check the formula"
-    return f"{int(bad.sum())} of {bad.size} values differ from the true derivative ({first}): check the formula"
+        return _("the values differ from the true derivative everywhere ({first}): check the formula", first=first)
+    return _("{bad} of {size} values differ from the true derivative ({first}): check the formula",
+             bad=int(bad.sum()), size=bad.size, first=first)

@@ -15,6 +15,7 @@ import minitorch
 from minitorch.autograd import Function, overridden_functions
 from minitorch.tensor import Tensor
 from widgets.check.check_result import to_numpy
+from widgets.i18n import _
 
 
 class reference_backwards:
@@ -59,7 +60,7 @@ class Target:
             self.learner_backward = None
             self.label = getattr(op, "__name__", "function")
             if self.label == "<lambda>":
-                self.label = "your function"
+                self.label = _("your function")
         self.reference = reference
 
     def n_tensor_inputs(self) -> int:
@@ -108,18 +109,17 @@ class Target:
             given = grad_output.copy()
             returned = self.learner_backward(node, given)
             if not np.array_equal(given, grad_output, equal_nan=True):
-                return (None,) * len(tensors), (
+                return (None,) * len(tensors), _(
                     "your backward changed grad_output in place (grad_output *= ..., or [...] = ...): the engine "
                     "may pass the same array to other backwards, so compute new arrays (grad_output * f)")
             if returned is None:
-                return (None,) * len(tensors), "your backward returned None: did you forget `return`?"
+                return (None,) * len(tensors), _("your backward returned None: did you forget `return`?")
             raw = _as_tuple(returned)
             slots = [self._slot(node, t) if isinstance(t, Tensor) else i for i, t in enumerate(tensors)]
             if len(raw) != len(node.next_nodes):
-                return raw, (
-                    f"backward returned {len(raw)} gradient(s) but forward has {len(node.next_nodes)} "
-                    "input(s): return one per input (None for inputs that need no gradient)"
-                )
+                return raw, _(
+                    "backward returned {n} gradient(s) but forward has {inputs} input(s): return one per input "
+                    "(None for inputs that need no gradient)", n=len(raw), inputs=len(node.next_nodes))
             return tuple(raw[s] for s in slots), None
         out.backward(Tensor._make(grad_output, None, False))
         return tuple(None if not isinstance(t, Tensor) or t.grad is None else t.grad.data for t in tensors), None

@@ -20,11 +20,11 @@ import numpy as np
 import minitorch
 from minitorch.tensor import Tensor
 from widgets import style
+from widgets.i18n import _
 
 PASSED, FAILED, NOT_DONE = "passed", "failed", "not done"
 # A check's ``compare(got, expected) -> (ok, hint)``.
 Compare = Callable[[Any, Any], tuple[bool, str]]
-NOT_DONE_MESSAGE = "Not done yet: replace `raise NotImplementedError` with your code and run this cell again."
 # Table cells: left-aligned, top-aligned (JupyterLab's default right-aligns table cells)
 _CELL = "text-align:left;vertical-align:top;padding:2px 8px"
 
@@ -67,6 +67,7 @@ class CheckResult:
         return self.passed
 
     def __repr__(self) -> str:
+        # "name: PASSED - " stays English in every language: progress() reads it back from saved notebooks
         lines = [f"{self.name}: {self.status.upper()} - {self.message}"]
         for row in self.rows:
             mark = "ok  " if row.ok else "FAIL"
@@ -86,7 +87,7 @@ class CheckResult:
             f'<div class="minitorch-check minitorch-check-{self.status.replace(" ", "-")}" '
             f'style="border-left:6px solid {colour};padding:6px 10px;margin:4px 0;font-family:sans-serif">',
             f'<div style="font-size:1.1em;color:{colour};font-weight:bold">{icon} {e(self.name)}: '
-            f"{e(self.status)}</div>",
+            f"{e(status_label(self.status))}</div>",
             f'<div style="margin:4px 0">{e(self.message)}</div>',
         ]
         if self.error:
@@ -104,16 +105,30 @@ class CheckResult:
     def _table_html(self) -> str:
         """The rows as an HTML table: the columns, then the verdict and the hint."""
         e = html.escape
-        head = "".join(f'<th style="{_CELL}">{e(c)}</th>' for c in [*self.columns, "result", "hint"])
+        titles = [column_title(c) for c in self.columns] + [_("result"), _("hint")]
+        head = "".join(f'<th style="{_CELL}">{e(c)}</th>' for c in titles)
         parts = [f'<table style="border-collapse:collapse;font-size:0.9em"><tr>{head}</tr>']
         for row in self.rows:
             cells = "".join(f'<td style="{_CELL};font-family:monospace;white-space:nowrap">'
                             f'{e(str(row.cells.get(c, "")))}</td>' for c in self.columns)
-            verdict = (f'<td style="{_CELL};color:{style.PASS_COLOUR}">pass</td>' if row.ok
-                       else f'<td style="{_CELL};color:{style.FAIL_COLOUR};font-weight:bold">FAIL</td>')
+            verdict = (f'<td style="{_CELL};color:{style.PASS_COLOUR}">{e(_("pass"))}</td>' if row.ok
+                       else f'<td style="{_CELL};color:{style.FAIL_COLOUR};font-weight:bold">{e(_("FAIL"))}</td>')
             parts.append(f'<tr>{cells}{verdict}<td style="{_CELL}">{e(row.hint)}</td></tr>')
         parts.append("</table>")
         return "".join(parts)
+
+
+def status_label(status: str) -> str:
+    """"passed" / "failed" / "not done" as the learner reads it (``status`` itself stays English)."""
+    return {PASSED: _("passed"), FAILED: _("failed"), NOT_DONE: _("not done")}.get(status, status)
+
+
+def column_title(column: str) -> str:
+    """A table column's heading in the learner's language (the column's key in ``cells`` stays English)."""
+    titles = {"case": _("case"), "expected": _("expected"), "got": _("got"), "input": _("input"),
+              "input shape": _("input shape"), "your grad shape": _("your grad shape"),
+              "error vs finite diff": _("error vs finite diff"), "error vs reference": _("error vs reference")}
+    return titles.get(column, column)
 
 
 # ---------------------------------------------------------------------- formatting
@@ -150,7 +165,7 @@ def describe_exception(exc: BaseException) -> str:
     own = _own_frames(exc)
     if own:
         frame, lineno = own[-1]
-        where = f"line {lineno} in {frame.f_code.co_name}"
+        where = _("line {lineno} in {function}", lineno=lineno, function=frame.f_code.co_name)
         line = linecache.getline(frame.f_code.co_filename, lineno, frame.f_globals).strip()
         if line:
             where += f":  {line}"

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from widgets.i18n import _
+
 
 def locals_at_return(fn: Any, call: Callable[[], Any]) -> tuple[Any, dict[str, Any]]:
     """``call()``'s result, and the local variables of ``fn``'s frame when it returned ({} if unknown)."""
@@ -39,20 +41,21 @@ def float64_hint(local_values: dict[str, Any]) -> str:
     scalars = [n for n, v in local_values.items() if isinstance(v, np.floating) and v.dtype == np.float64]
     arrays = [n for n, v in local_values.items()
               if isinstance(v, np.ndarray) and v.dtype == np.float64 and n != "grad_output"]
-    start = "your gradient is float64 for a float32 input: keep the input's dtype. "
+    start = _("your gradient is float64 for a float32 input: keep the input's dtype. ")
     if scalars:
         names = ", ".join(f"`{n}`" for n in scalars[:3])
-        return start + (f"{names} is a NumPy float64 number (np.sqrt of a Python int gives one), and a float32 "
-                        "array times it becomes float64: use math.sqrt (a Python float keeps the array's dtype) "
-                        "or float(...)")
+        return start + _("{names} is a NumPy float64 number (np.sqrt of a Python int gives one), and a float32 "
+                         "array times it becomes float64: use math.sqrt (a Python float keeps the array's dtype) "
+                         "or float(...)", names=names)
     if arrays:
         names = ", ".join(f"`{n}`" for n in arrays[:3])
-        return start + (f"{names} is a float64 array (np.ones/np.zeros make float64 unless given dtype=, and so "
-                        "do integer counts divided): make it with dtype=a.dtype or convert with .astype(a.dtype)")
+        return start + _("{names} is a float64 array (np.ones/np.zeros make float64 unless given dtype=, and so "
+                         "do integer counts divided): make it with dtype=a.dtype or convert with .astype(a.dtype)",
+                         names=names)
     counts = [n for n, v in local_values.items() if isinstance(v, np.ndarray) and v.ndim and v.dtype.kind in "iu"]
     if counts:
         names = ", ".join(f"`{n}`" for n in counts[:3])
-        return start + (f"{names} is an integer array (a count from .sum(), say), and a float32 array divided by "
-                        "it becomes float64: convert the result with .astype(a.dtype)")
-    return start + ("np.ones/np.zeros, bool masks and NumPy float64 numbers such as np.sqrt(d) of a Python int give "
-                    "float64: use math.sqrt, dtype=a.dtype, or convert with .astype(a.dtype)")
+        return start + _("{names} is an integer array (a count from .sum(), say), and a float32 array divided by "
+                         "it becomes float64: convert the result with .astype(a.dtype)", names=names)
+    return start + _("np.ones/np.zeros, bool masks and NumPy float64 numbers such as np.sqrt(d) of a Python int give "
+                     "float64: use math.sqrt, dtype=a.dtype, or convert with .astype(a.dtype)")

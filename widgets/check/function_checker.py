@@ -36,6 +36,7 @@ from widgets.check.check_result import (
     to_numpy,
 )
 from widgets.check.mistakes import factor_hint, not_done_message
+from widgets.i18n import _
 
 COLUMNS = ["case", "expected", "got"]
 
@@ -43,19 +44,19 @@ COLUMNS = ["case", "expected", "got"]
 def same(got: Any, expected: Any, atol: float = 1e-6, rtol: float = 1e-5) -> tuple[bool, str]:
     """(ok, hint) for a default comparison: arrays/tensors by shape and value, the rest by ==."""
     if got is None and expected is not None:
-        return False, "returned None: did you forget `return`?"
+        return False, _("returned None: did you forget `return`?")
     # a NumPy scalar (np.float64: what summing to shape () gives) is a value like a 0-d array, so a
     # 0-d array matches it; only a real Python number asks for a Python number back
     python_number = isinstance(expected, (float, int)) and not isinstance(expected, (bool, np.generic))
     if python_number and isinstance(got, (Tensor, np.ndarray)):
-        return False, (f"returned a {type(got).__name__}; return a Python number "
-                       "(tensor.item() gives one, and keeps no graph alive)")
+        return False, _("returned a {type}; return a Python number (tensor.item() gives one, and keeps no "
+                        "graph alive)", type=type(got).__name__)
     if isinstance(expected, tuple) and isinstance(got, list):
-        return False, "returned a list: return a tuple (write tuple(...) around it)"
+        return False, _("returned a list: return a tuple (write tuple(...) around it)")
     if isinstance(expected, (Tensor, np.ndarray, np.generic)) or isinstance(got, (Tensor, np.ndarray)):
         g, e = to_numpy(got), to_numpy(expected)
         if g is None or e is None:
-            return False, f"expected {short(expected)}, got {short(got)}"
+            return False, _("expected {expected}, got {got}", expected=short(expected), got=short(got))
         if g.shape != e.shape:
             return False, _shape_hint(g.shape, e.shape)
         if g.dtype.kind in "fc" or e.dtype.kind in "fc":
@@ -65,28 +66,45 @@ def same(got: Any, expected: Any, atol: float = 1e-6, rtol: float = 1e-5) -> tup
         return bool(ok), "" if ok else _array_hint(g, e, atol, rtol)
     if isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple)):
         if len(got) != len(expected):
-            return False, f"{len(got)} items, expected {len(expected)}"
-        for i, (a, b) in enumerate(zip(got, expected)):
-            ok, hint = same(a, b, atol, rtol)
-            if not ok:  # nested lists: "item 0, item 1: ...", not "item 0: item 1: ..."
-                return False, f"item {i}, {hint}" if hint.startswith("item ") else f"item {i}: {hint}"
+            return False, _("{got} items, expected {expected}", got=len(got), expected=len(expected))
+        path, hint = _item_difference(got, expected, atol, rtol)
+        if path:  # nested lists: "item 0, item 1: ...", not "item 0: item 1: ..."
+            return False, _("{items}: {hint}", items=", ".join(_("item {i}", i=i) for i in path), hint=hint)
         return True, ""
     if isinstance(expected, float) and isinstance(got, (int, float)):
         ok = bool(np.isclose(got, expected, atol=atol, rtol=rtol))
-        return ok, "" if ok else "got {}, expected {}".format(*style.format_pair(got, expected))
+        shown, want = style.format_pair(got, expected)
+        return ok, "" if ok else _("got {got}, expected {expected}", got=shown, expected=want)
     ok = got == expected
-    return bool(ok), "" if ok else f"got {short(got, 30)}, expected {short(expected, 30)}"
+    return bool(ok), "" if ok else _("got {got}, expected {expected}", got=short(got, 30), expected=short(expected, 30))
+
+
+def _item_difference(got: Any, expected: Any, atol: float, rtol: float) -> tuple[list[int], str]:
+    """([i, j, ...], hint) for the first differing item of two equally long sequences; ([], "") when none differs."""
+    for i, (a, b) in enumerate(zip(got, expected)):
+        nested = (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b)
+                  and not (isinstance(b, tuple) and isinstance(a, list)))
+        if nested:  # go down, so the hint names the whole path
+            path, hint = _item_difference(a, b, atol, rtol)
+            if path:
+                return [i, *path], hint
+            continue
+        ok, hint = same(a, b, atol, rtol)
+        if not ok:
+            return [i], hint
+    return [], ""
 
 
 def _shape_hint(got: tuple[int, ...], expected: tuple[int, ...]) -> str:
     """A wrong shape, and what the shapes say about it: size-1 axes dropped, leading axes not summed."""
-    text = f"shape {style.fmt_shape(got)}, expected {style.fmt_shape(expected)}"
+    text = _("shape {got}, expected {expected}", got=style.fmt_shape(got), expected=style.fmt_shape(expected))
     if got and expected and len(got) < len(expected) and [n for n in got if n != 1] == [
             n for n in expected if n != 1]:
-        return text + ": the size-1 axes are missing (sum with keepdims=True, or reshape to the expected shape)"
+        return text + _(": the size-1 axes are missing (sum with keepdims=True, or reshape to the expected shape)")
     extra = len(got) - len(expected)
     if extra > 0 and tuple(got[extra:]) == tuple(expected):
-        return text + f": the {extra} leading axis(es) that broadcasting added are still there: sum them away"
+        return text + _(": the {extra} leading axis(es) that broadcasting added are still there: sum them away",
+                        extra=extra)
     return text
 
 
@@ -101,8 +119,8 @@ def _array_hint(got: np.ndarray, expected: np.ndarray, atol: float, rtol: float)
         bad = got != expected
     index = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), got.shape)) if got.ndim else ()
     shown, want = style.format_pair(got[index], expected[index])
-    return (f"values differ at {list(index)}: got {shown}, expected {want} "
-            f"({int(bad.sum())} of {bad.size} differ)")
+    return _("values differ at {index}: got {got}, expected {expected} ({bad} of {size} differ)",
+             index=list(index), got=shown, expected=want, bad=int(bad.sum()), size=bad.size)
 
 
 def _snapshot(value: Any) -> Any:
@@ -133,9 +151,9 @@ def _changed_argument(fn: Callable[..., Any], before: list[Any] | None, args: tu
             try:
                 name = f"`{list(inspect.signature(fn).parameters)[i]}`"
             except (TypeError, ValueError, IndexError):
-                name = f"argument {i}"
-            return (f"your function changed its input {name} in place (+=, *=, /=, [...] = or out=): the caller "
-                    "still needs it. Compute a new array instead (x = x + ..., not x += ...)")
+                name = _("argument {i}", i=i)
+            return _("your function changed its input {name} in place (+=, *=, /=, [...] = or out=): the caller "
+                     "still needs it. Compute a new array instead (x = x + ..., not x += ...)", name=name)
     return ""
 
 
@@ -166,8 +184,9 @@ def check_function(name: str, learner_fn: Callable[..., Any], reference_fn: Call
             label = describe(args_r) if describe else ", ".join(short(a, 30) for a in args_r)
             expected = _expected_value(reference_fn, args_r, raises)
         except Exception as exc:  # the case itself is wrong: say so, never blame the learner's code
-            return bad_arguments_result("check_function", name, None, f"case {i}: the reference failed on it "
-                                        f"({type(exc).__name__}: {exc}); check the case's arguments", COLUMNS)
+            return bad_arguments_result("check_function", name, None, _(
+                "case {i}: the reference failed on it ({error}); check the case's arguments",
+                i=i, error=f"{type(exc).__name__}: {exc}"), COLUMNS)
         one_pass = any(_is_one_pass(a) for a in args_l)
         # a tuple case's arrays are shared with the reference and the hints: the learner must not change them
         before = None if callable(case) else [_snapshot(a) for a in args_l]
@@ -181,40 +200,42 @@ def check_function(name: str, learner_fn: Callable[..., Any], reference_fn: Call
                 rows.append(CheckRow(label, True, "", {"expected": str(expected), "got": type(exc).__name__}))
                 continue
             if isinstance(expected, _Raises):
-                rows.append(CheckRow(label, False, f"raised {type(exc).__name__}, expected {expected.type.__name__}",
+                rows.append(CheckRow(label, False, _("raised {got}, expected {expected}", got=type(exc).__name__,
+                                                     expected=expected.type.__name__),
                                      {"expected": str(expected), "got": type(exc).__name__}))
                 continue
             text = describe_exception(exc)
             error = error or text
             hint = text.splitlines()[0]
             if raises is not None:  # errors are part of this exercise: say that these arguments are not one
-                hint += f"; but these arguments are valid: the reference returns {short(expected, 30)}"
+                hint += _("; but these arguments are valid: the reference returns {value}", value=short(expected, 30))
             rows.append(CheckRow(label, False, hint, {"expected": short(expected), "got": "error"}))
             continue
         if isinstance(expected, _Raises):
-            rows.append(CheckRow(label, False, f"no error raised: these arguments must raise {expected.type.__name__} "
-                                 f"(returned {short(got, 30)})", {"expected": str(expected), "got": short(got)}))
+            hint = _("no error raised: these arguments must raise {type} (returned {value})",
+                     type=expected.type.__name__, value=short(got, 30))
+            rows.append(CheckRow(label, False, hint, {"expected": str(expected), "got": short(got)}))
             continue
         try:
             ok, hint = compare(got, expected)
         except Exception as exc:  # comparing itself failed: the result has an unexpected type
-            ok, hint = False, f"could not compare: {type(exc).__name__}: {exc}"
+            ok, hint = False, _("could not compare: {error}", error=f"{type(exc).__name__}: {exc}")
         changed = _changed_argument(learner_fn, before, args_l)
         if changed:
             ok, hint = False, changed + (f" ({hint})" if hint else "")
         if not ok and one_pass:
-            hint += ("; the argument here is a generator (like model.named_parameters()): it can be read only "
-                     "once, so go through it in a single loop")
+            hint += _("; the argument here is a generator (like model.named_parameters()): it can be read only "
+                      "once, so go through it in a single loop")
         rows.append(CheckRow(label, bool(ok), hint, {"expected": short(expected), "got": short(got)},
                              expected=expected, got=got))
     if status == NOT_DONE:
         message = not_done_message(not_done)
     elif all(r.ok for r in rows):
         status = PASSED
-        message = f"All {len(rows)} cases match the reference."
+        message = _("All {n} cases match the reference.", n=len(rows))
     else:
         status = FAILED
-        message = f"{sum(1 for r in rows if not r.ok)} of {len(rows)} cases differ from the reference."
+        message = _("{bad} of {n} cases differ from the reference.", bad=sum(1 for r in rows if not r.ok), n=len(rows))
     result = CheckResult(name, COLUMNS, rows, status, message, "", error)
     scoreboard.record(result)
     return result
@@ -227,7 +248,7 @@ class _Raises:
         self.type = exc_type
 
     def __str__(self) -> str:
-        return f"raises {self.type.__name__}"
+        return _("raises {type}", type=self.type.__name__)
 
 
 def _expected_value(reference_fn: Callable[..., Any], args: tuple[Any, ...], raises: type[BaseException] | None) -> Any:
@@ -244,21 +265,22 @@ def _check_arguments(name: Any, learner_fn: Any, reference_fn: Any, cases: Any, 
                      describe: Any) -> list[Any]:
     """The cases as a list, or ``BadArguments`` saying what to pass."""
     if not isinstance(name, str) or not name:
-        raise BadArguments(f"name must be the exercise's name (a string), got {what(name)}")
+        raise BadArguments(_("name must be the exercise's name (a string), got {value}", value=what(name)))
     for arg, fn in (("learner_fn", learner_fn), ("reference_fn", reference_fn)):
         if not callable(fn):
-            raise BadArguments(f"{arg} must be a function, got {what(fn)} (pass the function, not its result)")
+            raise BadArguments(_("{arg} must be a function, got {value} (pass the function, not its result)",
+                                 arg=arg, value=what(fn)))
     for arg, fn in (("compare", compare), ("describe", describe)):
         if fn is not None and not callable(fn):
-            raise BadArguments(f"{arg} must be a function or None, got {what(fn)}")
+            raise BadArguments(_("{arg} must be a function or None, got {value}", arg=arg, value=what(fn)))
     if isinstance(cases, (str, bytes, dict)) or not hasattr(cases, "__iter__"):
-        raise BadArguments(f"cases must be a list of argument tuples, e.g. cases=[(1, 2), (3, 4)], "
-                           f"got {what(cases)}")
+        raise BadArguments(_("cases must be a list of argument tuples, e.g. cases=[(1, 2), (3, 4)], got {value}",
+                             value=what(cases)))
     cases = list(cases)
     if not cases:
-        raise BadArguments("cases is empty, so nothing would be checked: give at least one tuple of arguments")
+        raise BadArguments(_("cases is empty, so nothing would be checked: give at least one tuple of arguments"))
     for i, case in enumerate(cases, 1):
         if not callable(case) and not isinstance(case, (tuple, list)):
-            raise BadArguments(f"case {i} is {what(case)}: write each case as a tuple of arguments, "
-                               f"e.g. ({case!r},) for one argument")
+            raise BadArguments(_("case {i} is {value}: write each case as a tuple of arguments, e.g. ({case},) "
+                                 "for one argument", i=i, value=what(case), case=repr(case)))
     return cases

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from widgets import style
+from widgets.i18n import _
 
 if TYPE_CHECKING:  # only for the hints: check_result records here, so importing it would be a cycle
     from widgets.check.check_result import CheckResult
@@ -32,6 +33,11 @@ def record(result: "CheckResult") -> None:
     _RESULTS[result.name] = result
 
 
+def _label(status: str) -> str:
+    """A status as the learner reads it ("passed" in English, "通过" in Chinese); the keys stay English."""
+    return {"passed": _("passed"), "failed": _("failed"), "not done": _("not done")}.get(status, status)
+
+
 def reset() -> None:
     """Forget every recorded result (a fresh start for the lesson)."""
     _RESULTS.clear()
@@ -42,12 +48,13 @@ class Scoreboard:
 
     def __init__(self, expected: Iterable[str] | None = None) -> None:
         if isinstance(expected, str) or (expected is not None and not hasattr(expected, "__iter__")):
-            raise TypeError(f"lesson_score: expected must be a list of exercise names, got {expected!r}; "
-                            f"for one exercise write lesson_score([{expected!r}])")
+            raise TypeError(_("lesson_score: expected must be a list of exercise names, got {expected}; "
+                              "for one exercise write lesson_score([{expected}])", expected=repr(expected)))
         names = list(expected) if expected is not None else list(_RESULTS)
         bad = [n for n in names if not isinstance(n, str)]
         if bad:
-            raise TypeError(f"lesson_score: exercise names must be strings (as given to the checks), got {bad[0]!r}")
+            raise TypeError(_("lesson_score: exercise names must be strings (as given to the checks), got {name}",
+                              name=repr(bad[0])))
         self.statuses = {n: (_RESULTS[n].status if n in _RESULTS else "not done") for n in names}
 
     def count(self, status: str) -> int:
@@ -56,17 +63,18 @@ class Scoreboard:
 
     @property
     def summary(self) -> str:
-        return (f"{self.count('passed')} of {len(self.statuses)} exercises passed, "
-                f"{self.count('failed')} failed, {self.count('not done')} not done")
+        return _("{passed} of {total} exercises passed, {failed} failed, {not_done} not done",
+                 passed=self.count("passed"), total=len(self.statuses), failed=self.count("failed"),
+                 not_done=self.count("not done"))
 
     def __repr__(self) -> str:
-        return "\n".join([self.summary] + [f"  {s:>8}  {n}" for n, s in self.statuses.items()])
+        return "\n".join([self.summary] + [f"  {_label(s):>8}  {n}" for n, s in self.statuses.items()])
 
     def _repr_html_(self) -> str:
         colours = {"passed": style.PASS_COLOUR, "failed": style.FAIL_COLOUR, "not done": style.TODO_COLOUR}
         rows = "".join(
             f'<tr><td style="padding:2px 8px">{html.escape(n)}</td>'
-            f'<td style="padding:2px 8px;color:{colours.get(s, "#000")};font-weight:bold">{s}</td></tr>'
+            f'<td style="padding:2px 8px;color:{colours.get(s, "#000")};font-weight:bold">{_label(s)}</td></tr>'
             for n, s in self.statuses.items()
         )
         return (f'<div class="minitorch-scoreboard" style="font-family:sans-serif"><b>{self.summary}</b>'
@@ -146,22 +154,23 @@ class Progress:
     @property
     def summary(self) -> str:
         total = sum(len(lesson) for lesson in self.lessons.values())
-        return (f"{self.count('passed')} of {total} exercises passed, {self.count('failed')} failed, "
-                f"{self.count('not done')} not done (as saved in the notebooks: save a notebook to update it)")
+        return _("{passed} of {total} exercises passed, {failed} failed, {not_done} not done "
+                 "(as saved in the notebooks: save a notebook to update it)", passed=self.count("passed"),
+                 total=total, failed=self.count("failed"), not_done=self.count("not done"))
 
     def __repr__(self) -> str:
         lines = [self.summary]
         for lesson, statuses in self.lessons.items():
             done = sum(1 for s in statuses.values() if s == "passed")
-            lines.append(f"  {lesson}: {done}/{len(statuses)} passed")
-            lines += [f"      {s:>8}  {n}" for n, s in statuses.items() if s != "passed"]
+            lines.append("  " + _("{lesson}: {done}/{total} passed", lesson=lesson, done=done, total=len(statuses)))
+            lines += [f"      {_label(s):>8}  {n}" for n, s in statuses.items() if s != "passed"]
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         colours = {"passed": style.PASS_COLOUR, "failed": style.FAIL_COLOUR, "not done": style.TODO_COLOUR}
         rows = []
         for lesson, statuses in self.lessons.items():
-            marks = ", ".join(f'<span style="color:{colours.get(s, "#000")}">{html.escape(n)} ({s})</span>'
+            marks = ", ".join(f'<span style="color:{colours.get(s, "#000")}">{html.escape(n)} ({_label(s)})</span>'
                               for n, s in statuses.items())
             done = sum(1 for s in statuses.values() if s == "passed")
             rows.append(f'<tr><td style="padding:2px 8px">{html.escape(lesson)}</td>'

@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 
 from widgets.draw import plotting
+from widgets.i18n import _
 
 
 def _as_array(weights: Any) -> np.ndarray:
@@ -28,8 +29,8 @@ def _as_array(weights: Any) -> np.ndarray:
     data = weights.detach().numpy() if hasattr(weights, "detach") else np.asarray(weights)
     data = np.asarray(data, dtype=np.float64)
     if data.ndim not in (2, 3, 4):
-        raise ValueError(f"attention_map: weights must be (L, S), (heads, L, S) or (layers, heads, L, S), "
-                         f"got shape {data.shape}")
+        raise ValueError(_("attention_map: weights must be (L, S), (heads, L, S) or (layers, heads, L, S), got "
+                           "shape {shape}", shape=data.shape))
     return data.reshape((1,) * (4 - data.ndim) + data.shape)
 
 
@@ -41,8 +42,8 @@ def draw(ax: Axes, weights: np.ndarray, tokens: Sequence[Any] | None = None, tit
         shown = [repr(t)[1:-1] if isinstance(t, str) else str(t) for t in tokens]
         ax.set_xticks(range(S), shown[:S], fontsize=7, rotation=90)
         ax.set_yticks(range(L), shown[-L:] if len(shown) >= L else shown, fontsize=7)
-    ax.set_xlabel("key (looked at)")
-    ax.set_ylabel("query (looking)")
+    ax.set_xlabel(_("key (looked at)"))
+    ax.set_ylabel(_("query (looking)"))
     ax.set_title(title, fontsize=9)
     return image
 
@@ -53,7 +54,7 @@ def figure(weights: Any, tokens: Sequence[Any] | None = None, layer: int = 0, he
 
     data = _as_array(weights)
     fig, ax = plt.subplots(figsize=(4.6, 4))
-    image = draw(ax, data[layer, head], tokens, f"layer {layer}, head {head}")
+    image = draw(ax, data[layer, head], tokens, _("layer {layer}, head {head}", layer=layer, head=head))
     fig.colorbar(image, ax=ax, fraction=0.046)
     fig.tight_layout()
     return fig
@@ -64,7 +65,7 @@ def attention_map(weights: Any, tokens: Sequence[Any] | None = None, display: bo
     data = _as_array(weights)
     layers, heads, L, S = data.shape
     if tokens is not None and len(tokens) < max(L, S):
-        raise ValueError(f"attention_map: {len(tokens)} tokens for {L} queries x {S} keys")
+        raise ValueError(_("attention_map: {n} tokens for {L} queries x {S} keys", n=len(tokens), L=L, S=S))
     if not plotting.in_ipython():
         import matplotlib.pyplot as plt
 
@@ -73,8 +74,8 @@ def attention_map(weights: Any, tokens: Sequence[Any] | None = None, display: bo
     import ipywidgets as W
     import matplotlib.pyplot as plt
 
-    layer = W.IntSlider(0, 0, layers - 1, description="layer", layout=W.Layout(display="" if layers > 1 else "none"))
-    head = W.IntSlider(0, 0, heads - 1, description="head", layout=W.Layout(display="" if heads > 1 else "none"))
+    layer = W.IntSlider(0, 0, layers - 1, description=_("layer"), layout=W.Layout(display="" if layers > 1 else "none"))
+    head = W.IntSlider(0, 0, heads - 1, description=_("head"), layout=W.Layout(display="" if heads > 1 else "none"))
     out = W.Output()
 
     def redraw(_: object = None) -> None:

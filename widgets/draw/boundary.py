@@ -21,6 +21,7 @@ import minitorch
 from minitorch.tensor import Tensor
 from widgets.check.arguments import need_int, what
 from widgets.draw import plotting
+from widgets.i18n import _
 
 CLASS_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
 
@@ -79,22 +80,26 @@ def _checked_points(model: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]
     """``X`` as an ``(N, 2)`` float array and ``y`` as ``N`` class numbers, or an error saying what is wrong."""
     w = "decision_boundary"
     if not callable(model):
-        raise TypeError(f"{w}: model must be callable (a Module or a function of a tensor), got {what(model)}")
+        raise TypeError(_("{widget}: model must be callable (a Module or a function of a tensor), got {value}",
+                          widget=w, value=what(model)))
     for arg, value in (("X", X), ("y", y)):
         if not isinstance(value, (Tensor, np.ndarray, list, tuple)):
-            raise TypeError(f"{w}: {arg} must be a Tensor or an array, got {what(value)}")
+            raise TypeError(_("{widget}: {arg} must be a Tensor or an array, got {value}", widget=w, arg=arg,
+                              value=what(value)))
     X, y = _numpy(X), _numpy(y)
     if X.ndim != 2 or X.shape[1] != 2 or X.shape[0] == 0:
-        raise ValueError(f"{w}: X must hold points in the plane, shape (N, 2) with N >= 1, got shape {X.shape}")
+        raise ValueError(_("{widget}: X must hold points in the plane, shape (N, 2) with N >= 1, got shape {shape}",
+                           widget=w, shape=X.shape))
     if y.ndim == 2 and y.shape[0] == X.shape[0] and y.shape[1] > 1:
-        raise ValueError(f"{w}: y must be one class number per point, got shape {y.shape} (one-hot?): "
-                         "pass y.argmax(1)")
+        raise ValueError(_("{widget}: y must be one class number per point, got shape {shape} (one-hot?): pass "
+                           "y.argmax(1)", widget=w, shape=y.shape))
     if y.size != X.shape[0]:
-        raise ValueError(f"{w}: y must have one label per point of X ({X.shape[0]}), got shape {y.shape}")
+        raise ValueError(_("{widget}: y must have one label per point of X ({n}), got shape {shape}", widget=w,
+                           n=X.shape[0], shape=y.shape))
     not_whole = y.dtype.kind == "f" and not np.all(np.isfinite(y) & (y == np.round(y)))
     if y.dtype.kind not in "biuf" or not_whole or np.any(y < 0):
-        raise ValueError(f"{w}: y must hold class numbers 0, 1, 2, ..., got values like "
-                         f"{np.unique(y.ravel())[:5]}")
+        raise ValueError(_("{widget}: y must hold class numbers 0, 1, 2, ..., got values like {values}", widget=w,
+                           values=np.unique(y.ravel())[:5]))
     return X.astype(np.float64), y.astype(int).ravel()
 
 
@@ -119,9 +124,10 @@ def decision_boundary(model: Any, X: Any, y: Any, resolution: int = 150, title: 
         ax.contour(xx, yy, classes, levels=np.arange(n_classes - 1) + 0.5, colors="#333333", linewidths=1.0)
     ax.scatter(X[:, 0], X[:, 1], c=y, cmap=cmap, vmin=-0.5, vmax=n_classes - 0.5, s=18, edgecolors="#222222",
                linewidths=0.4)
-    predicted, _ = classes_and_confidence(model_outputs(model, X))
+    predicted, _confidence = classes_and_confidence(model_outputs(model, X))
     accuracy = float((predicted == y).mean()) if len(y) else 0.0
-    ax.set_title(title or f"decision boundary (accuracy {accuracy:.0%} on these points)", fontsize=10)
+    ax.set_title(title or _("decision boundary (accuracy {accuracy:.0%} on these points)", accuracy=accuracy),
+                 fontsize=10)
     ax.set_xlim(xx.min(), xx.max())
     ax.set_ylim(yy.min(), yy.max())
     return fig if fig is not None else ax.figure

@@ -37,6 +37,7 @@ from widgets.check import arguments
 from widgets.draw import graph_legend, layout, recorder
 from widgets.draw.picture import GraphPicture
 from widgets.draw.program import compiled_of, draw_program
+from widgets.i18n import _, get_language
 
 DEFAULT_MAX_NODES = 80
 # The most boxes ever sent to Graphviz, whatever max_nodes asks: ``dot`` needs minutes for
@@ -123,7 +124,7 @@ class ComputationGraph:
         root = self.root
         root_node = root.grad_fn
         top = self._new("t", "root" if root_node is not None else ("param" if root.requires_grad else "const"), root)
-        top.name = self._names.get(id(root)) or ("loss" if root.data.size == 1 else "output")
+        top.name = self._names.get(id(root)) or (_("loss") if root.data.size == 1 else _("output"))
         if root_node is None:
             return
         all_ops = autograd_graph.nodes(root_node)  # breadth-first: nearest the output first
@@ -175,9 +176,9 @@ class ComputationGraph:
             self.hidden = Counter(type(n).__name__ for n in unexpanded)
             more = self._new("more", "more")
             most = ", ".join(f"{name} x{count}" for name, count in self.hidden.most_common(3))
-            more.name = f"{len(unexpanded)} more ops\n({most}{', ...' if len(self.hidden) > 3 else ''})"
+            more.name = _("{n} more ops", n=len(unexpanded)) + f"\n({most}{', ...' if len(self.hidden) > 3 else ''})"
             if self.dropped_inputs:
-                more.name += f"\nand {self.dropped_inputs} inputs not drawn"
+                more.name += "\n" + _("and {n} inputs not drawn", n=self.dropped_inputs)
             for bnode, out in self.out_ids.items():
                 if bnode not in self.op_ids:
                     self.edges.append(GraphEdge(more, out))
@@ -189,7 +190,7 @@ class ComputationGraph:
         for name, t in (names or {}).items():
             if isinstance(t, Tensor) and t.grad_fn is not None and t.grad_fn in self.out_ids:
                 node = self.out_ids[t.grad_fn]
-                if node.kind == "tensor" or node.name in (None, "loss", "output"):
+                if node.kind == "tensor" or node.name in (None, _("loss"), _("output")):
                     node.name = name
 
 
@@ -279,10 +280,10 @@ def draw_graph(
     def make(direction: str, boxes: int) -> GraphPicture:
         part, title = graph, note
         if boxes < drawn:  # summarised to fit the width: the ops nearest the output
-            part, _ = build_graph(root, params, names, boxes, show_constants)
-            part.fitted_note = (f"Summarised to fit the notebook's width with readable text: the "
-                                f"{part.total_ops - sum(part.hidden.values())} ops nearest the output of "
-                                f"{part.total_ops}. draw_graph(..., show_all=True) draws all of them, smaller.")
+            part, _unused = build_graph(root, params, names, boxes, show_constants)
+            part.fitted_note = _("Summarised to fit the notebook's width with readable text: the {shown} ops "
+                                 "nearest the output of {total}. draw_graph(..., show_all=True) draws all of them, "
+                                 "smaller.", shown=part.total_ops - sum(part.hidden.values()), total=part.total_ops)
         return render(part, grads, show_data, direction, modules, legend, title=title, size=None)
 
     return layout.fit_to_notebook(make, drawn, rankdir, show_all).picture
@@ -292,8 +293,8 @@ def _not_recorded_note(graph: ComputationGraph) -> str | None:
     """A note for a graph whose leaves have gradients from a backward that ran before recording started."""
     if not any(node.kind == "param" and node.obj.grad is not None for node in graph.leaf_ids.values()):
         return None
-    return ("Gradient norms are recorded from this draw_graph on: a backward that ran before it shows only the "
-            "leaves' .grad. Run the forward and backward again to see the gradient along every arrow.")
+    return _("Gradient norms are recorded from this draw_graph on: a backward that ran before it shows only the "
+             "leaves' .grad. Run the forward and backward again to see the gradient along every arrow.")
 
 
 def build_graph(root: Any, params: Any = None, names: Any = None, max_nodes: Any = DEFAULT_MAX_NODES,
@@ -326,10 +327,11 @@ def render(graph: ComputationGraph, grads: GradientSource | None, show_data: boo
     lo, hi = (min(finite), max(finite)) if finite else (None, None)
 
     dot = GraphPicture("minitorch")
-    dot.attr(rankdir=rankdir, fontname="Helvetica", fontsize="11", nodesep="0.25", ranksep="0.35")
+    font = style.graph_font(get_language())  # Chinese labels need a font that has their characters
+    dot.attr(rankdir=rankdir, fontname=font, fontsize="11", nodesep="0.25", ranksep="0.35")
     if size:
         dot.attr(size=size)  # graphviz only shrinks a picture bigger than this (inches)
-    dot.attr("node", fontname="Helvetica", fontsize="10", margin="0.08,0.04", height="0.3")
+    dot.attr("node", fontname=font, fontsize="10", margin="0.08,0.04", height="0.3")
     dot.attr("edge", arrowsize="0.6")
     states = states or {}
 
@@ -346,7 +348,7 @@ def render(graph: ComputationGraph, grads: GradientSource | None, show_data: boo
         with dot.subgraph(name=f"cluster_{i}") as sub:
             kind = (modules or {}).get(path)
             sub.attr(label=f"{path} ({kind})" if kind else path, style="rounded,dashed", color="#7f9cc9",
-                     fontname="Helvetica", fontsize="10", fontcolor="#1f5fbf")
+                     fontname=font, fontsize="10", fontcolor="#1f5fbf")
             for node_id, attrs in members:
                 sub.node(node_id, **attrs)
 
@@ -358,17 +360,17 @@ def render(graph: ComputationGraph, grads: GradientSource | None, show_data: boo
         notes.append(title)
     if graph.limit_hit:
         hidden = sum(graph.hidden.values())
-        notes.append(f"Large graph: showing {graph.total_ops - hidden:,} of {graph.total_ops:,} ops "
-                     f"(limit: {MAX_GRAPH_NODES} boxes, so Graphviz stays fast); {hidden:,} more are summarised"
-                     + (f", and {graph.dropped_inputs:,} inputs are not drawn" if graph.dropped_inputs else "")
-                     + ". Draw a smaller part of the computation to see more.")
+        dropped = _(", and {n:,} inputs are not drawn", n=graph.dropped_inputs) if graph.dropped_inputs else ""
+        notes.append(_("Large graph: showing {shown:,} of {total:,} ops (limit: {limit} boxes, so Graphviz stays "
+                       "fast); {hidden:,} more are summarised{dropped}. Draw a smaller part of the computation to "
+                       "see more.", shown=graph.total_ops - hidden, total=graph.total_ops, limit=MAX_GRAPH_NODES,
+                       hidden=hidden, dropped=dropped))
     elif graph.fitted_note:
         notes.append(graph.fitted_note)
     elif graph.hidden:
         shown = graph.total_ops - sum(graph.hidden.values())
-        notes.append(f"Large graph: showing the {shown} ops nearest the output; "
-                     f"{sum(graph.hidden.values())} more are summarised (max_nodes); "
-                     "a bigger max_nodes= draws more.")
+        notes.append(_("Large graph: showing the {shown} ops nearest the output; {hidden} more are summarised "
+                       "(max_nodes); a bigger max_nodes= draws more.", shown=shown, hidden=sum(graph.hidden.values())))
     label = graph_legend.label(notes, legend)
     if label:
         dot.attr(label=label, labelloc="b", labeljust="l")
@@ -413,7 +415,7 @@ def _node_attrs(node: GraphNode, norm: float | None, show_data: bool,
     if node.kind == "op":
         bnode = node.obj
         yours = is_learners_op(bnode)
-        label = type(bnode).__name__ + ("\n(your backward)" if yours else "")
+        label = type(bnode).__name__ + ("\n(" + _("your backward") + ")" if yours else "")
         attrs = {"shape": "box", "style": "rounded,filled", "label": label,
                  "fillcolor": style.YOURS_FILL if yours else style.OP_FILL,
                  "color": style.YOURS_BORDER if yours else style.OP_BORDER,
@@ -423,7 +425,7 @@ def _node_attrs(node: GraphNode, norm: float | None, show_data: bool,
         return {"shape": "box", "style": "dashed", "label": node.name or "", "color": style.CONST_BORDER,
                 "fontcolor": "#666666"}
     if node.kind == "const" and node.obj is None:
-        return {"shape": "box", "style": "dashed,filled", "label": "no grad", "fontsize": "9",
+        return {"shape": "box", "style": "dashed,filled", "label": _("no grad"), "fontsize": "9",
                 "fillcolor": style.CONST_FILL, "color": style.CONST_BORDER, "fontcolor": "#666666",
                 "height": "0.2"}
 
@@ -442,7 +444,7 @@ def _node_attrs(node: GraphNode, norm: float | None, show_data: bool,
         lines.append(_short_values(node.obj))
     bad = norm is not None and not math.isfinite(norm)
     if norm is not None:
-        lines.append(f"|grad| {style.fmt_norm(norm)}" + ("  (bad gradient!)" if bad else ""))
+        lines.append(f"|grad| {style.fmt_norm(norm)}" + ("  (" + _("bad gradient!") + ")" if bad else ""))
     fill, border, shape_name, extra = {
         "param": (style.PARAM_FILL, style.PARAM_BORDER, "box", ""),
         "const": (style.CONST_FILL, style.CONST_BORDER, "box", ",dashed"),
@@ -482,5 +484,5 @@ def _short_values(tensor: Tensor) -> str:
     if not isinstance(data, np.ndarray):
         data = data.get()
     if data.size > 8:
-        return f"{data.size} values"
+        return _("{n} values", n=data.size)
     return np.array2string(data.reshape(-1), precision=3, separator=" ", max_line_width=60)

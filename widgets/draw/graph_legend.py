@@ -3,6 +3,7 @@
 import textwrap
 
 from widgets import style
+from widgets.i18n import _
 
 NOTE_WIDTH = 110  # characters per line of a note: a 10 pt line that long fits the notebook's width
 
@@ -13,8 +14,13 @@ def escape(text: object) -> str:
 
 
 def wrapped(note: str) -> str:
-    """One note as left-aligned lines of at most ``NOTE_WIDTH`` characters (a long line widens the picture)."""
-    return '<br align="left"/>'.join(escape(line) for line in textwrap.wrap(note, NOTE_WIDTH)) + '<br align="left"/>'
+    """One note as left-aligned lines of at most ``NOTE_WIDTH`` characters (a long line widens the picture).
+
+    A Chinese character is about twice as wide as a Latin one, so a note with any is wrapped
+    at half the count (and between characters: Chinese has no spaces to break at).
+    """
+    width = NOTE_WIDTH // 2 if any("\u4e00" <= ch <= "\u9fff" for ch in note) else NOTE_WIDTH
+    return '<br align="left"/>'.join(escape(line) for line in textwrap.wrap(note, width)) + '<br align="left"/>'
 
 
 def label(notes: list[str], legend: bool = True) -> str | None:
@@ -24,15 +30,15 @@ def label(notes: list[str], legend: bool = True) -> str | None:
     if not legend:
         return f'<<table border="0">{note_rows}</table>>' if notes else None
     cells = [
-        (style.PARAM_FILL, "needs grad (leaf)"),
-        (style.CONST_FILL, "no grad"),
-        (style.TENSOR_FILL, "op result"),
-        (style.ROOT_FILL, "output"),
-        (style.OP_FILL, "op"),
-        (style.YOURS_FILL, "your backward"),
+        (style.PARAM_FILL, _("needs grad (leaf)")),
+        (style.CONST_FILL, _("no grad")),
+        (style.TENSOR_FILL, _("op result")),
+        (style.ROOT_FILL, _("output")),
+        (style.OP_FILL, _("op")),
+        (style.YOURS_FILL, _("your backward")),
     ]
     row = "".join(
         f'<td bgcolor="{c}" border="1" color="#888888"><font point-size="9">{t}</font></td>' for c, t in cells
     )
-    row += '<td><font point-size="9" color="#08519c">darker, thicker arrow = larger gradient</font></td>'
+    row += f'<td><font point-size="9" color="#08519c">{_("darker, thicker arrow = larger gradient")}</font></td>'
     return f'<<table border="0" cellspacing="4" cellpadding="2">{note_rows}<tr>{row}</tr></table>>'

@@ -33,6 +33,7 @@ from minitorch.tensor import Tensor
 from widgets import style
 from widgets.check import arguments
 from widgets.draw import plotting
+from widgets.i18n import _
 
 SMOOTH_AFTER = 20  # points before a smoothed line is drawn over the raw one
 MAX_POINTS = 1000
@@ -66,10 +67,11 @@ class TrainingMonitor:
         w = "TrainingMonitor"
         grad_flow = arguments.need_bool(w, "grad_flow", grad_flow)
         if model is not None and not arguments.is_module(model):
-            raise TypeError(f"{w}: model must be a Module (for the gradient-flow panel), got {arguments.what(model)}")
+            raise TypeError(_("{widget}: model must be a Module (for the gradient-flow panel), got {value}",
+                              widget=w, value=arguments.what(model)))
         if grad_flow and model is None:
-            raise ValueError(f"{w}: grad_flow=True needs the model whose gradients to show: "
-                             "TrainingMonitor(model=model, grad_flow=True)")
+            raise ValueError(_("{widget}: grad_flow=True needs the model whose gradients to show: "
+                               "TrainingMonitor(model=model, grad_flow=True)", widget=w))
         self.model = model
         self.grad_flow = grad_flow
         self.every = arguments.need_number(w, "every", every, low=0)
@@ -107,13 +109,16 @@ class TrainingMonitor:
         """Log ``metrics`` (floats or 1-element tensors) at ``step``; redraw when it is time."""
         w = "TrainingMonitor.update"
         if values:
-            raise TypeError(f"{w}: give each metric a name, e.g. monitor.update(step, loss=...); got "
-                            f"{len(values)} unnamed value(s) after step: {', '.join(map(arguments.what, values))}")
+            raise TypeError(_("{widget}: give each metric a name, e.g. monitor.update(step, loss=...); got {n} "
+                              "unnamed value(s) after step: {values}", widget=w, n=len(values),
+                              values=", ".join(map(arguments.what, values))))
         if isinstance(step, bool) or not isinstance(step, numbers.Real):
-            raise TypeError(f"{w}: step must be a number (the x of the curves), got {arguments.what(step)}")
+            raise TypeError(_("{widget}: step must be a number (the x of the curves), got {value}", widget=w,
+                              value=arguments.what(step)))
         if not math.isfinite(step):
-            raise ValueError(f"{w}: step must be a finite number (the x of the curves), got {step}; "
-                             "pass the step first and the metrics by name: monitor.update(step, loss=loss)")
+            raise ValueError(_("{widget}: step must be a finite number (the x of the curves), got {step}; pass the "
+                               "step first and the metrics by name: monitor.update(step, loss=loss)", widget=w,
+                               step=step))
         logged = {name: _metric_value(w, name, value) for name, value in metrics.items() if value is not None}
         for name, value in logged.items():
             steps, values = self.history.setdefault(name, ([], []))
@@ -122,9 +127,9 @@ class TrainingMonitor:
             if not math.isfinite(value) and name not in self._diverged:
                 # Once per metric: a diverged run is what the learner has to see, not a gap.
                 self._diverged.add(name)
-                warnings.warn(f"{w}: {name} is {value} at step {step}: the run has diverged (try a smaller "
-                              "learning rate); such points are drawn as red crosses at the panel's edge",
-                              RuntimeWarning, stacklevel=2)
+                warnings.warn(_("{widget}: {name} is {value} at step {step}: the run has diverged (try a smaller "
+                                "learning rate); such points are drawn as red crosses at the panel's edge",
+                                widget=w, name=name, value=value, step=step), RuntimeWarning, stacklevel=2)
         if self._handle is None:
             return
         now = time.perf_counter()
@@ -179,12 +184,12 @@ class TrainingMonitor:
             for i, name in enumerate(names):
                 self._plot_metric(ax, name, i)
             ax.set_title(names[0] if len(names) == 1 else panel)
-            ax.set_xlabel("step")
+            ax.set_xlabel(_("step"))
             ax.grid(alpha=0.3)
             if len(names) > 1:
                 ax.legend(fontsize=8)
         if not panels and not self.grad_flow:
-            axes[0].text(0.5, 0.5, "waiting for monitor.update(...)", ha="center", va="center",
+            axes[0].text(0.5, 0.5, _("waiting for monitor.update(...)"), ha="center", va="center",
                          transform=axes[0].transAxes, color="#888888")
             axes[0].set_axis_off()
         if self.grad_flow:
@@ -222,7 +227,7 @@ class TrainingMonitor:
             ax.set_yscale("log")
 
     def __repr__(self) -> str:
-        logged = ", ".join(self.history) or "nothing yet"
+        logged = ", ".join(self.history) or _("nothing yet")
         return f"TrainingMonitor({logged})"
 
 
@@ -239,7 +244,8 @@ def _mark_non_finite(ax: Axes, steps: np.ndarray, values: np.ndarray, finite: np
     ax.plot(steps[bad], y, linestyle="none", marker="x", markersize=8, color=style.EXPLODE_BAR,
             label=f"NaN/Inf ({int(bad.sum())})")
     first = int(np.flatnonzero(bad)[0])
-    ax.annotate(f"{values[first]} from step {steps[first]:g}", (steps[first], y[0]), textcoords="offset points",
+    ax.annotate(_("{value} from step {step:g}", value=values[first], step=steps[first]), (steps[first], y[0]),
+                textcoords="offset points",
                 xytext=(4, -12), fontsize=8, color=style.EXPLODE_BAR)
 
 
@@ -262,13 +268,14 @@ def _metric_value(widget: str, name: str, value: Any) -> float:
     if isinstance(value, (Tensor, np.ndarray, np.generic)):
         size = int(np.prod(value.shape))
         if size != 1:
-            raise ValueError(f"{widget}: {name} must be one number, got {arguments.what(value)}; "
-                             f"log a single value, e.g. {name}=value.mean().item()")
+            raise ValueError(_("{widget}: {name} must be one number, got {value}; log a single value, e.g. "
+                               "{name}=value.mean().item()", widget=widget, name=name, value=arguments.what(value)))
         value = value.item()
     elif not isinstance(value, (str, bytes)) and callable(getattr(value, "item", None)):
         value = value.item()  # another array library's 1-element array
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{widget}: {name} must be a number or a 1-element tensor, got {arguments.what(value)}")
+        raise TypeError(_("{widget}: {name} must be a number or a 1-element tensor, got {value}", widget=widget,
+                          name=name, value=arguments.what(value)))
     return float(value)
 
 
@@ -283,16 +290,16 @@ class _PNG:
         return self.data, self.metadata
 
     def __repr__(self) -> str:
-        return "<training curves>"
+        return "<" + _("training curves") + ">"
 
 
 # ---------------------------------------------------------------------- gradient flow
 def gradient_norms(model: Any, widget: str = "gradient_flow") -> dict[str, float | None]:
     """``{parameter name: norm of its .grad}`` (None where a parameter has no gradient)."""
     if not arguments.is_module(model):
-        hint = "; pass the model, not a tensor it computed" if isinstance(model, Tensor) else ""
-        raise TypeError(f"{widget}: model must be a Module (anything with named_parameters()), "
-                        f"got {arguments.what(model)}{hint}")
+        hint = _("; pass the model, not a tensor it computed") if isinstance(model, Tensor) else ""
+        raise TypeError(_("{widget}: model must be a Module (anything with named_parameters()), got {value}{hint}",
+                          widget=widget, value=arguments.what(model), hint=hint))
     norms: dict[str, float | None] = {}
     for name, p in model.named_parameters():
         norms[name] = None if p.grad is None else style.array_norm(p.grad.data)
@@ -327,16 +334,16 @@ def plot_gradient_flow(ax: Axes, norms: dict[str, float | None]) -> None:
     y = np.arange(len(names))[::-1]
     ax.barh(y, [e - floor for e in ends], left=floor, color=[colours[k] for k in kinds])
     ax.set_xscale("log")
-    labels = {"ok": "", "missing": "  (no grad)", "bad": "  (NaN/Inf!)", "vanishing": "  (vanishing)",
-              "exploding": "  (exploding)"}
+    labels = {"ok": "", "missing": "  (" + _("no grad") + ")", "bad": "  (NaN/Inf!)",
+              "vanishing": "  (" + _("vanishing") + ")", "exploding": "  (" + _("exploding") + ")"}
     ax.set_yticks(y, [n + labels[k] for n, k in zip(names, kinds)], fontsize=8)
     ax.axvline(style.VANISHING, color=style.VANISH_BAR, linestyle="--", linewidth=1)
     ax.axvline(style.EXPLODING, color=style.EXPLODE_BAR, linestyle="--", linewidth=1)
     ax.set_xlim(floor, ceiling)
-    ax.set_title("gradient norm per parameter")
-    ax.set_xlabel("|grad|, log scale (dashed: vanishing | exploding)", fontsize=9)
+    ax.set_title(_("gradient norm per parameter"))
+    ax.set_xlabel(_("|grad|, log scale (dashed: vanishing | exploding)"), fontsize=9)
     if not names:
-        ax.text(0.5, 0.5, "no parameters", ha="center", va="center", transform=ax.transAxes)
+        ax.text(0.5, 0.5, _("no parameters"), ha="center", va="center", transform=ax.transAxes)
 
 
 class GradientFlow:
@@ -356,13 +363,13 @@ class GradientFlow:
         return plotting.figure_png(self.figure), plotting.text_size(self.figure)
 
     def __repr__(self) -> str:
-        parts = [f"gradient flow over {len(self.norms)} parameters"]
-        for label, names in (("vanishing", self.vanishing), ("exploding/NaN", self.exploding),
-                             ("without grad", self.missing)):
+        parts = [_("gradient flow over {n} parameters", n=len(self.norms))]
+        for label, names in ((_("vanishing"), self.vanishing), (_("exploding/NaN"), self.exploding),
+                             (_("without grad"), self.missing)):
             if names:
                 parts.append(f"{label}: {', '.join(names)}")
         if len(parts) == 1:
-            parts.append("all healthy")
+            parts.append(_("all healthy"))
         return "; ".join(parts)
 
 

@@ -18,6 +18,8 @@ from typing import Any
 import graphviz
 from graphviz.backend import dot_command
 
+from widgets.i18n import _
+
 RENDER_TIMEOUT_S = 20  # seconds; a picture of MAX_GRAPH_NODES boxes takes well under one
 
 
@@ -29,7 +31,7 @@ class GraphPicture(graphviz.Digraph):
 
     def __repr__(self) -> str:
         edges = self.source.count(" -> ")
-        return f"<computation graph: {self.node_count()} nodes, {edges} edges>"
+        return "<" + _("computation graph: {nodes} nodes, {edges} edges", nodes=self.node_count(), edges=edges) + ">"
 
     def pipe(self, format: str | None = None, renderer: str | None = None, formatter: str | None = None,
              neato_no_op: bool | int | None = None, quiet: bool = False, *, engine: str | None = None,
@@ -43,11 +45,10 @@ class GraphPicture(graphviz.Digraph):
         except FileNotFoundError as exc:
             raise graphviz.ExecutableNotFound(cmd) from exc
         except subprocess.TimeoutExpired:
-            raise TimeoutError(
-                f"draw_graph: Graphviz 'dot' did not finish drawing {self.node_count()} boxes within "
-                f"{RENDER_TIMEOUT_S} s and was stopped. Draw less: a smaller max_nodes= (e.g. max_nodes=80), "
-                "or the graph of a smaller part of the computation."
-            ) from None
+            raise TimeoutError(_(
+                "draw_graph: Graphviz 'dot' did not finish drawing {boxes} boxes within {seconds} s and was "
+                "stopped. Draw less: a smaller max_nodes= (e.g. max_nodes=80), or the graph of a smaller part of "
+                "the computation.", boxes=self.node_count(), seconds=RENDER_TIMEOUT_S)) from None
         if proc.stderr and not quiet:
             sys.stderr.write(proc.stderr.decode(self.encoding, errors="replace"))
         if proc.returncode != 0:

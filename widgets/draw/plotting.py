@@ -19,6 +19,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
+from widgets import style
+from widgets.i18n import get_language
+
 DPI = 90
 # The widest figure shown at full size: JupyterLab's output area is 968 px wide in a 1400 px
 # window (tests/browser/test_text_size.py); 10.5 in at DPI is 945 px.
@@ -33,6 +36,7 @@ def new_figure(width: float = 6.0, height: float = 3.5, fast: bool = False) -> F
     halves the drawing time (for figures redrawn during training).
     """
     register_png_formatter()  # the figure is about to be shown; a dict entry, cheap to set again
+    style.use_language_fonts(get_language())  # MINITORCH_LANG=zh without set_language: Chinese labels too
     fig = Figure(figsize=(width, height), dpi=DPI, layout=None if fast else "constrained")
     FigureCanvasAgg(fig)
     return fig

@@ -19,6 +19,7 @@ from minitorch.jit.listing import kernels, slot_kind
 from minitorch.jit.program import Program
 from widgets import style
 from widgets.draw.picture import GraphPicture
+from widgets.i18n import _
 
 BACKWARD_FILL = "#ffe0c2"
 BACKWARD_BORDER = "#e65100"
@@ -41,13 +42,16 @@ def program_of(compiled: CompiledFunction, signature: int = 0) -> Program:
     """The program of the ``signature``-th traced signature (an error naming why there is none)."""
     entries = list(compiled.entries.values())
     if not entries:
-        raise ValueError(f"draw_graph: {compiled.__name__} has not been called yet: call it once, then draw it")
+        raise ValueError(_("draw_graph: {name} has not been called yet: call it once, then draw it",
+                           name=compiled.__name__))
     if not 0 <= signature < len(entries):
-        raise ValueError(f"draw_graph: signature={signature}, but {compiled.__name__} has {len(entries)} signature(s)")
+        raise ValueError(_("draw_graph: signature={signature}, but {name} has {n} signature(s)", signature=signature,
+                           name=compiled.__name__, n=len(entries)))
     program = entries[signature].program
     if program is None:
-        reason = entries[signature].breaks[0][0] if entries[signature].breaks else "it runs eagerly"
-        raise ValueError(f"draw_graph: this signature of {compiled.__name__} has no program ({reason})")
+        reason = entries[signature].breaks[0][0] if entries[signature].breaks else _("it runs eagerly")
+        raise ValueError(_("draw_graph: this signature of {name} has no program ({reason})", name=compiled.__name__,
+                           reason=reason))
     return program
 
 

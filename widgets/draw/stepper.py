@@ -31,6 +31,7 @@ from widgets.check import arguments
 from widgets.draw import layout, recorder
 from widgets.draw.graph import DEFAULT_MAX_NODES, build_graph, render
 from widgets.draw.picture import GraphPicture
+from widgets.i18n import _
 
 Step = tuple[BackwardNode, Array, Gradients]  # (node, grad_output, grad_inputs) of one backward step
 MAX_CHIPS = 60  # engine-order chips shown at once; a longer backward shows a window around the step
@@ -43,7 +44,7 @@ def _copy(array: Array | None) -> Array | None:
 def record_backward(loss: Tensor) -> list[Step]:
     """``[(node, grad_output, grad_inputs), ...]`` in the engine's order, leaving ``.grad`` as it was."""
     if loss.grad_fn is None:
-        raise ValueError("record_backward: loss has no grad_fn, so there is no backward to record")
+        raise ValueError(_("record_backward: loss has no grad_fn, so there is no backward to record"))
     graph_leaves = autograd_graph.leaves(loss.grad_fn)
     # The engine accumulates with ``leaf.grad.data = leaf.grad.data + g``: keep the array too.
     saved = {id(t): (t.grad, None if t.grad is None else t.grad.data) for t in graph_leaves}
@@ -83,7 +84,7 @@ def replay_recorded(loss: Tensor) -> list[Step] | None:
 def leaf_uses(steps: list[Step]) -> dict[int, list[tuple[int, Array]]]:
     """``{id(leaf): [(step index, gradient sent to it), ...]}`` over all steps."""
     uses: dict[int, list[tuple[int, Array]]] = {}
-    for i, (node, _, grad_inputs) in enumerate(steps):
+    for i, (node, _grad_output, grad_inputs) in enumerate(steps):
         for nxt, g in zip(node.next_nodes, grad_inputs):
             if isinstance(nxt, Tensor) and g is not None:
                 uses.setdefault(id(nxt), []).append((i, g))
@@ -129,38 +130,39 @@ class BackwardStepper:
         w = "BackwardStepper"
         arguments.need_tensor(w, "loss", loss)
         if loss.grad_fn is None:
-            raise ValueError(
-                f"{w}: loss has no grad_fn ({arguments.what(loss)}, requires_grad={loss.requires_grad}): there is "
-                "no backward to step through. Pass a result computed from tensors with requires_grad=True, "
-                "outside minitorch.no_grad()")
+            raise ValueError(_(
+                "{widget}: loss has no grad_fn ({value}, requires_grad={requires_grad}): there is no backward to "
+                "step through. Pass a result computed from tensors with requires_grad=True, outside "
+                "minitorch.no_grad()", widget=w, value=arguments.what(loss), requires_grad=loss.requires_grad))
         if loss.data.size != 1:
-            raise ValueError(f"{w}: loss must be a single number to start backward from, got {arguments.what(loss)}; "
-                             "reduce it first, e.g. BackwardStepper(loss.sum()) or loss.mean()")
+            raise ValueError(_("{widget}: loss must be a single number to start backward from, got {value}; reduce it "
+                               "first, e.g. BackwardStepper(loss.sum()) or loss.mean()", widget=w,
+                               value=arguments.what(loss)))
         rankdir = rankdir if rankdir == "auto" else arguments.need_rankdir(w, rankdir)
         self.loss = loss
         self.graph, self.modules = build_graph(loss, params, names, max_nodes, widget=w)
         # One layout for every step, chosen as draw_graph chooses it; every node stays (a step
         # may need any of them), so a big graph is shrunk to the width rather than summarised.
         fitted = layout.fit_to_notebook(
-            lambda direction, _: render(self.graph, None, rankdir=direction, modules=self.modules, legend=False,
+            lambda direction, _boxes: render(self.graph, None, rankdir=direction, modules=self.modules, legend=False,
                                         size=None), len(self.graph.nodes), rankdir, show_all=True)
         self.rankdir, self.size = fitted.rankdir, fitted.size
         recorder.install()  # so a later stepper can replay a plain loss.backward()
         try:
             self.steps = record_backward(loss)
-            self.source = "recorded now (retain_graph=True; .grad left unchanged)"
+            self.source = _("recorded now (retain_graph=True; .grad left unchanged)")
         except RuntimeError as exc:  # buffers already freed by an earlier backward
             if "second time" not in str(exc) and "freed" not in str(exc):
                 raise  # another error (a backward that fails, ...): show it as it is
             replayed = replay_recorded(loss)
-            self.source = "replayed from the backward() that already ran"
+            self.source = _("replayed from the backward() that already ran")
             if replayed is None:
-                raise RuntimeError(
+                raise RuntimeError(_(
                     "BackwardStepper: this graph was already used by backward() and its buffers are "
                     "freed. Create the stepper before calling loss.backward(), or call "
                     "loss.backward(retain_graph=True). (A plain backward can be replayed only once "
                     "recording has started: widgets.record_gradients(), or any draw_graph or stepper before it.)"
-                ) from None
+                )) from None
             self.steps = replayed
         self.order = [type(node).__name__ for node, _, _ in self.steps]
         self._position = {node: i for i, (node, _, _) in enumerate(self.steps)}
@@ -175,7 +177,7 @@ class BackwardStepper:
     def states(self, k: int) -> dict[BackwardNode, str]:
         """``{node: "done" | "current" | "pending"}`` after ``k`` steps."""
         states: dict[BackwardNode, str] = {}
-        for i, (node, _, _) in enumerate(self.steps):
+        for i, node in enumerate(node for node, _g_out, _g_in in self.steps):
             states[node] = "current" if i == k - 1 else ("done" if i < k else "pending")
         return states
 
@@ -189,14 +191,14 @@ class BackwardStepper:
         """One sentence saying what step ``k`` did."""
         n = len(self.steps)
         if k == 0:
-            return (f"Before backward: d loss / d loss = 1 starts at the output. {n} ops will run their "
-                    "backward, in the order below. Press Next.")
+            return _("Before backward: d loss / d loss = 1 starts at the output. {n} ops will run their "
+                     "backward, in the order below. Press Next.", n=n)
         node, g_out, g_in = self.steps[k - 1]
-        sent = ", ".join(style.fmt_norm(style.array_norm(g)) for g in g_in if g is not None) or "nothing"
-        text = (f"Step {k} of {n}: {type(node).__name__} received a gradient of norm "
-                f"{style.fmt_norm(style.array_norm(g_out))} and sent gradients of norm {sent} to its inputs.")
+        sent = ", ".join(style.fmt_norm(style.array_norm(g)) for g in g_in if g is not None) or _("nothing")
+        text = _("Step {k} of {n}: {op} received a gradient of norm {norm} and sent gradients of norm {sent} to its "
+                 "inputs.", k=k, n=n, op=type(node).__name__, norm=style.fmt_norm(style.array_norm(g_out)), sent=sent)
         if k == n:
-            text += " Backward is done: every leaf that requires grad has its .grad."
+            text += _(" Backward is done: every leaf that requires grad has its .grad.")
         return text
 
     def _svg(self, k: int) -> str:
@@ -209,11 +211,13 @@ class BackwardStepper:
     # -------------------------------------------------------------- the widget
     def _build_widget(self) -> None:
         n = len(self.steps)
-        self.slider = widgets.IntSlider(value=0, min=0, max=n, step=1, description="step",
+        self.slider = widgets.IntSlider(value=0, min=0, max=n, step=1, description=_("step"),
                                         continuous_update=True, layout=widgets.Layout(width="420px"))
-        self.prev_button = widgets.Button(description="Prev", icon="step-backward", layout=widgets.Layout(width="80px"))
-        self.next_button = widgets.Button(description="Next", icon="step-forward", layout=widgets.Layout(width="80px"))
-        self.play = widgets.Play(value=0, min=0, max=n, step=1, interval=900, description="play")
+        self.prev_button = widgets.Button(description=_("Prev"), icon="step-backward",
+                                          layout=widgets.Layout(width="80px"))
+        self.next_button = widgets.Button(description=_("Next"), icon="step-forward",
+                                          layout=widgets.Layout(width="80px"))
+        self.play = widgets.Play(value=0, min=0, max=n, step=1, interval=900, description=_("play"))
         widgets.jslink((self.play, "value"), (self.slider, "value"))
         self.caption_html = widgets.HTML()
         self.order_html = widgets.HTML()
@@ -246,10 +250,10 @@ class BackwardStepper:
                 css = f"background:{style.PENDING_FILL};color:{style.PENDING_FONT};border:1px solid #ccc"
             chips.append(f'<span style="{css};border-radius:4px;padding:1px 5px;margin:2px;'
                          f'display:inline-block;font-size:0.85em">{i + 1}. {name}</span>')
-        before = f"... {first:,} earlier steps " if first else ""
-        after = f" ... {len(self.order) - last:,} later steps" if last < len(self.order) else ""
+        before = _("... {n:,} earlier steps ", n=first) if first else ""
+        after = _(" ... {n:,} later steps", n=len(self.order) - last) if last < len(self.order) else ""
         shown = before + "".join(chips) + after
-        self.order_html.value = f'<div style="font-family:sans-serif">engine order: {shown}</div>'
+        self.order_html.value = f'<div style="font-family:sans-serif">{_("engine order:")} {shown}</div>'
         self.graph_html.value = f'<div class="minitorch-stepper-graph" data-step="{k}">{self._svg(k)}</div>'
 
     def _ipython_display_(self) -> None:
