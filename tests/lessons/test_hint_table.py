@@ -43,6 +43,8 @@ ONE_BIG_STEP = """    optimizer.zero_grad()
     optimizer.step()
     return loss.item()"""
 
+ADAM_DECAY = "                if weight_decay:\n                    g = g + weight_decay * p.data\n"
+
 # (lesson, check variable, [(text in the exercise cell, replacement)], words the hints must contain)
 TABLE = [
     ("00", "check_nd", [("(f(x + eps) - f(x - eps)) / (2 * eps)", "(f(x + eps) - f(x)) / eps")], "one-sided"),
@@ -181,14 +183,43 @@ TABLE = [
     ("07", "linear_check", [("y = y + self.bias", "y = y + self.bias + self.bias")], "the bias is added twice"),
     ("07", "linear_check", [("        if self.bias is not None:\n            y = y + self.bias", "        y = y + self.bias")],
      "unsupported operand type(s) for +: 'Tensor' and 'NoneType'"),  # bias=False
+    # lesson 07's optimizer hints replay the usual wrong update rules and name the one a run equals
     ("07", "sgd_check", [('state["momentum_buffer"] = g.copy()', 'state["momentum_buffer"] = np.zeros_like(g)')],
-     "already at the first step"),  # positional: the hint does not name the momentum buffer
-    ("07", "adam_check", [('v_hat = state["v"] / (1 - beta2 ** t)', 'v_hat = state["v"]')], "already at the first step"),
-    ("07", "adam_check", [("p.data -= lr * m_hat / (np.sqrt(v_hat) + eps)", "p.data -= lr * m_hat / np.sqrt(v_hat + eps)")],
-     "already at the first step"),  # positional: the hint does not name eps inside the sqrt
+     "the momentum buffer starts as zeros"),
+    ("07", "sgd_check", [('momentum * state["momentum_buffer"] + g',
+                          'momentum * state["momentum_buffer"] + (1 - momentum) * g')],
+     "b = momentum * b + g (b = g on the first step)"),
+    ("07", "sgd_check", [('                    g = state["momentum_buffer"]\n', "")],
+     "updated but not used: step with it"),
+    ("07", "sgd_check", [("                if weight_decay:\n                    g = g + weight_decay * p.data\n", "")],
+     "weight decay is missing: add it to the gradient first, g = g + weight_decay * p"),
+    ("07", "sgd_check", [("g = g + weight_decay * p.data", "g = g - weight_decay * p.data")], "the wrong sign"),
+    ("07", "sgd_check", [("p.data -= lr * g", "p.data -= g")], "the learning rate is missing: p = p - lr * g"),
     ("07", "sgd_check", [("g = g + weight_decay * p.data", "g += weight_decay * p.data")], "changed w.grad"),
-    ("07", "sgd_check", [("p.data -= lr * g", "p.data += lr * g")], "step 1"),
-    ("07", "adam_check", [("m_hat = state[\"m\"] / (1 - beta1 ** t)", "m_hat = state[\"m\"]")], "already at the first step"),
+    ("07", "sgd_check", [("p.data -= lr * g", "p.data += lr * g")], "uphill: p = p - lr * g"),
+    ("07", "adam_check", [('v_hat = state["v"] / (1 - beta2 ** t)', 'v_hat = state["v"]')],
+     "v is not bias-corrected: v_hat = v / (1 - beta2 ** t)"),
+    ("07", "adam_check", [("m_hat = state[\"m\"] / (1 - beta1 ** t)", "m_hat = state[\"m\"]")],
+     "m is not bias-corrected: m_hat = m / (1 - beta1 ** t)"),
+    ("07", "adam_check", [("m_hat = state[\"m\"] / (1 - beta1 ** t)", "m_hat = state[\"m\"]"),
+                          ('v_hat = state["v"] / (1 - beta2 ** t)', 'v_hat = state["v"]')], "no bias correction"),
+    ("07", "adam_check", [("p.data -= lr * m_hat / (np.sqrt(v_hat) + eps)",
+                           "p.data -= lr * m_hat / np.sqrt(v_hat + eps)")],
+     "eps is inside the square root: p = p - lr * m_hat / (sqrt(v_hat) + eps)"),
+    ("07", "adam_check", [("p.data -= lr * m_hat / (np.sqrt(v_hat) + eps)", "p.data -= lr * m_hat / (v_hat + eps)")],
+     "the square root is missing"),
+    ("07", "adam_check", [("(1 - beta2) * g * g", "(1 - beta2) * g")], "v = beta2 * v + (1 - beta2) * g * g"),
+    ("07", "adam_check", [("beta1 * state[\"m\"] + (1 - beta1) * g", "(1 - beta1) * state[\"m\"] + beta1 * g"),
+                          ("beta2 * state[\"v\"] + (1 - beta2) * g * g", "(1 - beta2) * state[\"v\"] + beta2 * g * g")],
+     "beta and 1 - beta are swapped"),
+    ("07", "adam_check", [('                state["step"] += 1\n                t = state["step"]\n',
+                           '                t = state["step"]\n                state["step"] += 1\n')], "t = 0"),
+    ("07", "adam_check", [(ADAM_DECAY, ""),
+                          ("p.data -= lr * m_hat / (np.sqrt(v_hat) + eps)",
+                           "p.data -= lr * m_hat / (np.sqrt(v_hat) + eps)\n"
+                           "                p.data -= lr * weight_decay * p.data")],
+     "that is AdamW"),
+    ("07", "adam_check", [(ADAM_DECAY, "")], "weight decay is missing"),
     ("08", "step_check", [("return loss.item()", "return loss")], "Python number"),
     ("08", "step_check", [("    optimizer.zero_grad()\n    loss = loss_fn", "    loss = loss_fn")],
      "the previous step's gradients were still in .grad"),
