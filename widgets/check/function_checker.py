@@ -209,7 +209,7 @@ def check_function(name: str, learner_fn: Callable[..., Any], reference_fn: Call
             hint = text.splitlines()[0]
             if raises is not None:  # errors are part of this exercise: say that these arguments are not one
                 hint += _("; but these arguments are valid: the reference returns {value}", value=short(expected, 30))
-            rows.append(CheckRow(label, False, hint, {"expected": short(expected), "got": "error"}))
+            rows.append(CheckRow(label, False, hint, {"expected": short(expected), "got": _("error")}))
             continue
         if isinstance(expected, _Raises):
             hint = _("no error raised: these arguments must raise {type} (returned {value})",

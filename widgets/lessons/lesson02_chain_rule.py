@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from widgets.i18n import _
+
 Array = np.ndarray
 
 
@@ -31,11 +33,15 @@ def div_mistakes(k: int, got: Array, inputs: list[Any], grad_output: Array) -> s
     a, b = (np.asarray(v, dtype=float) for v in inputs)
     g = grad_output
     if k == 0:
-        return _first(got, [(lambda: g * b, "d(a / b)/da is 1 / b: divide grad_output by b, do not multiply"),
-                            (lambda: g * a / (b * b), "that is the size of b's gradient: for a it is grad_output / b")])
-    return _first(got, [(lambda: -g * a / b, "d(a / b)/db is -a / b**2: the square of b is missing"),
-                        (lambda: -g / (b * b), "d(a / b)/db is -a / b**2: the factor a is missing"),
-                        (lambda: g / b, "that is a's gradient; b's is -grad_output * a / b**2")])
+        return _first(got, [
+            (lambda: g * b, _("d(a / b)/da is 1 / b: divide grad_output by b, do not multiply")),
+            (lambda: g * a / (b * b), _("that is the size of b's gradient: for a it is grad_output / b")),
+        ])
+    return _first(got, [
+        (lambda: -g * a / b, _("d(a / b)/db is -a / b**2: the square of b is missing")),
+        (lambda: -g / (b * b), _("d(a / b)/db is -a / b**2: the factor a is missing")),
+        (lambda: g / b, _("that is a's gradient; b's is -grad_output * a / b**2")),
+    ])
 
 
 def pow_mistakes(k: int, got: Array, inputs: list[Any], grad_output: Array) -> str | None:
@@ -43,9 +49,13 @@ def pow_mistakes(k: int, got: Array, inputs: list[Any], grad_output: Array) -> s
     a, b = (np.asarray(v, dtype=float) for v in inputs)
     g = grad_output
     if k == 0:
-        return _first(got, [(lambda: g * a ** (b - 1), "the power rule is b * a**(b - 1): the factor b is missing"),
-                            (lambda: g * b * a ** b, "the power rule is b * a**(b - 1): the exponent is b - 1"),
-                            (lambda: g * b * a ** (b - 1) * np.log(a), "the log(a) belongs to b's gradient only")])
-    return _first(got, [(lambda: g * a ** b, "d(a**b)/db is a**b * log(a): the log(a) is missing"),
-                        (lambda: g * np.log(a), "d(a**b)/db is a**b * log(a): the factor a**b (out) is missing"),
-                        (lambda: g * b * a ** (b - 1), "that is a's gradient (the power rule); b's is out * log(a)")])
+        return _first(got, [
+            (lambda: g * a ** (b - 1), _("the power rule is b * a**(b - 1): the factor b is missing")),
+            (lambda: g * b * a ** b, _("the power rule is b * a**(b - 1): the exponent is b - 1")),
+            (lambda: g * b * a ** (b - 1) * np.log(a), _("the log(a) belongs to b's gradient only")),
+        ])
+    return _first(got, [
+        (lambda: g * a ** b, _("d(a**b)/db is a**b * log(a): the log(a) is missing")),
+        (lambda: g * np.log(a), _("d(a**b)/db is a**b * log(a): the factor a**b (out) is missing")),
+        (lambda: g * b * a ** (b - 1), _("that is a's gradient (the power rule); b's is out * log(a)")),
+    ])

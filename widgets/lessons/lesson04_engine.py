@@ -13,6 +13,7 @@ import numpy as np
 
 from widgets.check.function_checker import same
 from widgets.check.outcome import Outcome
+from widgets.i18n import _
 
 
 def walk_runs(run: Callable[[Any, list[Any]], list[Any]]) -> Callable[[Any, list[Any]], Outcome]:
@@ -31,16 +32,18 @@ def walk_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
     (before,) = expected.args
     for i, (g, e, old) in enumerate(zip(got.value, expected.value, before)):
         if g is None and e is not None:
-            return False, (f"leaf {i} got no gradient (.grad is None): the walk never reached it; go through the "
-                           "nodes in the sorted order, root first, seeded with a gradient of ones")
+            return False, _("leaf {i} got no gradient (.grad is None): the walk never reached it; go through the "
+                            "nodes in the sorted order, root first, seeded with a gradient of ones", i=i)
         if g is None or e is None or same(g, e)[0]:
             continue
         g, e = np.asarray(g, dtype=float), np.asarray(e, dtype=float)
         if old is not None and g.shape == e.shape and np.allclose(g, e - old):
-            return False, (f"leaf {i} had a .grad from before, and it was replaced: add the new gradient to it "
-                           "(leaf.grad + g), as backward() accumulates")
+            return False, _("leaf {i} had a .grad from before, and it was replaced: add the new gradient to it "
+                            "(leaf.grad + g), as backward() accumulates", i=i)
         if old is not None and g.shape == e.shape and np.allclose(g, e + old):
-            return False, f"leaf {i}'s old .grad was added twice: add it once, to the sum of this pass's gradients"
-        return False, (f"leaf {i}'s gradient differs ({same(g, e)[1]}): where an output feeds several consumers, "
-                       "their gradients must be added (grads[nxt] + g), never overwritten")
+            return False, _("leaf {i}'s old .grad was added twice: add it once, to the sum of this pass's gradients",
+                            i=i)
+        return False, _("leaf {i}'s gradient differs ({difference}): where an output feeds several consumers, "
+                        "their gradients must be added (grads[nxt] + g), never overwritten", i=i,
+                        difference=same(g, e)[1])
     return False, hint

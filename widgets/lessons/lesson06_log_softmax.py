@@ -17,6 +17,7 @@ import numpy as np
 from widgets.check.check_result import to_numpy
 from widgets.check.function_checker import same
 from widgets.check.outcome import Outcome
+from widgets.i18n import _
 
 Array = np.ndarray
 
@@ -34,13 +35,15 @@ def forward_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
         return ok, hint
     x, dim = np.asarray(to_numpy(expected.args[0]), dtype=np.float64), expected.args[1]
     if not np.all(np.isfinite(value)):
-        return False, (f"{hint}: exp overflowed (inf/NaN) for large x: subtract the max along dim before exp "
-                       "(log_softmax(x) = log_softmax(x - max))")
+        return False, _("{hint}: exp overflowed (inf/NaN) for large x: subtract the max along dim before exp "
+                        "(log_softmax(x) = log_softmax(x - max))", hint=hint)
     with np.errstate(all="ignore"):
-        variants = [(np.exp(_log_softmax(x, dim)), "that is softmax: log_softmax is x - max - log(sum(exp(x - max)))")]
+        variants = [(np.exp(_log_softmax(x, dim)),
+                     _("that is softmax: log_softmax is x - max - log(sum(exp(x - max)))"))]
         if x.ndim > 1:
             other = 0 if dim % x.ndim != 0 else 1
-            variants.append((_log_softmax(x, other), f"the sums run over dim {other}: use the dim argument ({dim})"))
+            variants.append((_log_softmax(x, other),
+                             _("the sums run over dim {other}: use the dim argument ({dim})", other=other, dim=dim)))
     for wrong, text in variants:
         if wrong.shape == value.shape and np.allclose(value, wrong, rtol=1e-4, atol=1e-5):
             return False, text
@@ -56,11 +59,11 @@ def backward_mistakes(dim: int) -> Callable[[int, Array, list[Any], Array], "str
         g = grad_output
         other = -1 if dim % x.ndim != x.ndim - 1 else 0
         variants = [
-            (g, "the softmax term is missing: grad_x = grad_output - softmax * grad_output.sum(dim)"),
-            (g - softmax * g, "sum grad_output over dim first: every output depends on every input of its row"),
-            (g - out * g.sum(axis=dim, keepdims=True), "out is the log-softmax: the softmax is exp(out)"),
+            (g, _("the softmax term is missing: grad_x = grad_output - softmax * grad_output.sum(dim)")),
+            (g - softmax * g, _("sum grad_output over dim first: every output depends on every input of its row")),
+            (g - out * g.sum(axis=dim, keepdims=True), _("out is the log-softmax: the softmax is exp(out)")),
             (g - softmax * g.sum(axis=other, keepdims=True) if x.ndim > 1 else None,
-             f"the sum runs over axis {other}, but dim = {dim}: use ctx.dim"),
+             _("the sum runs over axis {other}, but dim = {dim}: use ctx.dim", other=other, dim=dim)),
         ]
         for wrong, text in variants:
             if wrong is not None and wrong.shape == got.shape and np.allclose(got, wrong, rtol=1e-5, atol=1e-6):

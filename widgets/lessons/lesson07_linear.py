@@ -14,6 +14,7 @@ import numpy as np
 from widgets.check.check_result import to_numpy
 from widgets.check.function_checker import same
 from widgets.check.outcome import Outcome
+from widgets.i18n import _
 
 
 def linear_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
@@ -28,10 +29,11 @@ def linear_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
     b = None if layer.bias is None else np.asarray(to_numpy(layer.bias), dtype=float)
     variants: list[tuple[Any, str]] = []
     if b is not None:
-        variants += [(xs @ w.T, "the bias is missing: y = x @ weight.T + bias"),
-                     (xs @ w.T + 2 * b, "the bias is added twice")]
+        variants += [(xs @ w.T, _("the bias is missing: y = x @ weight.T + bias")),
+                     (xs @ w.T + 2 * b, _("the bias is added twice"))]
     if w.shape[0] == w.shape[1]:
-        variants.append((xs @ w + (0 if b is None else b), "weight is (out, in): multiply by weight.T, not weight"))
+        variants.append((xs @ w + (0 if b is None else b),
+                         _("weight is (out, in): multiply by weight.T, not weight")))
     for wrong, text in variants:
         if y is not None and y.shape == wrong.shape and np.allclose(y, wrong, rtol=1e-4, atol=1e-5):
             return False, text

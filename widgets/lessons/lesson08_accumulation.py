@@ -21,6 +21,7 @@ from minitorch import nn, optim
 from minitorch.data import DataLoader
 from minitorch.nn import functional as F
 from minitorch.tensor import Tensor
+from widgets.i18n import _
 from widgets.style import format_number, format_pair
 
 BATCH = 32
@@ -76,25 +77,37 @@ def _mistake(scale: bool = True, zero_inside: bool = False, step_inside: bool = 
     return step
 
 
-_K_TOO_LARGE = ("the update is k times too large (k = {k}): divide each micro-batch's loss by k before "
-                "backward(); the big batch's loss is the mean over all its samples, not the sum of k means")
-_LAST_ONLY = ("only the last micro-batch counted: zero_grad() inside the loop throws away the gradients "
-              "accumulated so far; zero them once per step, after optimizer.step()")
-_K_STEPS = ("k steps instead of one (k = {k}): optimizer.step() runs inside the loop; accumulate the k "
-            "backward() calls first, then step once after the loop")
-_NO_ZERO = ("step 1 matched but the next steps did not: the gradients of the previous step were still in "
-            ".grad; call optimizer.zero_grad() after optimizer.step() (or before the first backward)")
+def _k_too_large(k: int) -> str:
+    return _("the update is k times too large (k = {k}): divide each micro-batch's loss by k before "
+             "backward(); the big batch's loss is the mean over all its samples, not the sum of k means", k=k)
 
-# (name, wrong step, hint): checked in this order, the first whose parameters match names the mistake
+
+def _last_only(k: int) -> str:
+    return _("only the last micro-batch counted: zero_grad() inside the loop throws away the gradients "
+             "accumulated so far; zero them once per step, after optimizer.step()")
+
+
+def _k_steps(k: int) -> str:
+    return _("k steps instead of one (k = {k}): optimizer.step() runs inside the loop; accumulate the k "
+             "backward() calls first, then step once after the loop", k=k)
+
+
+def _no_zero(k: int) -> str:
+    return _("step 1 matched but the next steps did not: the gradients of the previous step were still in "
+             ".grad; call optimizer.zero_grad() after optimizer.step() (or before the first backward)")
+
+
+# (name, wrong step, hint(k)): checked in this order, the first whose parameters match names the mistake;
+# the hint is made when it is shown, in the learner's language then
 MISTAKES = [
-    ("no 1/k", _mistake(scale=False), _K_TOO_LARGE),
-    ("zero inside", _mistake(zero_inside=True), _LAST_ONLY),
-    ("zero inside, no 1/k", _mistake(scale=False, zero_inside=True), _LAST_ONLY),
-    ("step inside", _mistake(zero_inside=True, step_inside=True), _K_STEPS),
-    ("step inside, accumulating", _mistake(step_inside=True), _K_STEPS),
-    ("step inside, no 1/k", _mistake(scale=False, zero_inside=True, step_inside=True), _K_STEPS),
-    ("no zero_grad", _mistake(zero_after=False), _NO_ZERO),
-    ("no zero_grad, no 1/k", _mistake(scale=False, zero_after=False), _K_TOO_LARGE),
+    ("no 1/k", _mistake(scale=False), _k_too_large),
+    ("zero inside", _mistake(zero_inside=True), _last_only),
+    ("zero inside, no 1/k", _mistake(scale=False, zero_inside=True), _last_only),
+    ("step inside", _mistake(zero_inside=True, step_inside=True), _k_steps),
+    ("step inside, accumulating", _mistake(step_inside=True), _k_steps),
+    ("step inside, no 1/k", _mistake(scale=False, zero_inside=True, step_inside=True), _k_steps),
+    ("no zero_grad", _mistake(zero_after=False), _no_zero),
+    ("no zero_grad, no 1/k", _mistake(scale=False, zero_after=False), _k_too_large),
 ]
 
 
@@ -109,7 +122,7 @@ class Trajectory:
 
     def __repr__(self) -> str:
         losses = ", ".join(format_number(r) if isinstance(r, float) else type(r).__name__ for r in self.returned)
-        return f"{len(self.params)} steps, losses [{losses}]"
+        return _("{n} steps, losses [{losses}]", n=len(self.params), losses=losses)
 
 
 def _optimizer(name: str, params: Any) -> optim.Optimizer:
@@ -133,7 +146,7 @@ def _trajectory(step_fn: StepFn, dataset: Any, k: int, n_steps: int, opt_name: s
     params: list[np.ndarray] = []
     batches = DataLoader(dataset, batch_size=BATCH, shuffle=True, seed=0)
     sizes: list[int] = []
-    for _, (xb, yb) in zip(range(n_steps), batches):
+    for _step, (xb, yb) in zip(range(n_steps), batches):
         returned.append(step_fn(model, xb, yb, opt, _recording(F.cross_entropy, sizes), k))
         params.append(_flat(model))
     result = Trajectory(k, returned, params, initial)
@@ -154,7 +167,7 @@ def runner(step_fn: StepFn, mistakes: bool = False) -> Callable[[Any, int, int, 
     def run(dataset: Any, k: int, n_steps: int, opt_name: str) -> Trajectory:
         result = _trajectory(step_fn, dataset, k, n_steps, opt_name)
         if mistakes:
-            result.mistakes = {name: _trajectory(fn, dataset, k, n_steps, opt_name) for name, fn, _ in MISTAKES}
+            result.mistakes = {name: _trajectory(fn, dataset, k, n_steps, opt_name) for name, fn, _hint in MISTAKES}
         return result
     return run
 
@@ -166,8 +179,9 @@ def cases(dataset: Any) -> list[tuple[Any, int, int, str]]:
 
 def describe(args: tuple[Any, ...]) -> str:
     """The table's name for one case."""
-    _, k, n_steps, opt_name = args
-    return f"batch of {BATCH} as {k} micro-batches of {BATCH // k}, {n_steps} steps of {opt_name}"
+    _dataset, k, n_steps, opt_name = args
+    return _("batch of {batch} as {k} micro-batches of {size}, {n_steps} steps of {optimizer}", batch=BATCH, k=k,
+             size=BATCH // k, n_steps=n_steps, optimizer=opt_name)
 
 
 def _close(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
@@ -179,37 +193,43 @@ def compare(got: Trajectory, expected: Trajectory) -> tuple[bool, str]:
     k = expected.k
     for r in got.returned:
         if r is None:
-            return False, "returned None: did you forget `return`? (return the batch's loss as a Python float)"
+            return False, _("returned None: did you forget `return`? (return the batch's loss as a Python float)")
         if isinstance(r, (Tensor, np.ndarray)):
-            return False, (f"returned a {type(r).__name__}; return a Python number "
-                           "(add up loss.item() of each scaled micro-batch loss)")
+            return False, _("returned a {type}; return a Python number (add up loss.item() of each scaled "
+                            "micro-batch loss)", type=type(r).__name__)
     if k > 1 and got.loss_sizes and max(got.loss_sizes) > BATCH // k:
-        return False, (f"a loss was computed on {max(got.loss_sizes)} samples at once: split the batch into k = {k} "
-                       f"micro-batches of {BATCH // k} (xb.chunk(k)) and backward() each; one ordinary step on the "
-                       "whole batch gives the same numbers but needs the memory accumulation saves")
+        return False, _("a loss was computed on {n} samples at once: split the batch into k = {k} micro-batches "
+                        "of {size} (xb.chunk(k)) and backward() each; one ordinary step on the whole batch gives "
+                        "the same numbers but needs the memory accumulation saves", n=max(got.loss_sizes), k=k,
+                        size=BATCH // k)
     if not _close(got.params, expected.params):
-        for name, _, hint in MISTAKES:
+        for name, _fn, hint in MISTAKES:
             wrong = expected.mistakes.get(name)
             if wrong is not None and _close(got.params, wrong.params):
-                return False, hint.format(k=k)
+                return False, hint(k)
         first_got, first_exp = got.params[0] - got.initial, expected.params[0] - expected.initial
         if not np.any(first_got):
-            return False, ("the parameters did not change at step 1: is optimizer.step() called after the "
-                           "backward() calls, before zero_grad()?")
+            return False, _("the parameters did not change at step 1: is optimizer.step() called after the "
+                            "backward() calls, before zero_grad()?")
         for step, (g, e) in enumerate(zip(got.params, expected.params), 1):
             if not np.allclose(g, e, rtol=1e-4, atol=1e-5):
                 c = float(np.sum(first_got * first_exp) / np.sum(first_exp * first_exp))
-                ratio = f" (step 1's update is {c:.3g} times the big-batch update)" if step == 1 else ""
-                return False, (f"the parameters differ from one big-batch step at step {step}{ratio}: "
-                               "every micro-batch's loss / k, backward() for each, then one step() and zero_grad()")
+                if step == 1:
+                    return False, _("the parameters differ from one big-batch step at step 1 (step 1's update is "
+                                    "{c:.3g} times the big-batch update): every micro-batch's loss / k, backward() "
+                                    "for each, then one step() and zero_grad()", c=c)
+                return False, _("the parameters differ from one big-batch step at step {step}: every "
+                                "micro-batch's loss / k, backward() for each, then one step() and zero_grad()",
+                                step=step)
     for step, (r, e) in enumerate(zip(got.returned, expected.returned), 1):
         if not isinstance(r, (int, float)) or not np.isclose(r, e, rtol=1e-4, atol=1e-5):
             shown, want = format_pair(r, e) if isinstance(r, (int, float)) else (type(r).__name__, format_number(e))
             if isinstance(r, (int, float)) and np.isclose(r, k * e, rtol=1e-4):
-                return False, (f"the parameters are right, but the returned loss is k times too large (k = {k}): "
-                               "add up the scaled losses (loss / k), not the micro-batch means")
-            return False, (f"the parameters are right, but step {step} returned {shown}, expected {want}: return the "
-                           "whole batch's loss, the sum of the k scaled micro-batch losses (each .item())")
+                return False, _("the parameters are right, but the returned loss is k times too large (k = {k}): "
+                                "add up the scaled losses (loss / k), not the micro-batch means", k=k)
+            return False, _("the parameters are right, but step {step} returned {got}, expected {expected}: return "
+                            "the whole batch's loss, the sum of the k scaled micro-batch losses (each .item())",
+                            step=step, got=shown, expected=want)
     return True, ""
 
 
@@ -227,7 +247,7 @@ def training_runner(step_fn: TrainingStep, dataset: Any) -> Callable[[int, Calla
         initial = _flat(model)
         returned: list[Any] = []
         params: list[np.ndarray] = []
-        for _, (xb, yb) in zip(range(n_steps), DataLoader(dataset, batch_size=BATCH, shuffle=True, seed=0)):
+        for _step, (xb, yb) in zip(range(n_steps), DataLoader(dataset, batch_size=BATCH, shuffle=True, seed=0)):
             returned.append(step_fn(model, xb, yb, opt, F.cross_entropy))
             params.append(_flat(model))
         return Trajectory(1, returned, params, initial)
@@ -238,22 +258,23 @@ def training_compare(got: Trajectory, expected: Trajectory) -> tuple[bool, str]:
     """(ok, hint) for one training step: what was returned, then which part of the step is missing."""
     for r in got.returned:
         if r is None:
-            return False, "returned None: did you forget `return`? (return loss.item())"
+            return False, _("returned None: did you forget `return`? (return loss.item())")
         if isinstance(r, (Tensor, np.ndarray)):
-            return False, (f"returned a {type(r).__name__}; return a Python number (loss.item(): a tensor "
-                           "would keep the whole graph alive)")
+            return False, _("returned a {type}; return a Python number (loss.item(): a tensor would keep the whole "
+                            "graph alive)", type=type(r).__name__)
     if not _close(got.params, expected.params):
         if np.array_equal(got.params[0], got.initial):
-            return False, ("the parameters did not change at step 1: call optimizer.step() after loss.backward() "
-                           "(and optimizer.zero_grad() before backward, not between backward and step)")
+            return False, _("the parameters did not change at step 1: call optimizer.step() after loss.backward() "
+                            "(and optimizer.zero_grad() before backward, not between backward and step)")
         if _close(got.params[:1], expected.params[:1]):
-            return False, ("step 1 matched but the next steps did not: the previous step's gradients were still in "
-                           ".grad; call optimizer.zero_grad() at the start of every step")
-        return False, ("the parameters differ from the reference already after step 1: zero_grad, forward, loss, "
-                       "backward, step, in that order")
+            return False, _("step 1 matched but the next steps did not: the previous step's gradients were still "
+                            "in .grad; call optimizer.zero_grad() at the start of every step")
+        return False, _("the parameters differ from the reference already after step 1: zero_grad, forward, loss, "
+                        "backward, step, in that order")
     for step, (r, e) in enumerate(zip(got.returned, expected.returned), 1):
         if not isinstance(r, (int, float)) or not np.isclose(r, e, rtol=1e-4, atol=1e-5):
             shown, want = format_pair(r, e) if isinstance(r, (int, float)) else (type(r).__name__, format_number(e))
-            return False, (f"the parameters are right, but step {step} returned {shown}, expected {want}: return the "
-                           "loss of this batch computed before the step (loss.item())")
+            return False, _("the parameters are right, but step {step} returned {got}, expected {expected}: return "
+                            "the loss of this batch computed before the step (loss.item())", step=step, got=shown,
+                            expected=want)
     return True, ""

@@ -21,6 +21,7 @@ from minitorch.hints import Shape
 from minitorch.tensor import Tensor
 from widgets.check.function_checker import same
 from widgets.check.mistakes import constant_factor, factor_hint
+from widgets.i18n import _
 
 # (x shape, weight shape, stride, padding): overlapping windows hanging over the border,
 # several channels and samples, and stride 1
@@ -66,8 +67,9 @@ def describe(part: str) -> Callable[[tuple[Any, ...]], str]:
     """Names a case in the check's table."""
     def name(args: tuple[Any, ...]) -> str:
         if part == "x":
-            _, _, x_shape, w_shape, stride, padding = args
-            return f"x {x_shape}, w {w_shape}, stride {stride}, padding {padding}"
+            x_shape, w_shape, stride, padding = args[2:]
+            return _("x {x_shape}, w {w_shape}, stride {stride}, padding {padding}", x_shape=x_shape,
+                     w_shape=w_shape, stride=stride, padding=padding)
         return ", ".join(f"{n} {a.shape}" for n, a in zip(("g", "cols"), args[:2]))
     return name
 
@@ -105,16 +107,16 @@ def compare_grad_b(got: Any, expected: np.ndarray) -> tuple[bool, str]:
     """``compare`` for the bias part: names a sum over the wrong axis or a mean."""
     if isinstance(got, np.ndarray) and got.shape != expected.shape:
         if got.ndim == 2 and got.shape[-1] == expected.shape[0]:
-            return False, (f"shape {got.shape}, expected {expected.shape}: every sample and every output "
-                           "position used the same bias, so sum g over the batch and positions (its rows, "
-                           "axis=0): one number per filter")
+            return False, _("shape {got}, expected {expected}: every sample and every output "
+                            "position used the same bias, so sum g over the batch and positions (its rows, "
+                            "axis=0): one number per filter", got=got.shape, expected=expected.shape)
         if got.ndim == 1:
-            return False, (f"shape {got.shape}, expected {expected.shape}: you summed over the filters "
-                           "(axis=1); sum over the rows (axis=0) instead")
+            return False, _("shape {got}, expected {expected}: you summed over the filters "
+                            "(axis=1); sum over the rows (axis=0) instead", got=got.shape, expected=expected.shape)
     c = constant_factor(got, expected) if isinstance(got, np.ndarray) else None
     if c and c < 1 and np.isclose(1 / c, round(1 / c), rtol=1e-6) and round(1 / c) > 1:
-        return False, (f"off by exactly 1/{round(1 / c)}: you took the mean over the {round(1 / c)} rows; "
-                       "the bias gradient is their sum")
+        return False, _("off by exactly 1/{n}: you took the mean over the {n} rows; "
+                        "the bias gradient is their sum", n=round(1 / c))
     return same(got, expected)
 
 
@@ -123,13 +125,15 @@ def compare_grad_w(got: Any, expected: np.ndarray) -> tuple[bool, str]:
     o = expected.shape[0]
     flat = expected.reshape(o, -1)
     if isinstance(got, np.ndarray) and got.size == expected.size:
-        transposed = "transposed: cols.T @ g is (C*kh*kw, O); the weight gradient is g.T @ cols, (O, C*kh*kw)"
         if got.shape == flat.T.shape and np.allclose(got, flat.T):
-            return False, transposed + ", then reshape it to the weight's shape"
+            return False, _("transposed: cols.T @ g is (C*kh*kw, O); the weight gradient is g.T @ cols, "
+                            "(O, C*kh*kw), then reshape it to the weight's shape")
         if got.shape == flat.shape and np.allclose(got, flat):
-            return False, f"right values, shape {got.shape}: reshape it to the weight's shape {expected.shape}"
+            return False, _("right values, shape {got}: reshape it to the weight's shape {expected}", got=got.shape,
+                            expected=expected.shape)
         if not np.allclose(got.reshape(-1), expected.reshape(-1)) and np.allclose(got.reshape(-1), flat.T.reshape(-1)):
-            return False, transposed + ", before the reshape"
+            return False, _("transposed: cols.T @ g is (C*kh*kw, O); the weight gradient is g.T @ cols, "
+                            "(O, C*kh*kw), before the reshape")
     return same(got, expected)
 
 
@@ -155,22 +159,22 @@ def compare_grad_x(got: Any, expected: np.ndarray) -> tuple[bool, str]:
     (h, w), (gh, gw) = expected.shape[-2:], got.shape[-2:]
     if (gh, gw) != (h, w):
         if gh >= h and gw >= w:
-            return False, (f"shape {got.shape}, expected {expected.shape}: still padded; cut the padding off "
-                           "(grad_padded[:, :, ph:ph + h, pw:pw + w])")
+            return False, _("shape {got}, expected {expected}: still padded; cut the padding off "
+                            "(grad_padded[:, :, ph:ph + h, pw:pw + w])", got=got.shape, expected=expected.shape)
         return ok, hint
     if not np.any(got) and np.any(expected):
-        return False, ("your gradient is all zeros: no window gradient reached the grid. grad_cols = g @ w2 "
-                       "carries them; col2im adds them onto grad_padded, and that (cut to h x w) is the answer")
+        return False, _("your gradient is all zeros: no window gradient reached the grid. grad_cols = g @ w2 "
+                        "carries them; col2im adds them onto grad_padded, and that (cut to h x w) is the answer")
     if factor_hint(got, expected):
         return ok, hint
     moved = _shift(got, expected)
     if moved:
-        return False, (f"your gradient is the right one moved by {moved} pixels: wrong window offsets when "
-                       "cutting the padding off; keep rows ph:ph + h and columns pw:pw + w")
-    return False, (f"{hint}. The window gradients land on the wrong pixels (wrong window offsets): grad_cols's "
-                   "rows are (sample, out row, out col) and its columns (channel, kernel row, kernel col), as "
-                   "im2col laid them out; reshape to (N, Ho, Wo, C, kh, kw), then transpose to "
-                   "(N, C, Ho, Wo, kh, kw) for col2im")
+        return False, _("your gradient is the right one moved by {moved} pixels: wrong window offsets when "
+                        "cutting the padding off; keep rows ph:ph + h and columns pw:pw + w", moved=moved)
+    return False, _("{hint}. The window gradients land on the wrong pixels (wrong window offsets): grad_cols's "
+                    "rows are (sample, out row, out col) and its columns (channel, kernel row, kernel col), as "
+                    "im2col laid them out; reshape to (N, Ho, Wo, C, kh, kw), then transpose to "
+                    "(N, C, Ho, Wo, kh, kw) for col2im", hint=hint)
 
 
 def pool_mistakes(k: int, got: np.ndarray, inputs: list[Any], grad_output: np.ndarray, kernel: Pair = (2, 2),
@@ -186,15 +190,16 @@ def pool_mistakes(k: int, got: np.ndarray, inputs: list[Any], grad_output: np.nd
         for b in range(kw):
             spread[:, :, a:a + sh * ho:sh, b:b + sw * wo:sw] += grad_output
     if got.shape == grad_output.shape + (kh, kw):
-        return (f"shape {got.shape}: these are the window gradients (N, C, Ho, Wo, kh, kw); add them onto the "
-                "input's grid with col2im(grad_windows, ctx.x_shape, sh, sw)")
+        return _("shape {got}: these are the window gradients (N, C, Ho, Wo, kh, kw); add them onto the "
+                 "input's grid with col2im(grad_windows, ctx.x_shape, sh, sw)", got=got.shape)
     if got.shape != x.shape:
         return None
     if np.allclose(got, spread):
-        return ("every element of a window got the window's gradient: only its max (the winner saved in forward) "
-                "gets it; mask with the one-hot of winner")
+        return _("every element of a window got the window's gradient: only its max (the winner saved in forward) "
+                 "gets it; mask with the one-hot of winner")
     if np.allclose(got, spread / (kh * kw)):
-        return "the gradient is spread evenly over the window, as in average pooling: max pooling sends it all to the max"
+        return _("the gradient is spread evenly over the window, as in average pooling: max pooling sends it all "
+                 "to the max")
     return None
 
 
@@ -203,8 +208,8 @@ def pool_mistakes_for(kernel: Pair, stride: Pair) -> Callable[..., str | None]:
     return lambda k, got, inputs, grad_output: pool_mistakes(k, got, inputs, grad_output, kernel, stride)
 
 
-_PART_OF_INPUT = {0: ("input", "conv_grad_x", "conv2d grad_x"), 1: ("weight", "conv_grad_w", "conv2d grad_w"),
-                  2: ("bias", "conv_grad_b", "conv2d grad_b")}
+_PART_OF_INPUT = {0: ("conv_grad_x", "conv2d grad_x"), 1: ("conv_grad_w", "conv2d grad_w"),
+                  2: ("conv_grad_b", "conv2d grad_b")}  # the function and the check's name, as the notebook has them
 
 
 def conv_mistakes(k: int, got: np.ndarray, inputs: list[Any], grad_output: np.ndarray, stride: Pair = (1, 1),
@@ -212,14 +217,20 @@ def conv_mistakes(k: int, got: np.ndarray, inputs: list[Any], grad_output: np.nd
     """``mistakes`` for the assembled conv2d backward: which of the three parts gave the wrong gradient."""
     if k not in _PART_OF_INPUT:
         return None
-    what, fn, check = _PART_OF_INPUT[k]
+    fn, check = _PART_OF_INPUT[k]
     x, w, b = (minitorch.tensor(a, requires_grad=True) for a in inputs[:3])
     minitorch.nn.functional.conv2d(x, w, b, stride, padding).backward(minitorch.tensor(grad_output))
     right = [x, w, b][k].grad
     factor = factor_hint(got, right.numpy()) if right is not None and got.shape == right.shape else None
-    detail = f" ({factor})" if factor else ""
-    return (f"the {what} gradient is wrong{detail}: it comes from your {fn}; the '{check}' check above names "
-            "the mistake")
+    detail = _(" ({factor})", factor=factor) if factor else ""
+    if k == 0:
+        return _("the input gradient is wrong{detail}: it comes from your {fn}; the '{check}' check above names "
+                 "the mistake", detail=detail, fn=fn, check=check)
+    if k == 1:
+        return _("the weight gradient is wrong{detail}: it comes from your {fn}; the '{check}' check above names "
+                 "the mistake", detail=detail, fn=fn, check=check)
+    return _("the bias gradient is wrong{detail}: it comes from your {fn}; the '{check}' check above names "
+             "the mistake", detail=detail, fn=fn, check=check)
 
 
 def conv_mistakes_for(stride: Pair, padding: Pair) -> Callable[..., str | None]:

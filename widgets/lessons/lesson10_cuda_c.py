@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from widgets.i18n import _
+
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[fF]?)|(?P<name>[A-Za-z_]\w*)"
     r"|(?P<op>\|\||&&|==|!=|<=|>=|[-+*/%<>!?:(),;=]))"
@@ -57,8 +59,10 @@ def _tokens(body: str) -> list[tuple[str, str]]:
         match = _TOKEN.match(body, position)
         if match is None:
             char = body[position:].lstrip()[0]
-            hint = " ('.' and '[' are Python, not C)" if char in ".[" else ""
-            raise KernelSyntaxError(f"{char!r} is not part of the C understood here{hint}: {body!r}")
+            if char in ".[":
+                raise KernelSyntaxError(_("{char!r} is not part of the C understood here ('.' and '[' are Python, "
+                                          "not C): {body!r}", char=char, body=body))
+            raise KernelSyntaxError(_("{char!r} is not part of the C understood here: {body!r}", char=char, body=body))
         kind = match.lastgroup or ""  # every alternative of _TOKEN is a named group
         tokens.append((kind, match.group(kind)))
         position = match.end()
@@ -82,23 +86,28 @@ class _Parser:
         """The next token (it must be ``expected`` when given); moves past it."""
         token = self.peek()
         if token is None or (expected is not None and token != expected):
-            raise KernelSyntaxError(f"expected {expected or 'more'!r}, found {token!r} in {self.body!r}")
+            if expected is None:
+                raise KernelSyntaxError(_("expected more, found {token!r} in {body!r}", token=token, body=self.body))
+            raise KernelSyntaxError(_("expected {expected!r}, found {token!r} in {body!r}", expected=expected,
+                                      token=token, body=self.body))
         self.i += 1
         return token
 
     def statement(self) -> Any:
         """``y = <expression>;``: the expression's value."""
         if self.peek() != "y" or self.peek(1) != "=":
-            raise KernelSyntaxError(f"the body must assign the output: 'y = <expression>;', got {self.body!r}")
+            raise KernelSyntaxError(_("the body must assign the output: 'y = <expression>;', got {body!r}",
+                                      body=self.body))
         self.i += 2
         value = self.ternary()
         if self.peek() == ";":
             self.i += 1
         if self.peek() in _PYTHON_WORDS:
-            raise KernelSyntaxError(f"{self.peek()!r} is Python, not CUDA C: a choice in C is "
-                                    f"'condition ? a : b', e.g. 'y = x > (T)0 ? x : (T)0'")
+            raise KernelSyntaxError(_("{token!r} is Python, not CUDA C: a choice in C is "
+                                      "'condition ? a : b', e.g. 'y = x > (T)0 ? x : (T)0'", token=self.peek()))
         if self.peek() is not None:
-            raise KernelSyntaxError(f"unexpected {self.peek()!r} after the expression in {self.body!r}")
+            raise KernelSyntaxError(_("unexpected {token!r} after the expression in {body!r}", token=self.peek(),
+                                      body=self.body))
         return value
 
     def ternary(self) -> Any:
@@ -148,7 +157,8 @@ class _Parser:
             return (np.float32 if token[-1] in "fF" else np.float64)(text) if is_float else int(text)
         if kind == "name":
             return self.name(token)
-        raise KernelSyntaxError(f"expected a value, found {token or None!r} in {self.body!r}")
+        raise KernelSyntaxError(_("expected a value, found {token!r} in {body!r}", token=token or None,
+                                  body=self.body))
 
     def name(self, token: str) -> Any:
         """``x`` or a call of one of the CUDA math functions."""
@@ -156,11 +166,11 @@ class _Parser:
         if token == "x":
             return self.x
         if token in _PYTHON_WORDS:
-            raise KernelSyntaxError(f"{token!r} is Python, not CUDA C: write a C expression such as "
-                                    f"'y = x > (T)0 ? x : (T)0'")
+            raise KernelSyntaxError(_("{token!r} is Python, not CUDA C: write a C expression such as "
+                                      "'y = x > (T)0 ? x : (T)0'", token=token))
         if token not in _FUNCTIONS:
-            raise KernelSyntaxError(f"unknown name {token!r}: the input is x; functions: "
-                                    + ", ".join(sorted(n for n in _FUNCTIONS if not n.endswith("f"))))
+            raise KernelSyntaxError(_("unknown name {token!r}: the input is x; functions: {functions}", token=token,
+                                      functions=", ".join(sorted(n for n in _FUNCTIONS if not n.endswith("f")))))
         fn, n_args = _FUNCTIONS[token]
         self.take("(")
         args = [self.ternary()]
@@ -169,7 +179,8 @@ class _Parser:
             args.append(self.ternary())
         self.take(")")
         if len(args) != n_args:
-            raise KernelSyntaxError(f"{token} takes {n_args} argument(s), got {len(args)} in {self.body!r}")
+            raise KernelSyntaxError(_("{token} takes {n_args} argument(s), got {n} in {body!r}", token=token,
+                                      n_args=n_args, n=len(args), body=self.body))
         with np.errstate(all="ignore"):
             return fn(*args)
 
@@ -177,7 +188,8 @@ class _Parser:
 def run_kernel_body(body: str, x: Any) -> np.ndarray:
     """``y`` for every element of the NumPy array ``x``, as the kernel body computes it (``y`` has x's dtype)."""
     if not isinstance(body, str):
-        raise KernelSyntaxError(f"the kernel body must be a string of C code, got {type(body).__name__}")
+        raise KernelSyntaxError(_("the kernel body must be a string of C code, got {type}",
+                                  type=type(body).__name__))
     x = np.asarray(x)
     value = _Parser(body, x).statement()
     return np.broadcast_to(np.asarray(value).astype(x.dtype), x.shape).copy()  # assigning to y converts to T

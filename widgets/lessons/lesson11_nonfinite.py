@@ -14,13 +14,14 @@ import numpy as np
 from widgets.check.check_result import to_numpy
 from widgets.check.function_checker import same
 from widgets.check.outcome import Outcome
+from widgets.i18n import _
 
 
 def _values(pairs: Any, name: str) -> np.ndarray | None:
     """The array behind ``name`` ("p0" or "p0.grad") in the case's pairs, or None."""
     if not isinstance(pairs, list):
         return None
-    base, _, part = name.partition(".")
+    base, _dot, part = name.partition(".")
     for n, t in pairs:
         if n == base:
             return to_numpy(t.grad) if part == "grad" else to_numpy(t)
@@ -36,19 +37,22 @@ def nonfinite_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
     missing = [n for n in expected.value if n not in got.value]
     extra = [n for n in got.value if n not in expected.value]
     if extra:
-        return False, (f"{extra[0]} is listed but holds no inf or NaN: list a name only when "
-                       "np.isfinite(...).all() is False")
+        return False, _("{name} is listed but holds no inf or NaN: list a name only when "
+                        "np.isfinite(...).all() is False", name=extra[0])
     if missing:
         name = missing[0]
         values = _values(pairs, name)
         if values is not None and np.isinf(values).any() and not np.isnan(values).any():
-            return False, f"{name} holds inf (no NaN) and was missed: np.isnan misses inf, np.isfinite catches both"
+            return False, _("{name} holds inf (no NaN) and was missed: np.isnan misses inf, np.isfinite catches "
+                            "both", name=name)
         if values is not None and np.isnan(values).any() and not np.isinf(values).any():
-            return False, f"{name} holds NaN (no inf) and was missed: np.isinf misses NaN, np.isfinite catches both"
+            return False, _("{name} holds NaN (no inf) and was missed: np.isinf misses NaN, np.isfinite catches "
+                            "both", name=name)
         if name.endswith(".grad"):
-            return False, (f"{name} was missed: check each gradient too (when t.grad is not None) and list "
-                           "name + '.grad'")
-        return False, f"{name} was missed: {hint}"
+            return False, _("{name} was missed: check each gradient too (when t.grad is not None) and list "
+                            "name + '.grad'", name=name)
+        return False, _("{name} was missed: {hint}", name=name, hint=hint)
     if sorted(got.value) == sorted(expected.value):
-        return False, "the right names in another order: list them as named_tensors gives them, a value before its .grad"
+        return False, _("the right names in another order: list them as named_tensors gives them, a value before "
+                        "its .grad")
     return False, hint

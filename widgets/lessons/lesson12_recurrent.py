@@ -17,6 +17,7 @@ import numpy as np
 
 from widgets.check.function_checker import same
 from widgets.check.outcome import Outcome
+from widgets.i18n import _
 
 Array = np.ndarray
 
@@ -53,11 +54,12 @@ def _judge(got: Outcome, expected: Outcome, variants: Iterator[tuple[Any, str]])
 
 # ---------------------------------------------------------------------- exercise 1: the RNN cell
 def _rnn_cell_variants(x: Array, h: Array, W_ih: Array, W_hh: Array, b: Array) -> Iterator[tuple[Array, str]]:
-    yield np.tanh(x @ W_ih.T + b), "the recurrent term is missing: add h @ W_hh.T (the previous state)"
-    yield np.tanh(x @ W_ih.T + h @ W_hh.T), "the bias b is missing"
-    yield np.tanh(x @ W_ih.T + h @ W_hh + b), "W_hh is not transposed: h @ W_hh.T (W_hh is (H, H), rows are outputs)"
-    yield x @ W_ih.T + h @ W_hh.T + b, "no tanh: h_new = tanh(x @ W_ih.T + h @ W_hh.T + b)"
-    yield _sigmoid(x @ W_ih.T + h @ W_hh.T + b), "sigmoid instead of tanh: the RNN cell uses tanh"
+    yield np.tanh(x @ W_ih.T + b), _("the recurrent term is missing: add h @ W_hh.T (the previous state)")
+    yield np.tanh(x @ W_ih.T + h @ W_hh.T), _("the bias b is missing")
+    yield np.tanh(x @ W_ih.T + h @ W_hh + b), _("W_hh is not transposed: h @ W_hh.T (W_hh is (H, H), rows are "
+                                                "outputs)")
+    yield x @ W_ih.T + h @ W_hh.T + b, _("no tanh: h_new = tanh(x @ W_ih.T + h @ W_hh.T + b)")
+    yield _sigmoid(x @ W_ih.T + h @ W_hh.T + b), _("sigmoid instead of tanh: the RNN cell uses tanh")
 
 
 def rnn_cell_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
@@ -88,12 +90,13 @@ def bptt_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
     """``compare`` for BPTT: the path through h missing, the wrong state, no tanh', a wrong transpose."""
     args = expected.args
     variants = (
-        (_bptt(*args, recurrence=False), "the gradient flowing back through h is missing: at step t add dh_next "
-                                         "(the gradient from step t + 1) to grad_hs[t] before the tanh derivative"),
-        (_bptt(*args, state_shift=1), "dW_hh uses the new state: h_t = tanh(... + h_{t-1} @ W_hh.T), so dW_hh += "
-                                      "da.T @ hs[t] (the state before the step)"),
-        (_bptt(*args, tanh_grad=False), "the tanh derivative is missing: da = (grad_hs[t] + dh_next) * (1 - h_t**2)"),
-        (_bptt(*args, transpose=True), "dh_next = da @ W_hh (not W_hh.T): forward used h @ W_hh.T"),
+        (_bptt(*args, recurrence=False), _("the gradient flowing back through h is missing: at step t add dh_next "
+                                           "(the gradient from step t + 1) to grad_hs[t] before the tanh derivative")),
+        (_bptt(*args, state_shift=1), _("dW_hh uses the new state: h_t = tanh(... + h_{{t-1}} @ W_hh.T), so dW_hh += "
+                                        "da.T @ hs[t] (the state before the step)")),
+        (_bptt(*args, tanh_grad=False), _("the tanh derivative is missing: da = (grad_hs[t] + dh_next) * "
+                                          "(1 - h_t**2)")),
+        (_bptt(*args, transpose=True), _("dh_next = da @ W_hh (not W_hh.T): forward used h @ W_hh.T")),
     )
     value = got.value
     ok, hint = same(value, expected.value)
@@ -104,7 +107,7 @@ def bptt_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
     if text:
         return False, text
     wrong = [n for n, g, e in zip(("dW_ih", "dW_hh", "db", "dh0"), value, expected.value) if not same(g, e)[0]]
-    return False, f"{', '.join(wrong)} wrong: {hint}"
+    return False, _("{names} wrong: {hint}", names=", ".join(wrong), hint=hint)
 
 
 # ---------------------------------------------------------------------- exercise 3: the LSTM cell
@@ -127,15 +130,16 @@ def lstm_cell_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
     args = expected.args
 
     def variants() -> Iterator[tuple[Any, str]]:
-        yield _lstm(*args, swap_fi=True), ("f and i are swapped: c_new = f * c + i * g (f forgets the old c), and "
-                                           "z holds i, f, g, o in that order")
+        yield _lstm(*args, swap_fi=True), _("f and i are swapped: c_new = f * c + i * g (f forgets the old c), and "
+                                            "z holds i, f, g, o in that order")
         for order in ("ifog", "fiog", "iofg", "gifo"):
-            yield _lstm(*args, order=order), (f"the gates are read in the order {', '.join(order)}: PyTorch's "
-                                              "order is i, f, g, o (input, forget, cell candidate, output)")
-        yield _lstm(*args, tanh_c=False), "h_new = o * tanh(c_new): the tanh of the cell state is missing"
-        yield _lstm(*args, sigmoid_g=True), "g (the cell candidate) uses tanh, not sigmoid"
+            yield _lstm(*args, order=order), _("the gates are read in the order {order}: PyTorch's "
+                                               "order is i, f, g, o (input, forget, cell candidate, output)",
+                                               order=", ".join(order))
+        yield _lstm(*args, tanh_c=False), _("h_new = o * tanh(c_new): the tanh of the cell state is missing")
+        yield _lstm(*args, sigmoid_g=True), _("g (the cell candidate) uses tanh, not sigmoid")
     if isinstance(got.value, list):
-        return False, "returned a list: return a tuple (h_new, c_new)"
+        return False, _("returned a list: return a tuple (h_new, c_new)")
     return _judge(got, expected, variants())
 
 
@@ -156,12 +160,12 @@ def _cell_update_grads(z: Array, c: Array, grad_output: Array, f_path: bool = Tr
 def cell_update_mistakes(k: int, got: Array, inputs: list[Any], grad_output: Array) -> str | None:
     """``mistakes`` for the cell-state backward (inputs z, c): which wrong gradient ``got`` is."""
     z, c = inputs
-    variants = ((dict(f_path=False), "the gradient reaching the old c is grad_output * f: c_new = f * c + i * g"),
-                (dict(sigmoid_grad=""), "the sigmoid derivative is missing: d sigmoid(z) = s * (1 - s)"),
-                (dict(sigmoid_grad="f"), "i's gradient lacks the sigmoid derivative i * (1 - i)"),
-                (dict(sigmoid_grad="i"), "f's gradient lacks the sigmoid derivative f * (1 - f)"),
-                (dict(i_in_g=False), "g's gradient lacks the factor i: d c_new / d g = i"),
-                (dict(order="fig"), "the gradients of i and f are in each other's columns: z holds i, f, g, o"))
+    variants = ((dict(f_path=False), _("the gradient reaching the old c is grad_output * f: c_new = f * c + i * g")),
+                (dict(sigmoid_grad=""), _("the sigmoid derivative is missing: d sigmoid(z) = s * (1 - s)")),
+                (dict(sigmoid_grad="f"), _("i's gradient lacks the sigmoid derivative i * (1 - i)")),
+                (dict(sigmoid_grad="i"), _("f's gradient lacks the sigmoid derivative f * (1 - f)")),
+                (dict(i_in_g=False), _("g's gradient lacks the factor i: d c_new / d g = i")),
+                (dict(order="fig"), _("the gradients of i and f are in each other's columns: z holds i, f, g, o")))
     for options, text in variants:
         wrong = _cell_update_grads(z, c, grad_output, **options)[k]
         if wrong.shape == got.shape and np.allclose(got, wrong, atol=1e-6, rtol=1e-5):

@@ -20,6 +20,7 @@ import numpy as np
 from widgets import style
 from widgets.check.function_checker import same
 from widgets.check.outcome import Outcome, keep_inputs
+from widgets.i18n import _
 
 Array = np.ndarray
 
@@ -59,29 +60,31 @@ def reference_mask(T: int) -> Array:
 def mask_hint(got: Any, expected: Array) -> tuple[bool, str]:
     """``compare`` for the causal mask: a bool NumPy array, True on and below the diagonal."""
     if got is None:
-        return False, "returned None: did you forget `return`?"
+        return False, _("returned None: did you forget `return`?")
     if hasattr(got, "__next__"):
-        return False, "returned a generator: return a NumPy array, e.g. np.tril(np.ones((T, T), dtype=bool))"
+        return False, _("returned a generator: return a NumPy array, e.g. np.tril(np.ones((T, T), dtype=bool))")
     if isinstance(got, (list, tuple)):
-        return False, (f"returned a {type(got).__name__}: return a NumPy array of bools (np.tril(np.ones((T, T), "
-                       "dtype=bool))), which np.where and ~ understand")
+        return False, _("returned a {type}: return a NumPy array of bools (np.tril(np.ones((T, T), "
+                        "dtype=bool))), which np.where and ~ understand", type=type(got).__name__)
     if not isinstance(got, np.ndarray):
-        return False, f"return a NumPy array of bools, got {type(got).__name__}"
+        return False, _("return a NumPy array of bools, got {type}", type=type(got).__name__)
     if got.shape != expected.shape:
-        return False, f"shape {style.fmt_shape(got.shape)}, expected {style.fmt_shape(expected.shape)}: a (T, T) mask"
+        return False, _("shape {got}, expected {expected}: a (T, T) mask", got=style.fmt_shape(got.shape),
+                        expected=style.fmt_shape(expected.shape))
     if got.dtype != np.bool_:
         if np.array_equal(got != 0, expected):
-            return False, (f"right places, but the dtype is {got.dtype}: a mask is bool (dtype=bool). "
-                           "With a number mask ~mask is not 'not', and masked indexing picks by position")
+            return False, _("right places, but the dtype is {dtype}: a mask is bool (dtype=bool). "
+                            "With a number mask ~mask is not 'not', and masked indexing picks by position",
+                            dtype=got.dtype)
         got = got != 0
     T = expected.shape[-1]
-    for wrong, hint in ((np.triu(np.ones((T, T), dtype=bool)), "True above the diagonal: that is the future (s > t); "
-                         "np.tril keeps s <= t"),
-                        (_causal(T, -1), "the diagonal is False: a query may look at its own position (s <= t, "
-                         "not s < t); without it the first row masks everything and its softmax is NaN"),
-                        (_causal(T, 1), "one step into the future is True (s <= t + 1): np.tril with k=0"),
-                        (~expected, "inverted: True must mean 'may look', on and below the diagonal"),
-                        (np.ones((T, T), dtype=bool), "every position is True: nothing is masked")):
+    for wrong, hint in ((np.triu(np.ones((T, T), dtype=bool)), _("True above the diagonal: that is the future "
+                         "(s > t); np.tril keeps s <= t")),
+                        (_causal(T, -1), _("the diagonal is False: a query may look at its own position (s <= t, "
+                         "not s < t); without it the first row masks everything and its softmax is NaN")),
+                        (_causal(T, 1), _("one step into the future is True (s <= t + 1): np.tril with k=0")),
+                        (~expected, _("inverted: True must mean 'may look', on and below the diagonal")),
+                        (np.ones((T, T), dtype=bool), _("every position is True: nothing is masked"))):
         if np.array_equal(got, wrong) and not np.array_equal(wrong, expected):
             return False, hint
     return same(got, expected)
@@ -104,19 +107,22 @@ def describe_attention(args: tuple[Any, ...]) -> str:
     """The table's name for a case: the shape of q, and whether its scores are large."""
     q = args[0]
     large = float(np.abs(q).max()) > 20
-    return f"q, k, v of shape {style.fmt_shape(q.shape)}" + (" (large scores)" if large else "")
+    if large:
+        return _("q, k, v of shape {shape} (large scores)", shape=style.fmt_shape(q.shape))
+    return _("q, k, v of shape {shape}", shape=style.fmt_shape(q.shape))
 
 
 def _forward_variants(q: Array, k: Array, v: Array) -> Iterator[tuple[Array, str]]:
     d, T = q.shape[-1], q.shape[-2]
-    yield _attention(q, k, v, scale=1.0), "the scores are not divided by sqrt(d): q @ k^T / math.sqrt(d)"
-    yield _attention(q, k, v, scale=math.sqrt(d)), "you multiplied the scores by sqrt(d): divide by it"
-    yield _attention(q, k, v, scale=1 / d), "you divided the scores by d: divide by sqrt(d)"
-    yield _attention(q, k, v, mask=np.ones((T, T), dtype=bool)), "no causal mask: every query sees the future too"
-    yield _attention(q, k, v, mask=np.triu(np.ones((T, T), dtype=bool))), (
+    yield _attention(q, k, v, scale=1.0), _("the scores are not divided by sqrt(d): q @ k^T / math.sqrt(d)")
+    yield _attention(q, k, v, scale=math.sqrt(d)), _("you multiplied the scores by sqrt(d): divide by it")
+    yield _attention(q, k, v, scale=1 / d), _("you divided the scores by d: divide by sqrt(d)")
+    yield _attention(q, k, v, mask=np.ones((T, T), dtype=bool)), _("no causal mask: every query sees the future too")
+    yield _attention(q, k, v, mask=np.triu(np.ones((T, T), dtype=bool))), _(
         "the mask keeps the future (np.triu): keep s <= t (np.tril)")
-    yield _attention(q, k, v, axis=-2), "the softmax runs over the queries (axis -2): each row (axis -1) must sum to 1"
-    yield _attention(q, k, v, mask_after=True), (
+    yield _attention(q, k, v, axis=-2), _("the softmax runs over the queries (axis -2): each row (axis -1) must sum "
+                                          "to 1")
+    yield _attention(q, k, v, mask_after=True), _(
         "the mask is applied after the softmax: the rows no longer sum to 1. Put -inf in the scores before it")
 
 
@@ -126,15 +132,15 @@ def attention_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
     ok, hint = same(value, want)
     if ok or not isinstance(value, np.ndarray) or value.shape != want.shape:
         if isinstance(value, np.ndarray) and value.shape[-1:] == want.shape[-2:-1] and value.shape != want.shape:
-            hint += ": these are the attention weights; multiply them by v"
+            hint = _("{hint}: these are the attention weights; multiply them by v", hint=hint)
         return ok, hint
     q, k, v = expected.args
     if not np.isfinite(value).all() and np.isfinite(want).all():
         if np.allclose(value, _attention(q, k, v, mask=_causal(q.shape[-2], -1)), equal_nan=True):
-            return False, ("NaN in row 0: the mask hides the diagonal too, so query 0 sees nothing; s <= t "
-                           "keeps the diagonal")
-        return False, ("inf/NaN in your output with large scores: np.exp overflowed. Subtract each row's max "
-                       "before np.exp (softmax(x) = softmax(x - max))")
+            return False, _("NaN in row 0: the mask hides the diagonal too, so query 0 sees nothing; s <= t "
+                            "keeps the diagonal")
+        return False, _("inf/NaN in your output with large scores: np.exp overflowed. Subtract each row's max "
+                        "before np.exp (softmax(x) = softmax(x - max))")
     for wrong, text in _forward_variants(q, k, v):
         if np.allclose(value, wrong, atol=1e-6, rtol=1e-5):
             return False, text
@@ -161,13 +167,13 @@ def attention_backward_mistakes(k: int, got: Array, inputs: list[Any], grad_outp
     q, key, v = inputs
     d = q.shape[-1]
     variants = [
-        (dict(scale=math.sqrt(d)), "you multiplied by sqrt(d): the scores were divided by sqrt(d), so the gradients "
-                                   "of q and k are too (scale = 1 / math.sqrt(d))"),
-        (dict(scale=1.0), "the 1/sqrt(d) of the scores is missing from the gradients of q and k"),
-        (dict(scale=1 / d), "you divided by d: the scale is 1 / math.sqrt(d)"),
-        (dict(row_sum=False), "the softmax backward lacks the row sum: grad_s = p * (grad_p - (grad_p * p)"
-                              ".sum(axis=-1, keepdims=True))"),
-        (dict(transpose_p=False), "grad_v = p^T @ grad_output: swap the last two axes of p"),
+        (dict(scale=math.sqrt(d)), _("you multiplied by sqrt(d): the scores were divided by sqrt(d), so the "
+                                     "gradients of q and k are too (scale = 1 / math.sqrt(d))")),
+        (dict(scale=1.0), _("the 1/sqrt(d) of the scores is missing from the gradients of q and k")),
+        (dict(scale=1 / d), _("you divided by d: the scale is 1 / math.sqrt(d)")),
+        (dict(row_sum=False), _("the softmax backward lacks the row sum: grad_s = p * (grad_p - (grad_p * p)"
+                                ".sum(axis=-1, keepdims=True))")),
+        (dict(transpose_p=False), _("grad_v = p^T @ grad_output: swap the last two axes of p")),
     ]
     for options, text in variants:
         wrong = _attention_grads(q, key, v, grad_output, **options)[k]
@@ -201,11 +207,11 @@ def layer_norm_mistakes(k: int, got: Array, inputs: list[Any], grad_output: Arra
         return None
     x, w = inputs[0], inputs[1]
     eps = 1e-5
-    for options, text in ((dict(mean_term=False), "the mean term is missing: every x moves the mean, so subtract "
-                                                  "gh.sum(axis=-1, keepdims=True)"),
-                          (dict(variance_term=False), "the variance term is missing: every x moves the variance, so "
-                                                      "subtract xhat * (gh * xhat).sum(axis=-1, keepdims=True)"),
-                          (dict(weight=False), "multiply grad_output by w first: gh = grad_output * w")):
+    for options, text in ((dict(mean_term=False), _("the mean term is missing: every x moves the mean, so "
+                                                    "subtract gh.sum(axis=-1, keepdims=True)")),
+                          (dict(variance_term=False), _("the variance term is missing: every x moves the variance, "
+                                                        "so subtract xhat * (gh * xhat).sum(axis=-1, keepdims=True)")),
+                          (dict(weight=False), _("multiply grad_output by w first: gh = grad_output * w"))):
         wrong = _layer_norm_grad_x(x, w, eps, **options)(grad_output)
         if np.allclose(got, wrong, atol=1e-6, rtol=1e-5):
             return text

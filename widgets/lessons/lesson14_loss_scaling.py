@@ -25,6 +25,7 @@ from minitorch.nn import functional as F
 from minitorch.tensor import Tensor
 from widgets.check.check_result import format_value
 from widgets.check.mistakes import constant_factor
+from widgets.i18n import _
 
 # step(model, xb, yb, optimizer, scale) -> True when the step was taken, False when skipped
 ScaledStep = Callable[[nn.Module, Tensor, Tensor, optim.Optimizer, float], Any]
@@ -58,8 +59,8 @@ class StepRecord:
 
     def __repr__(self) -> str:
         if isinstance(self.stepped, (bool, np.bool_)):
-            return "taken" if self.stepped else "skipped"
-        return f"returned {format_value(self.stepped)}"
+            return _("taken") if self.stepped else _("skipped")
+        return _("returned {value}", value=format_value(self.stepped))
 
 
 def _batch(size: int = 32, seed: int = 0) -> tuple[Tensor, Tensor]:
@@ -122,7 +123,9 @@ def describe_scaled_step(args: tuple[Any, ...]) -> str:
     """The table's name for one case: its scales, as powers of 2, and its setup."""
     scales = ", ".join(f"2^{int(np.log2(s))}" for s in args[0])
     setup = TINY_GRADIENTS if len(args) > 2 and args[2] is True else (args[2] if len(args) > 2 else "")
-    return f"scales {scales}" + (f", {setup}" if setup else "")
+    shown = {TINY_GRADIENTS: _("tiny gradients"), LARGE_ACTIVATIONS: _("large activations"),
+             NAN_IN_BATCH: _("a NaN in the batch")}.get(setup, setup)  # the constants are the cases' keys
+    return _("scales {scales}, {setup}", scales=scales, setup=shown) if setup else _("scales {scales}", scales=scales)
 
 
 def _grad_hint(where: str, got: list[np.ndarray | None], expected: list[np.ndarray | None], scale: float,
@@ -132,62 +135,67 @@ def _grad_hint(where: str, got: list[np.ndarray | None], expected: list[np.ndarr
         if e is None:
             continue
         if g is None:
-            return f"{where}: parameter {k} has no gradient: did backward() run?"
+            return _("{where}: parameter {k} has no gradient: did backward() run?", where=where, k=k)
         if g.shape != e.shape:
-            return f"{where}: parameter {k}'s gradient has shape {g.shape}, expected {e.shape}"
+            return _("{where}: parameter {k}'s gradient has shape {got}, expected {expected}", where=where, k=k,
+                     got=g.shape, expected=e.shape)
         both = np.isfinite(g) & np.isfinite(e)
         if np.array_equal(np.isfinite(g), np.isfinite(e)) and np.allclose(g[both], e[both], rtol=1e-3, atol=1e-9):
             continue
         flushed = (g == 0) & (e != 0)
         if flushed.any():
-            return (f"{where}: {int(flushed.sum())} gradients of parameter {k} are 0 where they should not be: "
-                    "they underflowed in float16. Multiply the loss by the scale before backward()")
+            return _("{where}: {n} gradients of parameter {k} are 0 where they should not be: "
+                     "they underflowed in float16. Multiply the loss by the scale before backward()", where=where,
+                     n=int(flushed.sum()), k=k)
         c = constant_factor(g[both], e[both], rtol=1e-3, atol=1e-12)
         if c is not None and np.isclose(c, scale, rtol=1e-3) and skipped:
-            return (f"{where}: skipped, rightly, but the gradients left in p.grad are still multiplied by the scale "
-                    f"({scale:g}): you tested for inf/NaN before unscaling. Unscale first (step 2), then test "
-                    "(step 3): the unscaled gradients are what the step would use")
+            return _("{where}: skipped, rightly, but the gradients left in p.grad are still multiplied by the scale "
+                     "({scale:g}): you tested for inf/NaN before unscaling. Unscale first (step 2), then test "
+                     "(step 3): the unscaled gradients are what the step would use", where=where, scale=scale)
         if c is not None and np.isclose(c, scale, rtol=1e-3):
-            return (f"{where}: the gradients are still multiplied by the scale ({scale:g}): divide every "
-                    "p.grad by it (unscale) before the optimizer step")
+            return _("{where}: the gradients are still multiplied by the scale ({scale:g}): divide every "
+                     "p.grad by it (unscale) before the optimizer step", where=where, scale=scale)
         if c is not None and np.isclose(c, scale * scale, rtol=1e-3):
-            return (f"{where}: the gradients are scale² ({scale * scale:g}) times too large: to unscale, divide "
-                    "them by the scale (p.grad /= scale); you multiplied them by it")
+            return _("{where}: the gradients are scale² ({square:g}) times too large: to unscale, divide "
+                     "them by the scale (p.grad /= scale); you multiplied them by it", where=where,
+                     square=scale * scale)
         if c is not None and np.isclose(c, 1 / scale, rtol=1e-3):
-            return (f"{where}: the gradients are {scale:g} times too small: multiply the loss by the scale "
-                    "before backward(), once, and divide the gradients by it once (did you unscale twice?)")
+            return _("{where}: the gradients are {scale:g} times too small: multiply the loss by the scale "
+                     "before backward(), once, and divide the gradients by it once (did you unscale twice?)",
+                     where=where, scale=scale)
         wrong = ~np.isclose(g, e, rtol=1e-3, atol=1e-9) & both
         if wrong.any() and np.all(np.abs(e[wrong]) < SMALLEST_NORMAL):
-            return (f"{where}: the gradients that differ are all below {SMALLEST_NORMAL:.2g}, where float16 keeps "
-                    "fewer digits (subnormal numbers): was the loss multiplied by the scale before backward()?")
-        return f"{where}: parameter {k}'s gradient differs from the reference (largest difference " \
-               f"{np.nanmax(np.abs(g - e)):.3g})"
+            return _("{where}: the gradients that differ are all below {smallest:.2g}, where float16 keeps "
+                     "fewer digits (subnormal numbers): was the loss multiplied by the scale before backward()?",
+                     where=where, smallest=SMALLEST_NORMAL)
+        return _("{where}: parameter {k}'s gradient differs from the reference (largest difference "
+                 "{largest:.3g})", where=where, k=k, largest=np.nanmax(np.abs(g - e)))
     return None
 
 
 def scaled_step_hint(got: list[StepRecord], expected: list[StepRecord]) -> tuple[bool, str]:
     """``compare`` for ``check_function``: the first step where the learner's run differs, and why."""
     if len(got) != len(expected):
-        return False, f"{len(got)} steps recorded, expected {len(expected)}"
+        return False, _("{got} steps recorded, expected {expected}", got=len(got), expected=len(expected))
     for i, (g, e) in enumerate(zip(got, expected), 1):
-        where = f"step {i} (scale {e.scale:g})"
+        where = _("step {i} (scale {scale:g})", i=i, scale=e.scale)
         if not isinstance(g.stepped, (bool, np.bool_)):
-            return False, (f"{where}: return True when the step was taken, False when it was skipped; "
-                           f"got {format_value(g.stepped)}")
+            return False, _("{where}: return True when the step was taken, False when it was skipped; "
+                            "got {value}", where=where, value=format_value(g.stepped))
         hint = _grad_hint(where, g.grads, e.grads, e.scale, skipped=not e.stepped and not g.stepped)
         if hint:
             return False, hint
         params_same = all(np.array_equal(a, b, equal_nan=True) for a, b in zip(g.params, e.params))
         if not e.stepped and (g.stepped or not params_same):
-            return False, f"{where}: {_missed_nonfinite(e.grads)}, yet the step was taken: " + (
-                "check every gradient with np.isfinite(p.grad.numpy()).all() and skip optimizer.step() "
-                "(return False) if one is not")
+            return False, _("{where}: {missed}, yet the step was taken: "
+                            "check every gradient with np.isfinite(p.grad.numpy()).all() and skip optimizer.step() "
+                            "(return False) if one is not", where=where, missed=_missed_nonfinite(e.grads))
         if e.stepped and not g.stepped:
-            return False, (f"{where}: skipped (returned False) although every gradient was finite: skip only "
-                           "when some gradient is inf or NaN")
+            return False, _("{where}: skipped (returned False) although every gradient was finite: skip only "
+                            "when some gradient is inf or NaN", where=where)
         if not all(np.allclose(a, b, rtol=1e-5, atol=1e-7) for a, b in zip(g.params, e.params)):
-            return False, (f"{where}: the gradients are right but the parameters differ: call optimizer.step() "
-                           "once, after unscaling")
+            return False, _("{where}: the gradients are right but the parameters differ: call optimizer.step() "
+                            "once, after unscaling", where=where)
     return True, ""
 
 
@@ -196,14 +204,14 @@ def _missed_nonfinite(grads: list[np.ndarray | None]) -> str:
     bad = [k for k, g in enumerate(grads) if g is not None and not np.isfinite(g).all()]
     has_inf = any(np.isinf(g).any() for g in grads if g is not None)
     has_nan = any(np.isnan(g).any() for g in grads if g is not None)
-    kind = "inf, and no NaN" if has_inf and not has_nan else "NaN, and no inf" if has_nan and not has_inf else "inf/NaN"
-    text = f"the gradients held {kind}"
+    text = _("the gradients held inf/NaN")
     if has_inf and not has_nan:
-        text += " (np.isnan misses inf: np.isfinite catches both)"
+        text = _("the gradients held inf, and no NaN (np.isnan misses inf: np.isfinite catches both)")
     elif has_nan and not has_inf:
-        text += " (np.isinf misses NaN: np.isfinite catches both)"
+        text = _("the gradients held NaN, and no inf (np.isinf misses NaN: np.isfinite catches both)")
     if bad and 0 not in bad:
-        text += f", only in parameter(s) {', '.join(map(str, bad))}, not in parameter 0 (test every gradient)"
+        text = _("{held}, only in parameter(s) {params}, not in parameter 0 (test every gradient)", held=text,
+                 params=", ".join(map(str, bad)))
     return text
 
 
@@ -265,28 +273,33 @@ UPDATE_RULE_CASES = [
 def describe_update_rule(args: tuple[Any, ...]) -> str:
     """The table's name for one case of the scale rule."""
     scale, tracker, found_inf, interval = args[:4]
-    factors = f", factors {args[4]:g}/{args[5]:g}" if len(args) > 4 else ""
-    return f"scale {scale:g}, tracker {tracker}, {'inf' if found_inf else 'clean'}, interval {interval}{factors}"
+    factors = _(", factors {growth:g}/{backoff:g}", growth=args[4], backoff=args[5]) if len(args) > 4 else ""
+    if found_inf:
+        return _("scale {scale:g}, tracker {tracker}, inf, interval {interval}{factors}", scale=scale, tracker=tracker,
+                 interval=interval, factors=factors)
+    return _("scale {scale:g}, tracker {tracker}, clean, interval {interval}{factors}", scale=scale, tracker=tracker,
+             interval=interval, factors=factors)
 
 
 def update_rule_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
     """``compare`` for ``check_function``: which part of the rule a wrong (scale, tracker) breaks."""
     scale, tracker, found_inf, interval, growth, backoff = expected.args
     if not isinstance(got.value, tuple) or len(got.value) != 2:
-        return False, f"return a tuple (new_scale, new_growth_tracker), got {format_value(got.value)}"
+        return False, _("return a tuple (new_scale, new_growth_tracker), got {value}", value=format_value(got.value))
     (got_scale, got_tracker), (want_scale, want_tracker) = got.value, expected.value
     if not np.isclose(got_scale, want_scale) and got.grows_at_2000 and want_scale > scale:
-        return False, (f"did not grow after {interval} clean steps, but grows after 2000: use the "
-                       f"growth_interval argument ({interval} here), not the number 2000")
+        return False, _("did not grow after {interval} clean steps, but grows after 2000: use the "
+                        "growth_interval argument ({interval} here), not the number 2000", interval=interval)
     if not np.isclose(got_scale, want_scale):
         return False, _scale_hint(got_scale, want_scale, scale, tracker, found_inf, interval, growth, backoff)
     if got_tracker != want_tracker:
         if found_inf:
-            return False, f"after an inf/NaN step the tracker restarts at 0, got {got_tracker}"
+            return False, _("after an inf/NaN step the tracker restarts at 0, got {got}", got=got_tracker)
         if want_scale != scale:
-            return False, (f"after growing, the tracker restarts at 0 (the next growth needs {interval} new clean "
-                           f"steps), got {got_tracker}")
-        return False, f"a clean step adds one to the tracker: expected {want_tracker}, got {got_tracker}"
+            return False, _("after growing, the tracker restarts at 0 (the next growth needs {interval} new clean "
+                            "steps), got {got}", interval=interval, got=got_tracker)
+        return False, _("a clean step adds one to the tracker: expected {expected}, got {got}", expected=want_tracker,
+                        got=got_tracker)
     return True, ""
 
 
@@ -294,21 +307,22 @@ def _scale_hint(got: float, want: float, scale: float, tracker: int, found_inf: 
                 backoff: float) -> str:
     if found_inf:
         if np.isclose(got, scale):
-            return "kept the scale after an inf/NaN step: multiply it by backoff_factor"
+            return _("kept the scale after an inf/NaN step: multiply it by backoff_factor")
         if np.isclose(got, scale * 0.5) and backoff != 0.5:
-            return f"halved the scale: use backoff_factor ({backoff:g}), not 0.5"
+            return _("halved the scale: use backoff_factor ({backoff:g}), not 0.5", backoff=backoff)
         if got > scale:
-            return "grew the scale after an inf/NaN step: an inf/NaN step backs off (scale * backoff_factor)"
+            return _("grew the scale after an inf/NaN step: an inf/NaN step backs off (scale * backoff_factor)")
     else:
         if np.isclose(got, scale * backoff) or np.isclose(got, scale * 0.5):
-            return ("shrank the scale on a clean step (found_inf is False): back off only after an inf/NaN "
-                    "step")
+            return _("shrank the scale on a clean step (found_inf is False): back off only after an inf/NaN "
+                     "step")
         if np.isclose(want, scale) and got > scale:
-            return (f"grew before growth_interval clean steps in a row: this is clean step {tracker + 1} of "
-                    f"{interval}; grow only when the tracker, counting this step, reaches growth_interval")
+            return _("grew before growth_interval clean steps in a row: this is clean step {step} of "
+                     "{interval}; grow only when the tracker, counting this step, reaches growth_interval",
+                     step=tracker + 1, interval=interval)
         if np.isclose(got, scale) and want > scale:
-            return (f"did not grow although this is clean step {interval} of {interval} in a row: add this step "
-                    "to the tracker first, then compare it with growth_interval")
+            return _("did not grow although this is clean step {interval} of {interval} in a row: add this step "
+                     "to the tracker first, then compare it with growth_interval", interval=interval)
         if np.isclose(got, scale * 2) and growth != 2:
-            return f"doubled the scale: use growth_factor ({growth:g}), not 2"
-    return f"new scale {got:g}, expected {want:g}"
+            return _("doubled the scale: use growth_factor ({growth:g}), not 2", growth=growth)
+    return _("new scale {got:g}, expected {expected:g}", got=got, expected=want)

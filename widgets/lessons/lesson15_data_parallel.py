@@ -26,6 +26,7 @@ from minitorch.distributed.threads import run_ranks
 from widgets.check.check_result import format_value
 from widgets.check.function_checker import same
 from widgets.check.mistakes import constant_factor
+from widgets.i18n import _
 
 COLLECTIVES = ("allreduce", "Allreduce", "reduce", "Reduce", "allgather", "Allgather", "bcast", "Bcast")
 
@@ -98,42 +99,43 @@ def averaging_hint(run: RankRun, expected_run: RankRun) -> tuple[bool, str]:
     got, expected = run.values, expected_run.values
     ok, hint = same(got, expected)
     if ok and run.inputs_changed:
-        return False, ("the values are right, but you averaged in place: the arrays in grads changed. Return "
-                       "new arrays (comm.allreduce(g) / comm.size) and leave this rank's own gradients as they were")
+        return False, _("the values are right, but you averaged in place: the arrays in grads changed. Return "
+                        "new arrays (comm.allreduce(g) / comm.size) and leave this rank's own gradients as they were")
     if ok:
         return ok, hint
     n = len(expected)
     inputs = rank_gradients(n)
     if not all(isinstance(g, list) for g in got):
         kinds = sorted({type(g).__name__ for g in got if not isinstance(g, list)})
-        return False, f"returned a {', '.join(kinds)}: return a list of arrays (write [... for g in grads])"
+        return False, _("returned a {types}: return a list of arrays (write [... for g in grads])",
+                        types=", ".join(kinds))
     if same(got, [[g * n for g in grads] for grads in expected])[0]:
-        return False, f"you summed but forgot to divide by the world size (comm.size = {n})"
+        return False, _("you summed but forgot to divide by the world size (comm.size = {n})", n=n)
     if same(got, inputs)[0]:
-        return False, "each rank kept its own gradients: all-reduce them first (comm.allreduce)"
+        return False, _("each rank kept its own gradients: all-reduce them first (comm.allreduce)")
     if same(got, [[g / n for g in grads] for grads in inputs])[0]:
-        return False, "you divided by the world size but never all-reduced (comm.allreduce sums over ranks)"
+        return False, _("you divided by the world size but never all-reduced (comm.allreduce sums over ranks)")
     n_arrays = len(expected[0])
     if any(len(g) != len(e) for g, e in zip(got, expected)):
-        return False, (f"returned {len(got[0])} array(s) for {n_arrays} gradients: "
-                       "return one averaged array per array in grads")
+        return False, _("returned {got} array(s) for {n} gradients: "
+                        "return one averaged array per array in grads", got=len(got[0]), n=n_arrays)
     right_on_all_ranks = [all(same(g[k], e[k])[0] for g, e in zip(got, expected)) for k in range(n_arrays)]
     if any(right_on_all_ranks):
         right = [str(k) for k, ok in enumerate(right_on_all_ranks) if ok]
         wrong = [str(k) for k, ok in enumerate(right_on_all_ranks) if not ok]
-        return False, (f"gradient {', '.join(right)} is right but gradient {', '.join(wrong)} is not: "
-                       "average every array in grads")
+        return False, _("gradient {right} is right but gradient {wrong} is not: "
+                        "average every array in grads", right=", ".join(right), wrong=", ".join(wrong))
     factors = [constant_factor(np.concatenate([np.ravel(a) for a in g]), np.concatenate([np.ravel(a) for a in e]))
                for g, e in zip(got, expected)]
     if all(c is not None for c in factors):
         divisors = [n / c for c in factors if c is not None]
         if len({round(d, 6) for d in divisors}) > 1:
-            shown = ", ".join(f"rank {r} by {d:.3g}" for r, d in enumerate(divisors))
-            hint = (f"each rank divided the sum by a different number ({shown}): did you divide by comm.rank + 1? "
-                    f"Every rank divides by comm.size ({n})")
+            shown = ", ".join(_("rank {rank} by {divisor:.3g}", rank=r, divisor=d) for r, d in enumerate(divisors))
+            hint = _("each rank divided the sum by a different number ({shown}): did you divide by comm.rank + 1? "
+                     "Every rank divides by comm.size ({n})", shown=shown, n=n)
             return False, hint
-        return False, (f"every gradient is {factors[0]:.3g} times the average: you divided the sum by "
-                       f"{divisors[0]:.3g}; divide by comm.size ({n})")
+        return False, _("every gradient is {factor:.3g} times the average: you divided the sum by "
+                        "{divisor:.3g}; divide by comm.size ({n})", factor=factors[0], divisor=divisors[0], n=n)
     return False, hint
 
 
@@ -169,19 +171,19 @@ def _calls_hint(calls: list[list[str]], size: int) -> str:
     """'' or what the calls say: a collective instead of the ring, send then recv, the wrong number of steps."""
     used = sorted({name for rank in calls for name in rank if name in COLLECTIVES})
     if used:
-        return (f"you called comm.{used[0]}: the exercise builds the all-reduce itself, from comm.sendrecv "
-                "steps around the ring (a collective does it for you, so nothing is learned)")
+        return _("you called comm.{name}: the exercise builds the all-reduce itself, from comm.sendrecv "
+                 "steps around the ring (a collective does it for you, so nothing is learned)", name=used[0])
     first = [next((n for n in rank if n in ("send", "recv", "sendrecv")), None) for rank in calls]
     if size > 1 and all(f == "send" for f in first):
-        return ("every rank calls comm.send before comm.recv: with real MPI a large send waits for its recv, so "
-                "every rank waits for its neighbour forever: the deadlock the text warns about (here the thread "
-                "ranks buffer messages, so it seemed to work). Use comm.sendrecv")
+        return _("every rank calls comm.send before comm.recv: with real MPI a large send waits for its recv, so "
+                 "every rank waits for its neighbour forever: the deadlock the text warns about (here the thread "
+                 "ranks buffer messages, so it seemed to work). Use comm.sendrecv")
     steps = [sum(1 for n in rank if n in ("sendrecv", "send")) for rank in calls]
     want = 2 * (size - 1)
     wrong = [r for r, s in enumerate(steps) if s != want]
     if wrong:
-        return (f"rank {wrong[0]} made {steps[wrong[0]]} ring step(s), expected {want}: each phase runs size - 1 "
-                f"steps (size = {size})")
+        return _("rank {rank} made {steps} ring step(s), expected {want}: each phase runs size - 1 "
+                 "steps (size = {size})", rank=wrong[0], steps=steps[wrong[0]], want=want, size=size)
     return ""
 
 
@@ -193,7 +195,7 @@ def ring_hint(run: RankRun, expected_run: RankRun) -> tuple[bool, str]:
     if calls:
         return False, calls
     if any(isinstance(g, (list, tuple)) for g in got):
-        return False, "a rank returned a list of chunks: return one array (np.concatenate(chunks))"
+        return False, _("a rank returned a list of chunks: return one array (np.concatenate(chunks))")
     ok, hint = same(got, expected)
     if ok or len(got) != len(expected):
         return ok, hint
@@ -205,21 +207,22 @@ def ring_hint(run: RankRun, expected_run: RankRun) -> tuple[bool, str]:
     if any(m.shape != expected[0].shape for m in masks):
         return False, hint
     if all(np.allclose(np.asarray(g) * n, e) for g, e in zip(got, expected)):
-        return False, f"you divided by the world size ({n}): an all-reduce returns the sum"
+        return False, _("you divided by the world size ({n}): an all-reduce returns the sum", n=n)
     integral = all(np.allclose(m, np.round(m)) for m in masks)
     if integral and max(float(np.round(m).max()) for m in masks) > full:
-        return False, (f"some chunks hold more than the sum of the {n} ranks: the all-gather must replace its "
-                       "chunk with the one it receives (chunks[i] = received), not add to it")
+        return False, _("some chunks hold more than the sum of the {n} ranks: the all-gather must replace its "
+                        "chunk with the one it receives (chunks[i] = received), not add to it", n=n)
     if not (integral and all(np.round(m).min() >= 1 for m in masks)):
-        return False, ("some chunks ended up at another chunk's position: a chunk index is off by one. "
-                       "Reduce-scatter sends chunk (rank - s) % size and adds into (rank - s - 1) % size; the "
-                       "all-gather sends chunk (rank + 1 - s) % size and stores into (rank - s) % size")
+        return False, _("some chunks ended up at another chunk's position: a chunk index is off by one. "
+                        "Reduce-scatter sends chunk (rank - s) % size and adds into (rank - s - 1) % size; the "
+                        "all-gather sends chunk (rank + 1 - s) % size and stores into (rank - s) % size")
     if all(np.allclose(m, 2 ** r) for r, m in enumerate(masks)):
-        return False, "every rank still has only its own data: nothing was added (use the chunks you receive)"
+        return False, _("every rank still has only its own data: nothing was added (use the chunks you receive)")
     partial = sorted({int(v) for m in masks for v in np.round(m).ravel() if v != full})
-    return False, (f"some chunks hold only part of the sum ({', '.join(map(str, partial[:4]))} of {full}): "
-                   "reduce-scatter adds what it receives into chunk (rank - s - 1) % size, and the all-gather "
-                   "sends the complete chunk (rank + 1 - s) % size")
+    return False, _("some chunks hold only part of the sum ({partial} of {full}): "
+                    "reduce-scatter adds what it receives into chunk (rank - s - 1) % size, and the all-gather "
+                    "sends the complete chunk (rank + 1 - s) % size", partial=", ".join(map(str, partial[:4])),
+                    full=full)
 
 
 # ---------------------------------------------------------------------- running a script under MPI
@@ -233,7 +236,7 @@ def launch(script: str, n: int = 2, timeout: float = 120) -> str | None:
     and the likely cause named), or a rank's error.
     """
     if not MPIEXEC.exists():
-        print('mpiexec not found: pip install "mpi4py>=4" "mpich>=4" (or make setup), then rerun this cell')
+        print(_('mpiexec not found: pip install "mpi4py>=4" "mpich>=4" (or make setup), then rerun this cell'))
         return None
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "script.py"
@@ -246,12 +249,13 @@ def launch(script: str, n: int = 2, timeout: float = 120) -> str | None:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)  # mpiexec and every rank: they share its session
             proc.communicate()
-            print(f"stopped after {timeout:g} s, still running: every rank was killed. If your ring passed the "
-                  "check, this is most likely the deadlock the text warned about: each rank blocked in a send "
-                  "(or recv) that waits for its neighbour, which waits too. Use comm.sendrecv for every step. "
-                  "The cells below have no measurements to show.")
+            print(_("stopped after {timeout:g} s, still running: every rank was killed. If your ring passed the "
+                    "check, this is most likely the deadlock the text warned about: each rank blocked in a send "
+                    "(or recv) that waits for its neighbour, which waits too. Use comm.sendrecv for every step. "
+                    "The cells below have no measurements to show.", timeout=timeout))
             return None
     if proc.returncode != 0:
-        print(f"the MPI run failed (exit code {proc.returncode}); the end of its error output:\n{err[-2000:]}")
+        print(_("the MPI run failed (exit code {code}); the end of its error output:\n{error}", code=proc.returncode,
+                error=err[-2000:]))
         return None
     return out

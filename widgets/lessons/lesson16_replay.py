@@ -28,6 +28,7 @@ import minitorch
 from minitorch.examples.digits import make_mlp
 from minitorch.jit import GraphBreakError
 from minitorch.nn import functional as F
+from widgets.i18n import _
 
 
 # ---------------------------------------------------------------------- exercise 1: the replay loop
@@ -98,7 +99,8 @@ _RECORDINGS: dict[str, Callable[[], Recording]] = {"mlp forward": record_mlp_for
 
 
 def describe_replay_case(args: tuple[Any, ...]) -> str:
-    return f"{args[0]}, replayed twice"
+    shown = {"mlp forward": _("mlp forward"), "gaussian": _("gaussian")}.get(args[0], args[0])  # args[0]: a key
+    return _("{case}, replayed twice", case=shown)
 
 
 def _inputs(recording: Recording, seed: int) -> list[np.ndarray]:
@@ -128,7 +130,9 @@ class ReplayRecord:
 
     def __repr__(self) -> str:
         shapes = [getattr(o, "shape", type(o).__name__) for o in self.outputs]
-        return f"outputs {shapes}, buffers {'kept' if self.buffers_kept else 'replaced'}"
+        if self.buffers_kept:
+            return _("outputs {shapes}, buffers kept", shapes=shapes)
+        return _("outputs {shapes}, buffers replaced", shapes=shapes)
 
 
 def replay_runs(replay_fn: Callable[[Recording, list[np.ndarray]], Any]) -> Callable[[str], ReplayRecord]:
@@ -157,25 +161,26 @@ def replay_runs(replay_fn: Callable[[Recording, list[np.ndarray]], Any]) -> Call
 def replay_hint(got: ReplayRecord, expected: ReplayRecord) -> tuple[bool, str]:
     """``compare``: the first mistake the learner's replays show, named."""
     if any(o is None for o in got.outputs):
-        return False, "returned None: return the output buffer, buffers[recording.output]"
+        return False, _("returned None: return the output buffer, buffers[recording.output]")
     if not got.buffers_kept:
-        return False, ("a buffer of the recording was replaced by a new array: a replay allocates nothing, it "
-                       "writes into the buffers it has (kernel.fn(..., out=buffers[kernel.writes]))")
+        return False, _("a buffer of the recording was replaced by a new array: a replay allocates nothing, it "
+                        "writes into the buffers it has (kernel.fn(..., out=buffers[kernel.writes]))")
     for i, (g, e) in enumerate(zip(got.outputs, expected.outputs), 1):
         if not isinstance(g, np.ndarray) or g.shape != e.shape:
             shape = getattr(g, "shape", "")
-            return False, f"replay {i} returned {type(g).__name__} {shape}, expected an array of shape {e.shape}"
+            return False, _("replay {i} returned {type} {shape}, expected an array of shape {expected}", i=i,
+                            type=type(g).__name__, shape=shape, expected=e.shape)
         stale = i == 1 and np.array_equal(g, got.stale_inputs)
         if stale or i == 2 and np.array_equal(g, got.outputs[0]) and not np.array_equal(e, expected.outputs[0]):
-            return False, (f"replay {i} computed with old inputs: copy each new input into its buffer "
-                           "(buffers[name][...] = value) before running the kernels")
+            return False, _("replay {i} computed with old inputs: copy each new input into its buffer "
+                            "(buffers[name][...] = value) before running the kernels", i=i)
         if not np.array_equal(g, e):
             if i == 1 and np.array_equal(g, got.out_of_order):
-                return False, "the kernels ran in reverse order: run them in the recorded order, first to last"
-            return False, (f"replay {i}: the output differs from the recorded program's: run every kernel, in the "
-                           "recorded order (each one reads what the kernels before it wrote)")
+                return False, _("the kernels ran in reverse order: run them in the recorded order, first to last")
+            return False, _("replay {i}: the output differs from the recorded program's: run every kernel, in the "
+                            "recorded order (each one reads what the kernels before it wrote)", i=i)
     if not all(got.returned_buffer):
-        return False, "the right values, but in a new array: return the output buffer itself, not a copy"
+        return False, _("the right values, but in a new array: return the output buffer itself, not a copy")
     return True, ""
 
 
@@ -212,7 +217,7 @@ class StepRecord:
     moved: bool  # did the parameters change at all?
 
     def __repr__(self) -> str:
-        return self.error.split(";")[0] if self.error else f"{self.replays} replays"
+        return self.error.split(";")[0] if self.error else _("{n} replays", n=self.replays)
 
 
 def _digits_batches(steps: int) -> list[tuple[Any, Any]]:
@@ -246,23 +251,28 @@ def replayable_hint(got: StepRecord, expected: StepRecord) -> tuple[bool, str]:
     """``compare``: what keeps the step from being replayed, or where its training differs."""
     if got.error:
         what = got.error.split(" reads a value")[0]
-        return False, (f"the step still hands a value to Python ({what}): a replay would freeze it. Return the "
-                       "loss tensor from the step and call .item() on it outside, in train")
+        return False, _("the step still hands a value to Python ({what}): a replay would freeze it. Return the "
+                        "loss tensor from the step and call .item() on it outside, in train", what=what)
     if not isinstance(got.losses, list) or len(got.losses) != len(expected.losses):
-        return False, f"train must return a list of {len(expected.losses)} losses, one per batch; got {got.losses!r}"
+        return False, _("train must return a list of {n} losses, one per batch; got {losses!r}",
+                        n=len(expected.losses), losses=got.losses)
     if not all(isinstance(v, float) for v in got.losses):
-        return False, "train's losses must be Python floats: call .item() on the tensor the step returns"
+        return False, _("train's losses must be Python floats: call .item() on the tensor the step returns")
     if got.replays != expected.replays:
-        return False, (f"the step was replayed {got.replays} times, expected {expected.replays}: call the compiled "
-                       "step once per batch")
+        return False, _("the step was replayed {got} times, expected {expected}: call the compiled "
+                        "step once per batch", got=got.replays, expected=expected.replays)
     if not got.moved:
-        return False, "the parameters never changed: call optimizer.step() after loss.backward(), in the step"
+        return False, _("the parameters never changed: call optimizer.step() after loss.backward(), in the step")
     for i, (g, e) in enumerate(zip(got.losses, expected.losses), 1):
         if g != e:
-            hint = " (did you clear the gradients with optimizer.zero_grad() in the step?)" if i > 1 else ""
-            return False, f"step {i}: loss {g:.6f}, expected {e:.6f} (the eager step's, to the bit){hint}"
+            if i > 1:
+                return False, _("step {i}: loss {got:.6f}, expected {expected:.6f} (the eager step's, to the bit) "
+                                "(did you clear the gradients with optimizer.zero_grad() in the step?)", i=i, got=g,
+                                expected=e)
+            return False, _("step {i}: loss {got:.6f}, expected {expected:.6f} (the eager step's, to the bit)", i=i,
+                            got=g, expected=e)
     if not all(np.array_equal(a, b) for a, b in zip(got.params, expected.params)):
-        return False, "the losses match but the parameters differ: call optimizer.step() once per step"
+        return False, _("the losses match but the parameters differ: call optimizer.step() once per step")
     return True, ""
 
 
