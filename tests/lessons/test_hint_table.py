@@ -394,3 +394,26 @@ def test_every_exercise_has_a_row():
         variables |= {m for s in cells for m in re.findall(r"^(check_\w+) = check_reduction\(", s, re.M)}
         missing = {v for v in variables if (lesson, v) not in checked and not v.startswith("first")}
         assert not missing, f"lesson {lesson}: no hint-table row for {sorted(missing)}"
+
+
+CJK = __import__("re").compile("[\u4e00-\u9fff]")
+# Rows whose hint is Python's own exception (the learner's code failed before any check could
+# judge it): Python's words stay English, as framework exceptions do.
+PYTHONS_OWN_WORDS = {"unsupported operand type(s) for +: 'Tensor' and 'NoneType'"}
+TRANSLATED_ROWS = [(i, r) for i, r in enumerate(TABLE) if r[3] is not None and r[3] not in PYTHONS_OWN_WORDS]
+
+
+@pytest.mark.parametrize("lesson, var, edits, words", [r for _, r in TRANSLATED_ROWS],
+                         ids=[f"{r[0]}-{r[1]}-{i}" for i, r in TRANSLATED_ROWS])
+def test_the_same_wrong_answer_gets_a_chinese_hint_in_the_chinese_course(lesson, var, edits, words):
+    """Under ``widgets.set_language("zh")`` every hint of the table is Chinese (none falls back to English)."""
+    import widgets
+
+    widgets.set_language("zh")
+    try:
+        result = run_row(lesson, var, edits)
+    finally:
+        widgets.set_language("en")
+    assert result.status == "failed", repr(result)
+    hints = [r.hint for r in result.rows if not r.ok and r.hint] + ([result.error] if result.error else [])
+    assert hints and all(CJK.search(h) for h in hints), f"an English hint in the Chinese course: {hints}"
