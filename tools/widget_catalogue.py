@@ -8,6 +8,13 @@ reading the source with ``ast`` (nothing is imported or run) and keeps the catal
     python -m tools.widget_catalogue update zh    # add the new messages (empty), drop the unused ones
     python -m tools.widget_catalogue status zh    # untranslated, fuzzy, unused; exit 1 if any
 
+It reads two places: the widgets' source (``widgets/**/*.py``) and the code cells of the
+English solution notebooks (``lessons/solutions/*.ipynb``; the Chinese copies run the same
+code). In the notebooks it also collects the **check names**: the first string argument of
+``check_function`` / ``check_backward`` / ``check_reduction`` and the names listed to
+``lesson_score([...])``. A check name is data (the scoreboard and ``progress()`` key on the
+English), so it is translated only where it is shown (``widgets.i18n.check_name``).
+
 Then fill the empty ``msgstr`` entries in the PO file. tests/widgets/test_catalogue.py
 fails while a message has no translation or a translation's ``{fields}`` differ.
 """
@@ -21,11 +28,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 import polib
 
 ROOT = Path(__file__).resolve().parent.parent
 WIDGETS = ROOT / "widgets"
 LOCALE = WIDGETS / "locale"
+SOLUTIONS = ROOT / "lessons" / "solutions"
+# calls whose first string argument (or, for lesson_score, the listed strings) is a check's name
+CHECKS = ("check_function", "check_backward", "check_reduction")
 
 
 @dataclass
@@ -44,12 +55,16 @@ class NotALiteral(Exception):
 def _calls(path: Path) -> list[Message]:
     """The ``_()`` calls of one source file, in order."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    return _calls_in(tree, path.relative_to(ROOT).as_posix(), "")
+
+
+def _calls_in(tree: ast.AST, where_base: str, cell: str) -> list[Message]:
+    """The ``_()`` calls of one parsed file or notebook cell (``cell``: "cell 7, " or ""), in line order."""
     found = []
-    where_base = path.relative_to(ROOT).as_posix()
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_"):
             continue
-        where = f"{where_base}:{node.lineno}"
+        where = f"{where_base}:{cell}{node.lineno}"
         first = node.args[0] if node.args else None
         if not (isinstance(first, ast.Constant) and isinstance(first.value, str)) or len(node.args) != 1:
             raise NotALiteral(f"{where}: the first (and only positional) argument of _() must be a string literal "
@@ -58,13 +73,53 @@ def _calls(path: Path) -> list[Message]:
         keywords: set[str] | None = {k.arg for k in node.keywords if k.arg is not None}
         if any(k.arg is None for k in node.keywords):
             keywords = None
-        found.append(Message(first.value, where, keywords))
-    return sorted(found, key=lambda m: (m.where.split(":")[0], int(m.where.split(":")[1])))
+        found.append((node.lineno, node.col_offset, Message(first.value, where, keywords)))
+    return [m for _line, _col, m in sorted(found, key=lambda f: (f[0], f[1]))]
+
+
+def _called(node: ast.Call) -> str:
+    """The name a call calls: ``check_function`` for ``check_function(...)`` and ``widgets.check_function(...)``."""
+    return getattr(node.func, "attr", getattr(node.func, "id", ""))
+
+
+def _check_names_in(tree: ast.AST, where: str) -> list[Message]:
+    """The check names of one notebook cell: first string arguments of the checks, lesson_score's strings."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        first = node.args[0]
+        if _called(node) in CHECKS and isinstance(first, ast.Constant) and isinstance(first.value, str):
+            found.append((node.lineno, Message(first.value, f"{where}{node.lineno}", None)))
+        elif _called(node) == "lesson_score" and isinstance(first, (ast.List, ast.Tuple)):
+            found += [(node.lineno, Message(e.value, f"{where}{node.lineno}", None)) for e in first.elts
+                      if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return [m for _line, m in sorted(found, key=lambda f: f[0])]
+
+
+def _code(source: str) -> str:
+    """A code cell's source as Python: IPython's ``%magic`` and ``!shell`` lines become blank lines."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+
+
+def notebook_messages(folder: Path = SOLUTIONS) -> list[Message]:
+    """The ``_()`` calls and the check names in the code cells of the English solution notebooks."""
+    found = []
+    for path in sorted(folder.glob("[0-9][0-9]_*.ipynb")):
+        where_base = path.relative_to(ROOT).as_posix()
+        cells = nbformat.read(path, as_version=4).cells
+        for index, cell in enumerate(cells):
+            if cell.cell_type != "code":
+                continue
+            tree = ast.parse(_code(cell.source), f"{where_base} cell {index}")
+            found += _calls_in(tree, where_base, f"cell {index}, line ")
+            found += _check_names_in(tree, f"{where_base}:cell {index}, line ")
+    return found
 
 
 def messages(root: Path = WIDGETS) -> list[Message]:
-    """Every ``_()`` call in the widgets' source, file by file."""
-    return [m for path in sorted(root.rglob("*.py")) for m in _calls(path)]
+    """Every ``_()`` call in the widgets' source, file by file, then the solution notebooks' calls and check names."""
+    return [m for path in sorted(root.rglob("*.py")) for m in _calls(path)] + notebook_messages()
 
 
 def fields(template: str) -> set[tuple[str, str, str]]:

@@ -9,6 +9,10 @@ once with polib the first time a message in that language is asked for. A messag
 no translation shows in English (a learner never gets a crash for it; the catalogue test,
 tests/widgets/test_catalogue.py, fails instead).
 
+A check's name ("topological sort") is data: the notebooks pass it, the scoreboard and
+``progress()`` key on it in English. ``check_name(name)`` is what a table shows instead; the
+catalogue collects these names from the notebooks (tools/widget_catalogue.py, "check names").
+
 The language: ``widgets.set_language("zh")`` (the Chinese notebooks call it in their first
 cell), else the environment variable ``MINITORCH_LANG`` (``zh`` or ``en``), else English.
 """
@@ -79,3 +83,9 @@ def _(english: str, /, **fields: object) -> str:
     language = get_language()
     text = english if language == "en" else _catalogue(language).get(english, english)
     return text.format(**fields)
+
+
+def check_name(name: str) -> str:
+    """A check's name as shown to the learner: its translation, else ``name`` (no ``{fields}`` are filled)."""
+    language = get_language()
+    return name if language == "en" else _catalogue(language).get(name, name)

@@ -127,3 +127,23 @@ def test_chinese_figures_fall_back_to_a_cjk_font():
     assert matplotlib.rcParams["font.family"] == ["sans-serif"]
     assert widgets.style.graph_font(widgets.get_language()) == "Helvetica"
 
+
+
+def test_the_solution_notebooks_calls_and_check_names_are_in_the_catalogue():
+    found = {m.msgid: m.where for m in widget_catalogue.notebook_messages()}
+    assert found["topological sort"].startswith("lessons/solutions/04_engine.ipynb:cell ")  # check_function's name
+    assert "Linear.forward" in found and "Mul.backward" in found  # lesson_score's list
+    assert "a leaf used along two paths" in found  # a _() call in a notebook cell
+    assert not any("/zh/" in where for where in found.values()), "the Chinese copies run the same code"
+
+
+def test_a_check_name_shows_translated_but_the_verdict_line_keeps_the_english_name():
+    widgets.set_language("zh")
+    result = widgets.check_function("topological sort", abs, abs, [(-1.0,)])
+    board = widgets.lesson_score(["topological sort", "backward pass"])
+    assert "拓扑排序" in result._repr_html_() and "topological sort" not in result._repr_html_()
+    assert repr(result).startswith("topological sort: PASSED - ")  # progress() and make course read it back
+    assert "拓扑排序" in board._repr_html_() and "反向传播" in repr(board)
+    assert board.statuses == {"topological sort": "passed", "backward pass": "not done"}  # keyed in English
+    widgets.set_language("en")
+    assert "topological sort" in result._repr_html_()

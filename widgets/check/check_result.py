@@ -20,7 +20,7 @@ import numpy as np
 import minitorch
 from minitorch.tensor import Tensor
 from widgets import style
-from widgets.i18n import _
+from widgets.i18n import _, check_name
 
 PASSED, FAILED, NOT_DONE = "passed", "failed", "not done"
 # A check's ``compare(got, expected) -> (ok, hint)``.
@@ -67,7 +67,8 @@ class CheckResult:
         return self.passed
 
     def __repr__(self) -> str:
-        # "name: PASSED - " stays English in every language: progress() reads it back from saved notebooks
+        # "name: PASSED - " stays English in every language (the name too): progress() and make course read
+        # it back from saved notebooks. The HTML, what the learner sees, shows the name translated.
         lines = [f"{self.name}: {self.status.upper()} - {self.message}"]
         for row in self.rows:
             mark = "ok  " if row.ok else "FAIL"
@@ -86,7 +87,7 @@ class CheckResult:
         parts = [
             f'<div class="minitorch-check minitorch-check-{self.status.replace(" ", "-")}" '
             f'style="border-left:6px solid {colour};padding:6px 10px;margin:4px 0;font-family:sans-serif">',
-            f'<div style="font-size:1.1em;color:{colour};font-weight:bold">{icon} {e(self.name)}: '
+            f'<div style="font-size:1.1em;color:{colour};font-weight:bold">{icon} {e(check_name(self.name))}: '
             f"{e(status_label(self.status))}</div>",
             f'<div style="margin:4px 0">{e(self.message)}</div>',
         ]

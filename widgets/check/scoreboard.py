@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from widgets import style
-from widgets.i18n import _
+from widgets.i18n import _, check_name
 
 if TYPE_CHECKING:  # only for the hints: check_result records here, so importing it would be a cycle
     from widgets.check.check_result import CheckResult
@@ -68,12 +68,12 @@ class Scoreboard:
                  not_done=self.count("not done"))
 
     def __repr__(self) -> str:
-        return "\n".join([self.summary] + [f"  {_label(s):>8}  {n}" for n, s in self.statuses.items()])
+        return "\n".join([self.summary] + [f"  {_label(s):>8}  {check_name(n)}" for n, s in self.statuses.items()])
 
     def _repr_html_(self) -> str:
         colours = {"passed": style.PASS_COLOUR, "failed": style.FAIL_COLOUR, "not done": style.TODO_COLOUR}
         rows = "".join(
-            f'<tr><td style="padding:2px 8px">{html.escape(n)}</td>'
+            f'<tr><td style="padding:2px 8px">{html.escape(check_name(n))}</td>'
             f'<td style="padding:2px 8px;color:{colours.get(s, "#000")};font-weight:bold">{_label(s)}</td></tr>'
             for n, s in self.statuses.items()
         )
@@ -163,15 +163,15 @@ class Progress:
         for lesson, statuses in self.lessons.items():
             done = sum(1 for s in statuses.values() if s == "passed")
             lines.append("  " + _("{lesson}: {done}/{total} passed", lesson=lesson, done=done, total=len(statuses)))
-            lines += [f"      {_label(s):>8}  {n}" for n, s in statuses.items() if s != "passed"]
+            lines += [f"      {_label(s):>8}  {check_name(n)}" for n, s in statuses.items() if s != "passed"]
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         colours = {"passed": style.PASS_COLOUR, "failed": style.FAIL_COLOUR, "not done": style.TODO_COLOUR}
         rows = []
         for lesson, statuses in self.lessons.items():
-            marks = ", ".join(f'<span style="color:{colours.get(s, "#000")}">{html.escape(n)} ({_label(s)})</span>'
-                              for n, s in statuses.items())
+            marks = ", ".join(f'<span style="color:{colours.get(s, "#000")}">'
+                              f"{html.escape(check_name(n))} ({_label(s)})</span>" for n, s in statuses.items())
             done = sum(1 for s in statuses.values() if s == "passed")
             rows.append(f'<tr><td style="padding:2px 8px">{html.escape(lesson)}</td>'
                         f'<td style="padding:2px 8px">{done}/{len(statuses)}</td>'

@@ -1,6 +1,10 @@
-"""Lesson 04's hint for the backward pass: which part of the walk a wrong ``.grad`` points to.
+"""Lesson 04's checkers: is a topological order valid, and which part of the walk a wrong ``.grad`` points to.
 
+    check_function("topological sort", topological_sort, engine_order, cases, compare=valid_order)
     check_function("backward pass", walk_runs(run_yours), walk_runs(run_engine), cases, compare=walk_hint)
+
+``valid_order`` accepts any order the engine could run (not only the engine's own): the same
+nodes, each once, every node after all of its consumers.
 
 ``walk_runs`` keeps each leaf's ``.grad`` from before the pass, so the hint can tell a
 replaced old gradient from a path's gradient that was overwritten or never arrived.
@@ -11,9 +15,29 @@ from typing import Any
 
 import numpy as np
 
+from minitorch.tensor import Tensor
 from widgets.check.function_checker import same
 from widgets.check.outcome import Outcome
 from widgets.i18n import _
+
+
+def valid_order(got: Any, expected: list[Any]) -> tuple[bool, str]:
+    """``compare`` for the sort: (ok, hint) for the learner's order ``got`` against the engine's ``expected``."""
+    if not isinstance(got, (list, tuple)):
+        return False, _("return a list of nodes, got {kind}", kind=type(got).__name__)
+    if any(isinstance(n, Tensor) or n is None for n in got):
+        return False, _("only backward nodes belong in the order: skip leaf tensors and None")
+    if len(set(got)) != len(got):
+        return False, _("some node appears more than once: a node with several consumers goes in once, when the "
+                        "last of them is done (count each node's consumers first)")
+    if set(got) != set(expected):
+        return False, _("{got} nodes, but the graph has {expected}", got=len(got), expected=len(expected))
+    position = {node: i for i, node in enumerate(got)}
+    for node in got:
+        for nxt in node.next_nodes:
+            if nxt in position and position[nxt] < position[node]:
+                return False, _("{node} comes before its consumer {consumer}", node=nxt.name(), consumer=node.name())
+    return True, ""
 
 
 def walk_runs(run: Callable[[Any, list[Any]], list[Any]]) -> Callable[[Any, list[Any]], Outcome]:

@@ -6,7 +6,7 @@
 
 The hints compute, from the case's input, the answers of the usual slips (softmax instead of
 its log, the sum over the wrong axis, the softmax term without its sum, out used as the
-softmax) and name the one the answer equals.
+softmax) and name the one the answer equals. ``describe_case`` names a case in the table.
 """
 
 from collections.abc import Callable
@@ -70,3 +70,10 @@ def backward_mistakes(dim: int) -> Callable[[int, Array, list[Any], Array], "str
                 return text
         return None
     return mistakes
+
+
+def describe_case(args: tuple[Any, ...]) -> str:
+    """The table's name for a case ``(x, dim)``: the shape, the dim and how large the values are."""
+    x, dim = args
+    return _("shape {shape}, dim={dim}, |x| up to {largest:.0f}", shape=tuple(x.shape), dim=dim,
+             largest=float(np.abs(np.asarray(to_numpy(x))).max()))

@@ -5,6 +5,7 @@
 
 The case's layer and input are kept, so the hint can compute x @ W.T without the bias, with
 it added twice, or with W not transposed, and name the one the output equals.
+``describe_linear`` names a case in the table: the layer and the input's shape.
 """
 
 from typing import Any
@@ -38,3 +39,10 @@ def linear_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
         if y is not None and y.shape == wrong.shape and np.allclose(y, wrong, rtol=1e-4, atol=1e-5):
             return False, text
     return False, hint
+
+
+def describe_linear(args: tuple[Any, ...]) -> str:
+    """The table's name for a case ``(layer, x)``: "Linear(4, 3, bias=False), x of shape (6, 4)"."""
+    layer, x = args
+    shown = f"Linear({layer.in_features}, {layer.out_features}{'' if layer.bias is not None else ', bias=False'})"
+    return _("{layer}, x of shape {shape}", layer=shown, shape=tuple(x.shape))

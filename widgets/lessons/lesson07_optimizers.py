@@ -7,6 +7,7 @@ The check compares the parameters after every step of a short run. When they dif
 hint replays the same run with each usual mistake (the momentum buffer started at zero,
 the bias correction left out, ...) and, when the learner's run is one of them, names that
 mistake and the right formula. Otherwise it falls back to the first step and value that differ.
+``keep_grads`` is the run's guard: ``step()`` may change ``p.data`` only, never ``p.grad``.
 """
 
 from collections.abc import Callable, Sequence
@@ -189,6 +190,14 @@ def adam_mistakes() -> list[tuple[Rule, str]]:
         ),
         (_adam_rule(sign=1.0), _("the step goes uphill: p = p - lr * m_hat / (sqrt(v_hat) + eps)")),
     ]
+
+
+def keep_grads(step: int, params: dict[str, Any], grads: dict[str, np.ndarray]) -> None:
+    """Raise ValueError when ``step()`` changed a parameter's ``.grad`` (``grads``: copies from before the step)."""
+    for name, p in params.items():
+        if not np.array_equal(p.grad.data, grads[name], equal_nan=True):  # a NaN step is not a change
+            raise ValueError(_("step {step} changed {name}.grad in place: compute on a new array (g = g + ..., not "
+                               "g += ...) and keep no buffer that is p.grad.data itself", step=step, name=name))
 
 
 def _same_run(got: Any, wrong: Any) -> bool:

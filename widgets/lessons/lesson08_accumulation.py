@@ -278,3 +278,10 @@ def training_compare(got: Trajectory, expected: Trajectory) -> tuple[bool, str]:
                             "the loss of this batch computed before the step (loss.item())", step=step, got=shown,
                             expected=want)
     return True, ""
+
+
+def describe_training_case(args: tuple[Any, ...]) -> str:
+    """The table's name for a case ``(n_steps, make_optimizer)`` of the training step: "5 step(s) of SGD"."""
+    n_steps, make_optimizer = args
+    kind = type(make_optimizer([nn.Parameter(minitorch.zeros(1))])).__name__  # the class the case makes
+    return _("{n} step(s) of {optimizer}", n=n_steps, optimizer=kind)

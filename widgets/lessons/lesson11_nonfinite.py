@@ -5,6 +5,7 @@
 
 With the case's (name, tensor) pairs kept, the hint can say that a missed tensor held inf only
 (a test with np.isnan) or NaN only (np.isinf), or that the gradients were not looked at.
+``describe_pairs`` names a case in the table: each name, its values and its gradient.
 """
 
 from typing import Any
@@ -56,3 +57,12 @@ def nonfinite_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
         return False, _("the right names in another order: list them as named_tensors gives them, a value before "
                         "its .grad")
     return False, hint
+
+
+def describe_pairs(args: tuple[Any, ...]) -> str:
+    """The table's name for a case ``(named_tensors,)``: "p0=[1.0, nan] grad=None, ...", or that it is a generator."""
+    (pairs,) = args
+    if not isinstance(pairs, list):
+        return _("a generator, as model.named_parameters() (read once)")
+    return ", ".join(f"{n}={t.data.tolist()} grad={None if t.grad is None else t.grad.data.tolist()}"
+                     for n, t in pairs)

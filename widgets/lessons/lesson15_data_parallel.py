@@ -9,6 +9,7 @@
 Each rank's ``comm`` records the calls made on it, so a hint can say more than the values
 do: a ring built on ``comm.allreduce``, ``send`` then ``recv`` (the deadlock of the text), the
 wrong number of steps. The inputs are kept, so averaging in place is caught too.
+``describe_averaging_case`` and ``describe_ring_case`` name the cases in the tables.
 """
 
 import os
@@ -259,3 +260,13 @@ def launch(script: str, n: int = 2, timeout: float = 120) -> str | None:
                 error=err[-2000:]))
         return None
     return out
+
+
+def describe_averaging_case(args: tuple[Any, ...]) -> str:
+    """The table's name for a case ``(n_ranks,)`` of the averaging check."""
+    return _("{n} ranks", n=args[0])
+
+
+def describe_ring_case(args: tuple[Any, ...]) -> str:
+    """The table's name for a case ``(n_ranks, length)`` of the ring check."""
+    return _("{n} ranks, {length} numbers", n=args[0], length=args[1])

@@ -301,3 +301,8 @@ def numpy_sgd_step(params: list[np.ndarray], x: np.ndarray, y: np.ndarray, lr: f
     for p, g in zip(params, grads):
         p -= lr * g
     return loss
+
+
+def describe_step_case(args: tuple[Any, ...]) -> str:
+    """The table's name for a case ``(steps,)`` of the replayable step."""
+    return _("{n} steps of the digits MLP, compiled with fullgraph=True", n=args[0])
