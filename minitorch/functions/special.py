@@ -152,8 +152,13 @@ def normal_cdf_float32(x: Array) -> tuple[Array, Array]:
     tail *= t
     tail *= density
     tail *= f(0.5)
-    cdf = np.subtract(1, tail, out=t)  # Phi(|x|) = 1 - Phi(-|x|) ...
-    np.copyto(cdf, tail, where=x < 0)  # ... and the tail itself where x < 0 (NaN stays NaN)
+    # Phi(x) = (1 + s) / 2 - s * tail with s = sign(x): the tail itself where x < 0, 1 - tail
+    # where x >= 0, both exact (a where= mask would cost as much as all the passes above).
+    sign = np.copysign(f(1), x, out=t)
+    tail *= sign
+    sign += 1
+    sign *= f(0.5)
+    cdf = np.subtract(sign, tail, out=sign)
     density *= f(_SQRT_HALF * _SQRT_PI_INV)  # phi(x) = exp(-x^2 / 2) / sqrt(2 pi)
     return cdf, density
 
