@@ -161,6 +161,24 @@ def test_embedding_gradcheck_with_repeats(rng):
     check(lambda w: F.embedding(idx, w), leaf(rng.standard_normal((5, 3))))
 
 
+def test_cpu_index_add_of_rows_sums_repeats_as_add_at(rng):
+    """The sorted reduceat path of index_add (whole rows, an embedding's gradient) against np.add.at."""
+    from minitorch.backends.cpu import CPU
+
+    idx = rng.integers(0, 7, 300)
+    rows = rng.standard_normal((300, 4, 3)).astype(np.float32)
+    start = rng.standard_normal((9, 4, 3)).astype(np.float32)
+    expected = start.copy()
+    np.add.at(expected, idx, rows)
+    got = CPU.index_add(start.copy(), idx, rows)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+    assert not np.any(got[7:] != start[7:])  # rows no index names keep their values
+    mixed = np.array([1, -1, 1])  # a negative index: np.add.at's own path (it wraps)
+    expected = np.zeros((3, 2))
+    np.add.at(expected, mixed, np.ones((3, 2)))
+    np.testing.assert_array_equal(CPU.index_add(np.zeros((3, 2)), mixed, np.ones((3, 2))), expected)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("padding_idx", [None, 2, -1])
 def test_embedding_vs_torch(rng, dtype, padding_idx):
