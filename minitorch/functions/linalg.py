@@ -33,8 +33,15 @@ def product(a: Array, b: Array) -> Array:
     """``a @ b`` on arrays. float16 on the CPU is multiplied in float32 and rounded once:
     NumPy has no half-precision BLAS (its float16 products are slow and add up in half
     precision), while PyTorch accumulates half products in float32."""
-    if a.dtype == np.float16 and type(a) is np.ndarray:
-        return (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
+    if type(a) is np.ndarray:
+        if a.dtype == np.float16:
+            return product(a.astype(np.float32), b.astype(np.float32)).astype(np.float16)
+        if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
+            # A stack of matrices times one matrix (a Linear on a batch of sequences): NumPy
+            # would multiply each matrix of the stack on its own, 1.2-2x slower with a
+            # transposed b (a weight's .T). As one (rows, k) matrix it is a single product.
+            rows = math.prod(a.shape[:-1])
+            return (a.reshape(rows, a.shape[-1]) @ b).reshape(*a.shape[:-1], b.shape[1])
     return a @ b
 
 

@@ -163,10 +163,17 @@ class LayerNorm(Function):
         centered = x - mean
         var = (centered * centered).mean(axis=axes, keepdims=True)  # biased, as PyTorch
         invstd = 1 / xp.sqrt(var + eps)
-        xhat = centered * invstd
-        out = xhat if weight is None else xhat * weight
-        if bias is not None:
-            out = out + bias
+        one_dtype = all(a is None or a.dtype == x.dtype for a in (invstd, weight, bias))
+        if one_dtype:  # the same operations in the same order, into arrays made here (not fresh ones)
+            xhat = xp.multiply(centered, invstd, out=centered)
+            out = xhat if weight is None else xhat * weight
+            if bias is not None:
+                out = out + bias if weight is None else xp.add(out, bias, out=out)
+        else:  # mixed dtypes (float16 input, float32 parameters): each result in its promoted dtype
+            xhat = centered * invstd
+            out = xhat if weight is None else xhat * weight
+            if bias is not None:
+                out = out + bias
         ctx.axes, ctx.m = axes, math.prod(x.shape[x.ndim - k :])  # M: elements per row
         ctx.bias_dtype = None if bias is None else bias.dtype
         ctx.save_for_backward(xhat, weight, invstd)
@@ -175,7 +182,7 @@ class LayerNorm(Function):
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         xhat, weight, invstd = ctx.saved_tensors
-        axes, m = ctx.axes, ctx.m
+        axes, m, xp = ctx.axes, ctx.m, ctx.xp
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         lead = tuple(range(grad.ndim - len(axes)))  # the dims the parameters are shared over
         grad_w = (grad * xhat).sum(axis=lead, dtype=weight.dtype) if need_w else None
@@ -184,8 +191,16 @@ class LayerNorm(Function):
         if need_x:
             gh = grad if weight is None else grad * weight
             sum_gh = gh.sum(axis=axes, keepdims=True)
-            sum_ghx = (gh * xhat).sum(axis=axes, keepdims=True)
-            grad_x = ((invstd / m) * (m * gh - sum_gh - xhat * sum_ghx)).astype(grad.dtype, copy=False)
+            ghx = gh * xhat
+            sum_ghx = ghx.sum(axis=axes, keepdims=True)
+            if gh.dtype == xhat.dtype == invstd.dtype:  # the expression below, in place in two arrays
+                total = m * gh
+                total -= sum_gh
+                total -= xp.multiply(xhat, sum_ghx, out=ghx)
+                total *= invstd / m
+            else:
+                total = (invstd / m) * (m * gh - sum_gh - xhat * sum_ghx)
+            grad_x = total.astype(grad.dtype, copy=False)
         return grad_x, grad_w, grad_b, None, None
 
 

@@ -62,6 +62,23 @@ def test_erf_gelu_vs_torch(rng, dtype):
     compare(lambda lib, a: fn_of(lib).gelu(a, approximate="tanh"), [x], dtype)
 
 
+def test_float32_normal_cdf_keeps_its_tails():
+    """GELU's float32 Phi (a fitted erfc, in float32) against math.erfc, to relative precision in the tails."""
+    from minitorch.functions.special import normal_cdf_float32
+
+    x = np.concatenate([np.linspace(-12, 12, 4801), [np.inf, -np.inf, 0.0]]).astype(np.float32)
+    cdf, pdf = normal_cdf_float32(x)
+    assert cdf.dtype == pdf.dtype == np.float32
+    exact = np.array([0.5 * math.erfc(-float(v) / math.sqrt(2)) for v in x])
+    density = np.array([math.exp(-float(v) ** 2 / 2) / math.sqrt(2 * math.pi) for v in x])
+    near = np.abs(x) < 5
+    np.testing.assert_allclose(cdf[near], exact[near], rtol=3e-6)
+    np.testing.assert_allclose(pdf[near], density[near], rtol=3e-6)
+    np.testing.assert_allclose(cdf, exact, rtol=3e-5, atol=1e-37)  # the far tail: float32's own rounding of x^2
+    nan_cdf, nan_pdf = normal_cdf_float32(np.array([np.nan], np.float32))
+    assert np.isnan(nan_cdf[0]) and np.isnan(nan_pdf[0])
+
+
 def test_erf_of_integers_is_float32():
     assert minitorch.erf(minitorch.tensor([0, 1])).dtype == minitorch.float32
 
@@ -142,6 +159,24 @@ def test_chunk_split_are_views():
 def test_embedding_gradcheck_with_repeats(rng):
     idx = minitorch.tensor([[0, 2, 2], [4, 0, 2]])
     check(lambda w: F.embedding(idx, w), leaf(rng.standard_normal((5, 3))))
+
+
+def test_cpu_index_add_of_rows_sums_repeats_as_add_at(rng):
+    """The sorted reduceat path of index_add (whole rows, an embedding's gradient) against np.add.at."""
+    from minitorch.backends.cpu import CPU
+
+    idx = rng.integers(0, 7, 300)
+    rows = rng.standard_normal((300, 4, 3)).astype(np.float32)
+    start = rng.standard_normal((9, 4, 3)).astype(np.float32)
+    expected = start.copy()
+    np.add.at(expected, idx, rows)
+    got = CPU.index_add(start.copy(), idx, rows)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+    assert not np.any(got[7:] != start[7:])  # rows no index names keep their values
+    mixed = np.array([1, -1, 1])  # a negative index: np.add.at's own path (it wraps)
+    expected = np.zeros((3, 2))
+    np.add.at(expected, mixed, np.ones((3, 2)))
+    np.testing.assert_array_equal(CPU.index_add(np.zeros((3, 2)), mixed, np.ones((3, 2))), expected)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
