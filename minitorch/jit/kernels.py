@@ -52,6 +52,11 @@ def _plain(*arrays: Any) -> bool:
     return all(type(a) is np.ndarray and a.dtype in FLOATS and a.dtype == arrays[0].dtype for a in arrays)
 
 
+def _into(op: OpView, code: Any, i: int, like: Any) -> str:
+    """The ``, out=buffer`` argument for input ``i``'s gradient; none for a leaf's (its ``.grad`` must be fresh)."""
+    return "" if op.leaf_target[i] else f", out={code.buffer(like)}"
+
+
 def linear(op: OpView, code: Any) -> Any:
     """``Linear`` on a batch of rows: ``out = x @ W.T; out += b``; back ``g @ W``, ``g.T @ x``, ``g.sum(axis=0)``."""
     x, w, b = op.values
@@ -70,14 +75,11 @@ def linear(op: OpView, code: Any) -> Any:
     def backward(grad: str, targets: list[Any]) -> None:
         gx, gw, gb = targets
         if gx is not None:
-            into = "" if op.leaf_target[0] else f", out={code.buffer(x)}"
-            code.line(f"{gx} = matmul({grad}, {wn}{into})")
+            code.line(f"{gx} = matmul({grad}, {wn}{_into(op, code, 0, x)})")
         if gw is not None:
-            into = "" if op.leaf_target[1] else f", out={code.buffer(w)}"
-            code.line(f"{gw} = matmul({grad}.T, {xn}{into})")
+            code.line(f"{gw} = matmul({grad}.T, {xn}{_into(op, code, 1, w)})")
         if gb is not None:
-            into = "" if op.leaf_target[2] else f", out={code.buffer(b)}"
-            code.line(f"{gb} = {grad}.sum(axis=0{into})")
+            code.line(f"{gb} = {grad}.sum(axis=0{_into(op, code, 2, b)})")
 
     return backward
 
@@ -96,8 +98,7 @@ def relu(op: OpView, code: Any) -> Any:
 
     def backward(grad: str, targets: list[Any]) -> None:
         if targets[0] is not None:
-            into = "" if op.leaf_target[0] else f", out={code.buffer(a)}"
-            code.line(f"{targets[0]} = multiply({grad}, not_equal({op.out}, 0, out={mask}){into})")
+            code.line(f"{targets[0]} = multiply({grad}, not_equal({op.out}, 0, out={mask}){_into(op, code, 0, a)})")
 
     return backward
 
