@@ -8,6 +8,7 @@ pass through, since that whole op or call runs again on replay.
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Any
 
@@ -153,22 +154,32 @@ def _set_grad_none(tensor: TensorBase) -> None:
     tensor._grad = None
 
 
-def replayed_call(tracer: Any, method: Any) -> Any:
-    """An optimizer's ``step``, ``zero_grad``..., recorded as a call the replay makes again."""
+def _recorded(tracer: Any, function: Any, prepare: Any = None) -> Any:
+    """``function`` wrapped so that a call from the step is recorded for the replay to make again.
 
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+    Calls made inside an op or inside another recorded call are part of that op or call and
+    are not recorded again. ``prepare`` turns the first argument into what is recorded.
+    """
+
+    @functools.wraps(function)
+    def call(first: Any, *args: Any, **kwargs: Any) -> Any:
         if tracer.in_op or tracer.in_call:
-            return method(self, *args, **kwargs)
-        tracer.record_call(method, self, args, kwargs)
+            return function(first, *args, **kwargs)
+        if prepare is not None:
+            first = prepare(first)
+        tracer.record_call(function, first, args, kwargs)
         tracer.in_call += 1
         try:
-            return method(self, *args, **kwargs)
+            return function(first, *args, **kwargs)
         finally:
             tracer.in_call -= 1
 
-    call.__name__ = method.__name__
-    call.__doc__ = method.__doc__
     return call
+
+
+def replayed_call(tracer: Any, method: Any) -> Any:
+    """An optimizer's ``step``, ``zero_grad``..., recorded as a call the replay makes again."""
+    return _recorded(tracer, method)
 
 
 def random_draw(tracer: Any, uniform: Any) -> Any:
@@ -187,21 +198,11 @@ def random_draw(tracer: Any, uniform: Any) -> Any:
 def replayed_function(tracer: Any, function: Any) -> Any:
     """A function the replay calls again (``nn.utils.clip_grad_norm_``): its first argument,
     the parameters, is made a list first (a generator would be used up by the trace)."""
+    return _recorded(tracer, function, _parameter_list)
 
-    def call(parameters: Any, *args: Any, **kwargs: Any) -> Any:
-        if tracer.in_op or tracer.in_call:
-            return function(parameters, *args, **kwargs)
-        parameters = [parameters] if isinstance(parameters, TensorBase) else list(parameters)
-        tracer.record_call(function, parameters, args, kwargs)
-        tracer.in_call += 1
-        try:
-            return function(parameters, *args, **kwargs)
-        finally:
-            tracer.in_call -= 1
 
-    call.__name__ = function.__name__
-    call.__doc__ = function.__doc__
-    return call
+def _parameter_list(parameters: Any) -> list[Any]:
+    return [parameters] if isinstance(parameters, TensorBase) else list(parameters)
 
 
 def breaking(tracer: Any, method: Any, reason: str) -> Any:
