@@ -40,19 +40,28 @@ def _activation(activation: str | Callable[[Tensor], Tensor]) -> Callable[[Tenso
     raise MiniTorchError(f"activation should be relu/gelu, not {activation}")
 
 
-class _FeedForward:
-    """The shared feed-forward sublayer of both layer kinds: linear2(dropout(activation(linear1(x))))."""
+class _SharedBlocks:
+    """The sublayers both layer kinds have, as PyTorch names them: self-attention (``_sa_block``)
+    and the feed-forward network, linear2(dropout(activation(linear1(x)))) (``_ff_block``)."""
 
+    self_attn: MultiheadAttention
+    dropout1: Dropout
     linear1: Linear
     linear2: Linear
     dropout: Dropout
     activation: Callable[[Tensor], Tensor]
 
+    def _sa_block(self, x: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
+                  is_causal: bool) -> Tensor:  # fmt: skip
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+                           is_causal=is_causal)[0]
+        return self.dropout1(x)
+
     def _ff_block(self, x: Tensor, dropout: Dropout) -> Tensor:
         return dropout(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
 
-class TransformerEncoderLayer(Module, _FeedForward):
+class TransformerEncoderLayer(Module, _SharedBlocks):
     """Self-attention and a feed-forward network, each with a residual connection and a LayerNorm."""
 
     _tensor_input = True
@@ -74,12 +83,6 @@ class TransformerEncoderLayer(Module, _FeedForward):
         if device is not None or dtype is not None:
             self.to(device=device, dtype=dtype)
 
-    def _sa_block(self, x: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
-                  is_causal: bool) -> Tensor:  # fmt: skip
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                           is_causal=is_causal)[0]
-        return self.dropout1(x)
-
     def forward(self, src: Tensor, src_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
                 is_causal: bool = False) -> Tensor:  # fmt: skip
         """The layer on ``src`` of shape (S, N, E), or (N, S, E) with ``batch_first``."""
@@ -91,7 +94,7 @@ class TransformerEncoderLayer(Module, _FeedForward):
         return self.norm2(x + self._ff_block(x, self.dropout2))
 
 
-class TransformerDecoderLayer(Module, _FeedForward):
+class TransformerDecoderLayer(Module, _SharedBlocks):
     """Self-attention, attention over the encoder's output, and a feed-forward network."""
 
     _tensor_input = True
@@ -115,12 +118,6 @@ class TransformerDecoderLayer(Module, _FeedForward):
         self.activation = _activation(activation)
         if device is not None or dtype is not None:
             self.to(device=device, dtype=dtype)
-
-    def _sa_block(self, x: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
-                  is_causal: bool) -> Tensor:  # fmt: skip
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                           is_causal=is_causal)[0]
-        return self.dropout1(x)
 
     def _mha_block(self, x: Tensor, memory: Tensor, attn_mask: Tensor | None, key_padding_mask: Tensor | None,
                    is_causal: bool) -> Tensor:  # fmt: skip
