@@ -26,6 +26,7 @@ from typing import Any
 from minitorch.jit import guards
 from minitorch.jit.capture import maybe_capture
 from minitorch.jit.errors import GraphBreakWarning
+from minitorch.jit.guard_code import make_fast_guard
 from minitorch.jit.lowering import FALLBACK, lower_program
 from minitorch.jit.program import Program
 from minitorch.jit.tracer import ACTIVE, Tracer
@@ -42,6 +43,7 @@ class Entry:
     breaks: list[tuple[str, str, int, str]] = field(default_factory=list)
     replays: int = 0
     captured: Any = None  # a CUDA graph of the replay (capture.py), when one was made
+    fast_guard: Any = None  # guard_code.FastGuard: the same signature again, without building the key
 
 
 class CompiledFunction:
@@ -60,6 +62,7 @@ class CompiledFunction:
         self.eager_reasons: list[str] = []  # why calls ran eagerly without a trace (cache full, ...)
         self.traces = 0
         self._warned: set[tuple[str, int, str]] = set()
+        self._last: Entry | None = None  # the entry of the last call (most calls repeat its signature)
         self._reads = guards.environment_reads(fn)
         self.__wrapped__ = fn
         self.__name__ = getattr(fn, "__name__", type(fn).__name__)
@@ -68,20 +71,26 @@ class CompiledFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if ACTIVE:  # called from a step being traced: its ops belong to that trace
             return self.fn(*args, **kwargs)
-        keywords = tuple(sorted(kwargs))
-        flat = [*args, *(kwargs[k] for k in keywords)]
-        key = guards.signature(flat, keywords, guards.environment(self.fn, *self._reads))
-        entry = self.entries.get(key)
-        if entry is None:
-            if len(self.entries) >= self.cache_size:
-                self._note_eager(f"more than cache_size={self.cache_size} signatures: new ones run eagerly")
-                return self.fn(*args, **kwargs)
-            return self._trace(key, flat, args, kwargs)
+        last = self._last
+        if not kwargs and last is not None and last.fast_guard is not None and last.fast_guard(args):
+            entry, flat, key = last, args, last.key  # the same signature as the call before
+        else:
+            keywords = tuple(sorted(kwargs))
+            flat = [*args, *(kwargs[k] for k in keywords)]
+            key = guards.signature(flat, keywords, guards.environment(self.fn, *self._reads))
+            entry = self.entries.get(key)
+            if entry is None:
+                if len(self.entries) >= self.cache_size:
+                    self._note_eager(f"more than cache_size={self.cache_size} signatures: new ones run eagerly")
+                    return self.fn(*args, **kwargs)
+                return self._trace(key, flat, args, kwargs)
+            self._last = entry
         program = entry.program
         if program is None:
             return self.fn(*args, **kwargs)
         if not program.live_arrays_unchanged():  # a parameter got a new array (load_state_dict, .to())
             del self.entries[key]
+            self._last = None
             return self._trace(key, flat, args, kwargs)
         entry.replays += 1
         if entry.captured is not None:
@@ -96,6 +105,7 @@ class CompiledFunction:
 
     def _trace(self, key: Any, flat: list[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Run the call eagerly under the tracer; keep its program (or its reasons to stay eager)."""
+        fast_guard = make_fast_guard(self.fn, self._reads, flat, key[1])  # what the key read, before the step runs
         tracer = Tracer(self.fullgraph)
         with tracer:
             tracer.add_inputs(flat)
@@ -105,9 +115,10 @@ class CompiledFunction:
         breaks = tracer.breaks
         entry = Entry(key, None if breaks else program, breaks)
         if not breaks:
-
             entry.captured = maybe_capture(self, program, flat)
+        entry.fast_guard = fast_guard
         self.entries[key] = entry
+        self._last = entry
         for reason, file, line, _ in breaks:
             if (file, line, reason) not in self._warned:
                 self._warned.add((file, line, reason))
