@@ -58,7 +58,7 @@ class _Builder:
         return name
 
     def settings(self, module: Any) -> None:
-        """The module's settings (``training``, ``p``...), each equal to its value now, as ``training_flags`` reads them."""
+        """Each setting of the module and its submodules (``training``, ``p``...) equal to its value now."""
         guards.training_flags(module)  # fills the cache of its submodules' fields
         for fields, keys in guards._SETTINGS[id(module)][1]:
             fields_name = self.name(fields, "fields")
