@@ -72,8 +72,10 @@ class CompiledFunction:
         if ACTIVE:  # called from a step being traced: its ops belong to that trace
             return self.fn(*args, **kwargs)
         last = self._last
+        entry: Entry | None
+        flat: list[Any]
         if not kwargs and last is not None and last.fast_guard is not None and last.fast_guard(args):
-            entry, flat, key = last, args, last.key  # the same signature as the call before
+            entry, flat, key = last, list(args), last.key  # the same signature as the call before
         else:
             keywords = tuple(sorted(kwargs))
             flat = [*args, *(kwargs[k] for k in keywords)]
