@@ -97,8 +97,11 @@ class CompiledFunction:
         entry.replays += 1
         if entry.captured is not None:
             return entry.captured(flat)
-        if program.to_lower is not None:
-            lower_program(program)
+        if program.to_lower is not None:  # the first replay: op by op, then written out for the next ones
+            missing: set[tuple[int, int]] = set()
+            output = program.run(flat, missing)
+            lower_program(program, missing)
+            return output
         if program.lowered is not None:
             output = program.lowered.replay(flat)
             if output is not FALLBACK:

@@ -60,6 +60,9 @@ def describe_program(program: Program) -> list[str]:
             f"replayed as generated code: {lowered.kernels} ops written out as NumPy calls on "
             f"{lowered.buffers} buffers allocated once (explain(fn).sources holds it)"
         )
+        if lowered.called:
+            listed = "; ".join(f"{what} x{n}" if n > 1 else what for what, n in Counter(lowered.called).items())
+            lines.append(f"ops whose own forward and backward that code calls: {listed}")
     elif program.lowering_refused:
         lines.append(f"replayed op by op (each op's forward and backward), because {program.lowering_refused}")
     if program.capture_refused:

@@ -9,8 +9,9 @@ knows these exist); an op without a kernel keeps the whole program on the op-by-
 Each kernel makes **the same NumPy calls in the same order** as the eager op's CPU path,
 on the same dtypes: a ufunc or ``matmul`` writing into ``out=`` computes what it would
 have returned, so a replay gives the eager step's bits (tests/jit/test_bit_identical.py).
-Where the eager op would take another path (a GPU array, float16, an option the kernel
-does not write out), the kernel returns a reason instead, and the program is not lowered.
+Where the eager op would take another path (float16, an option the kernel does not write
+out), the kernel returns a reason instead, before writing anything, and the generated code
+calls that op's own forward and backward (``op_calls.py``), as for an op with no kernel.
 
 A kernel is ``kernel(op, code)``: ``op`` (an ``OpView``) names the op's arguments in the
 generated code and holds what the trace saw of them; ``code`` (``lowering.Code``) takes
@@ -131,6 +132,9 @@ def cross_entropy(op: OpView, code: Any) -> Any:
     if not op.is_input[1]:
         return "labels computed inside the step are not written out (their range is checked before the replay)"
     n, c = logits.shape
+    scale_dtype = (np.ones((), op.result.dtype) / n if reduction == "mean" else np.ones((), op.result.dtype)).dtype
+    if scale_dtype != logits.dtype:
+        return "a loss gradient of another dtype than the logits is not written out"
     ln, tn = op.args[:2]
     # The eager forward checks the labels every call; an ignored or bad label changes its path
     # (weights, or an error): then the replay falls back to the op-by-op one, which does as eager.
@@ -152,9 +156,6 @@ def cross_entropy(op: OpView, code: Any) -> Any:
         f"divide({probs}, {total}, out={probs})",
         f"{op.out} = asarray({losses}.sum(){divide_by})",
     )
-    scale_dtype = (np.ones((), op.result.dtype) / n if reduction == "mean" else np.ones((), op.result.dtype)).dtype
-    if scale_dtype != logits.dtype:
-        return "a loss gradient of another dtype than the logits is not written out"
 
     def backward(grad: str, targets: list[Any]) -> None:
         g = targets[0]

@@ -1,9 +1,10 @@
 """Lowering: a recorded program written out as one Python function of NumPy calls on buffers.
 
-The op-by-op replay (``Program.run``) still calls each op's ``forward``/``backward`` with a
-ctx, sums gradients through a dict and runs ``optimizer.step()`` as Python. When every op
-of a program has a replay kernel (``kernels.py``), ``lower`` writes the whole step out as
-straight-line source instead, and compiles it once:
+The op-by-op replay (``Program.run``) calls each op's ``forward``/``backward`` with a
+ctx, sums gradients through a dict and runs ``optimizer.step()`` as Python. ``lower``
+writes the whole step out as straight-line source instead, and compiles it once: an op
+with a replay kernel (``kernels.py``) as its NumPy calls on buffers, any other op as a
+call of its own forward and backward (``op_calls.py``):
 
     def replay(args):
         v0 = args[0].data
@@ -37,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.autograd import engine
-from minitorch.jit import kernels, optimizer_kernels
+from minitorch.jit import kernels, op_calls, optimizer_kernels
 from minitorch.jit.program import BackwardStep, CallStep, OpStep, Program
 from minitorch.tensor_base import TensorBase
 
@@ -52,6 +53,7 @@ class Lowered:
     replay: Any
     buffers: int  # arrays allocated once
     kernels: int  # ops written out
+    called: list[str]  # ops without a kernel, their forward and backward called from the code
 
 
 class Code:
@@ -62,6 +64,9 @@ class Code:
         self.checks: list[str] = []
         self.namespace: dict[str, Any] = dict(kernels.NAMESPACE)
         self.is_reused: set[str] = set()  # names holding a buffer (copied when they leave the step)
+        self.may_alias: set[str] = set()  # names an op without a kernel returned: maybe a view of a buffer
+        self.not_fresh: set[str] = set()  # gradients an op without a kernel returned: maybe a buffer, any shape
+        self.missing: set[tuple[int, int]] = set()  # (node, input): gradients a backward gives as None
         self.n_buffers = 0
         self.n_inputs = 0  # the first lines, which read the inputs (the checks come after them)
         self._counter = 0
@@ -94,6 +99,15 @@ class Code:
         """``name`` holds a buffer: the step's output is copied out of it."""
         self.is_reused.add(name)
 
+    def passed_through(self, name: str, args: list[str]) -> None:
+        """``name`` came from an op without a kernel: if it read a buffer, it may be a view of it."""
+        if any(a in self.is_reused or a in self.may_alias for a in args):
+            self.may_alias.add(name)
+
+    def unproven(self, names: Any) -> None:
+        """Gradients an op without a kernel returned: into a leaf they go by the engine's own rules."""
+        self.not_fresh.update(names)
+
 
 def stand_in(array: Any) -> Any:
     """An array of ``array``'s type, shape and dtype that holds no memory (what lowering reads of it)."""
@@ -102,27 +116,32 @@ def stand_in(array: Any) -> Any:
     return np.ndarray(array.shape, array.dtype, np.empty(1, array.dtype), strides=(0,) * array.ndim)
 
 
-def lower_program(program: Program) -> None:
-    """Lower ``program`` once, at its first replay: a signature called only once never pays for it.
+def lower_program(program: Program, missing: set[tuple[int, int]]) -> None:
+    """Lower ``program`` once, after its first replay: a signature called only once never pays for it.
 
     The code generation (mostly Python's ``compile`` of the text) costs about one eager step.
+    ``missing``: the (node, input) gradients that replay's backwards gave as None.
     """
     examples, nodes = program.to_lower
     program.to_lower = None
-    lowered = lower(program, examples, nodes)
+    lowered = lower(program, examples, nodes, missing)
     if isinstance(lowered, str):
         program.lowering_refused = lowered
     else:
         program.lowered = lowered
 
 
-def lower(program: Program, examples: dict[int, Any], nodes: dict[int, Any]) -> Lowered | str:
+def lower(
+    program: Program, examples: dict[int, Any], nodes: dict[int, Any], missing: set[tuple[int, int]] | None = None
+) -> Lowered | str:
     """The program as generated code, or the reason it stays op by op.
 
     ``examples`` holds the array the trace saw in each slot (shapes, dtypes), ``nodes`` the
-    traced backward node of each op number (the op's settings, as ``reduction``).
+    traced backward node of each op number (the op's settings, as ``reduction``), ``missing``
+    the (node, input) gradients an op's backward gave as None (the engine skips them).
     """
     code = Code()
+    code.missing = missing or set()
     names: dict[int, str] = {}
 
     def name_of(slot: int) -> str:
@@ -137,12 +156,11 @@ def lower(program: Program, examples: dict[int, Any], nodes: dict[int, Any]) -> 
     code.n_inputs = len(code.body)
     backward_of: dict[int, Any] = {}
     count = 0
+    called: list[str] = []
     for step in program.steps:
         if type(step) is OpStep:
             kernel = kernels.KERNELS.get(step.function)
             name = step.function.__name__
-            if kernel is None:
-                return f"{name} has no replay kernel"
             if step.xp is not np:
                 return f"{name} runs on a GPU array"
             node = nodes.get(step.node)
@@ -156,11 +174,13 @@ def lower(program: Program, examples: dict[int, Any], nodes: dict[int, Any]) -> 
                 [s in inputs for s in step.args],
                 [False] * len(step.args),
             )
-            result = kernel(view, code)
-            if isinstance(result, str):
-                return f"{name}: {result}"
+            result = kernel(view, code) if kernel is not None else "it has no replay kernel"
+            if isinstance(result, str):  # its own forward and backward, called from the generated code
+                called.append(f"{name} ({result})")
+                result = op_calls.op_call(step, view, code)
+            else:
+                count += 1
             backward_of[step.node] = (result, view)
-            count += 1
         elif type(step) is BackwardStep:
             refused = _lower_backward(step, code, backward_of, examples)
             if refused:
@@ -168,7 +188,7 @@ def lower(program: Program, examples: dict[int, Any], nodes: dict[int, Any]) -> 
         else:
             _lower_call(step, code)
     output = _output_expression(program.output, code, name_of)
-    return _compile(code, output, count)
+    return _compile(code, output, count, called)
 
 
 def _lower_backward(
@@ -204,7 +224,7 @@ def _lower_backward(
         needs = view.node.needs_input_grad
         targets: list[Any] = []
         for i, where in enumerate(destinations):
-            if where is None or not needs[i]:
+            if where is None or not needs[i] or (node, i) in code.missing:
                 targets.append(None)
                 continue
             targets.append(f"d{fresh}")
@@ -224,6 +244,8 @@ def _lower_backward(
                 total = f"s{fresh}"
                 fresh += 1
                 code.line(f"{total} = {previous} + {g}")
+                if previous in code.not_fresh or g in code.not_fresh:
+                    code.unproven([total])  # fresh, but its shape is not proven the leaf's
             if where[0] == "node":
                 grads[here] = total
                 continue
@@ -231,11 +253,18 @@ def _lower_backward(
             if leaf_edges[key]:
                 grads[here] = total
             else:
-                code.line(f"give({leaf}, {total}, handed)")
+                code.line(_give_line(code, leaf, total))
     for here, total in grads.items():  # leaves whose last edge got no gradient
         if here in leaves:
-            code.line(f"give({leaves[here]}, {total}, handed)")
+            code.line(_give_line(code, leaves[here], total))
     return None
+
+
+def _give_line(code: Code, leaf: str, total: str) -> str:
+    """The line that hands gradient ``total`` to ``leaf``: the short way if a kernel made it fresh."""
+    if total in code.not_fresh:
+        return f"give_any({leaf}, {total}, handed, BUFFERS)"
+    return f"give({leaf}, {total}, handed)"
 
 
 def _lower_call(step: CallStep, code: Code) -> None:
@@ -251,6 +280,8 @@ def _output_expression(spec: Any, code: Code, name_of: Any) -> str:
     kind = spec[0]
     if kind == "slot":
         name = name_of(spec[1])
+        if name in code.may_alias:
+            return f"wrap(leaves_safely({name}, BUFFERS))"
         return f"wrap({name}.copy())" if name in code.is_reused else f"wrap({name})"
     if kind == "arg":
         return f"args[{spec[1]}]"
@@ -281,7 +312,7 @@ def _give(leaf: TensorBase, g: Any, handed_out: set[int]) -> None:
         engine._accumulate_leaf(leaf, g, handed_out)
 
 
-def _compile(code: Code, output: str, count: int) -> Lowered:
+def _compile(code: Code, output: str, count: int, called: list[str]) -> Lowered:
     """Join the lines into ``def replay(args)`` and compile it in its own namespace."""
     body, rest = code.body[: code.n_inputs], code.body[code.n_inputs :]
     lines = ["def replay(args):", *("    " + b for b in body)]
@@ -292,6 +323,8 @@ def _compile(code: Code, output: str, count: int) -> Lowered:
     lines.append(f"    return {output}")
     source = "\n".join(lines) + "\n"
     namespace = code.namespace
-    namespace.update(FALLBACK=FALLBACK, wrap=_wrap, ones=np.ones, give=_give)
+    buffers = frozenset(id(v) for k, v in namespace.items() if k.startswith("buf"))
+    namespace.update(FALLBACK=FALLBACK, wrap=_wrap, ones=np.ones, give=_give, BUFFERS=buffers)
+    namespace.update(give_any=op_calls.give_any, leaves_safely=op_calls.leaves_safely)
     exec(compile(source, "<minitorch.compile: replay>", "exec"), namespace)  # noqa: S102 (our own text)
-    return Lowered(source, namespace["replay"], code.n_buffers, count)
+    return Lowered(source, namespace["replay"], code.n_buffers, count, called)

@@ -105,8 +105,12 @@ class Program:
                 return False
         return True
 
-    def run(self, args: list[Any]) -> Any:
-        """Replay the program on the flattened arguments ``args`` of this call; return its output."""
+    def run(self, args: list[Any], missing: set[tuple[int, int]] | None = None) -> Any:
+        """Replay the program on the flattened arguments ``args`` of this call; return its output.
+
+        ``missing``, if given, collects (node, input) for each gradient an op's backward gave
+        as None where the graph has an edge (the lowering must know: the engine skips those).
+        """
         slots = self.template.copy()
         for slot, k in zip(self.inputs, self.input_tensors):
             slots[slot] = args[k].data
@@ -115,14 +119,23 @@ class Program:
             if type(step) is OpStep:
                 _run_op(step, slots, ctxs)
             elif type(step) is BackwardStep:
-                _run_backward(step, slots, ctxs, args)
+                _run_backward(step, slots, ctxs, args, missing)
             else:
                 step.method(step.owner, *step.args, **step.kwargs)
         return _outputs(self.output, slots, args)
 
 
 def _run_op(step: OpStep, slots: list[Any], ctxs: list[Any]) -> None:
-    """One forward, as ``Function.apply`` runs it, minus the unwrapping, checks and wrapping."""
+    """One forward of the op-by-op replay: its output into its slot, its ctx into the list."""
+    out, ctx = forward_on_fresh_ctx(step, *[slots[i] for i in step.args])
+    if ctx is not None:
+        ctxs[step.node] = ctx
+    slots[step.out] = out
+
+
+def forward_on_fresh_ctx(step: OpStep, *arrays: Any) -> tuple[Any, Any]:
+    """``function.forward`` on a new ctx, as ``Function.apply`` runs it, minus the unwrapping,
+    checks and wrapping: (the output array, the ctx its backward needs, or None without a node)."""
     function = step.function
     ctx = function._node_cls()
     ctx._saved = ()
@@ -130,21 +143,31 @@ def _run_op(step: OpStep, slots: list[Any], ctxs: list[Any]) -> None:
     ctx._freed = False
     ctx._pre_hooks = None
     ctx.xp = step.xp
-    out = function.forward(ctx, *[slots[i] for i in step.args])
+    out = function.forward(ctx, *arrays)
     if type(out) is not step.xp.ndarray:  # a NumPy scalar from a reduction, as apply converts it
         out = np.asarray(out) if isinstance(out, np.generic) else step.xp.asarray(out)
-    if step.needs_input_grad is not None:
-        ctx.needs_input_grad = step.needs_input_grad
-        ctx.is_tensor_input = step.is_tensor_input
-        ctx.next_nodes = (None,) * len(step.is_tensor_input)  # some backwards read its length
-        ctx.out_shape = out.shape
-        ctx.out_dtype = out.dtype
-        ctx.created_at = None
-        ctxs[step.node] = ctx
-    slots[step.out] = out
+    if step.needs_input_grad is None:
+        return out, None
+    ctx.needs_input_grad = step.needs_input_grad
+    ctx.is_tensor_input = step.is_tensor_input
+    ctx.next_nodes = (None,) * len(step.is_tensor_input)  # some backwards read its length
+    ctx.out_shape = out.shape
+    ctx.out_dtype = out.dtype
+    ctx.created_at = None
+    return out, ctx
 
 
-def _run_backward(step: BackwardStep, slots: list[Any], ctxs: list[Any], args: list[Any]) -> None:
+def backward_of(ctx: Any, grad_output: Any) -> tuple[Any, ...]:
+    """``ctx.function.backward``, its result always a tuple (one entry per input)."""
+    grad_inputs = ctx.function.backward(ctx, grad_output)
+    if type(grad_inputs) is not tuple:
+        grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
+    return grad_inputs
+
+
+def _run_backward(
+    step: BackwardStep, slots: list[Any], ctxs: list[Any], args: list[Any], missing: set[tuple[int, int]] | None
+) -> None:
     """``engine.run_backward``'s loop over the recorded order, without planning or checks."""
     root = slots[step.root_slot]
     grads: dict[Any, Any] = {step.root: ctxs[step.root].xp.ones(root.shape, dtype=root.dtype)}
@@ -155,11 +178,12 @@ def _run_backward(step: BackwardStep, slots: list[Any], ctxs: list[Any], args: l
         if grad_output is None:
             continue
         ctx = ctxs[node]
-        grad_inputs = ctx.function.backward(ctx, grad_output)
-        if type(grad_inputs) is not tuple:
-            grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
+        grad_inputs = backward_of(ctx, grad_output)
         if not step.retain_graph:
             ctx._saved, ctx._freed = (), True
+        if missing is not None:
+            missing.update((node, i) for i, where in enumerate(destinations) if where is not None and
+                           (i >= len(grad_inputs) or grad_inputs[i] is None))  # fmt: skip
         for where, g in zip(destinations, grad_inputs):
             if where is None or g is None:
                 continue
