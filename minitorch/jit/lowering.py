@@ -68,6 +68,7 @@ class Code:
         self.may_alias: set[str] = set()  # names an op without a kernel returned: maybe a view of a buffer
         self.not_fresh: set[str] = set()  # gradients an op without a kernel returned: maybe a buffer, any shape
         self.missing: set[tuple[int, int]] = set()  # (node, input): gradients a backward gives as None
+        self.freeable: set[str] = set()  # fresh arrays and ctxs a ``del`` after their last use frees
         self.n_buffers = 0
         self.n_inputs = 0  # the first lines, which read the inputs (the checks come after them)
         self._counter = 0
@@ -108,6 +109,10 @@ class Code:
     def unproven(self, names: Any) -> None:
         """Gradients an op without a kernel returned: into a leaf they go by the engine's own rules."""
         self.not_fresh.update(names)
+
+    def free_after_use(self, *names: str) -> None:
+        """Names of arrays (or ctxs) not in a buffer: deleted after their last use (``_with_deletes``)."""
+        self.freeable.update(names)
 
 
 def stand_in(array: Any) -> Any:
@@ -245,6 +250,7 @@ def _lower_backward(
                 total = f"s{fresh}"
                 fresh += 1
                 code.line(f"{total} = {previous} + {g}")
+                code.free_after_use(total)
                 if previous in code.not_fresh or g in code.not_fresh:
                     code.unproven([total])  # fresh, but its shape is not proven the leaf's
             if where[0] == "node":
@@ -316,8 +322,8 @@ def _give(leaf: TensorBase, g: Any, handed_out: set[int]) -> None:
 _LOCAL = re.compile(r"\b(?:[vdsg]\d+|ctx\d+)\b")  # the generated step's local names: values, gradients, sums, ctxs
 
 
-def _with_deletes(lines: list[str], keep: set[str]) -> list[str]:
-    """``lines`` with a ``del`` after each local's last use (but those in ``keep``).
+def _with_deletes(lines: list[str], freeable: set[str]) -> list[str]:
+    """``lines`` with a ``del`` after the last use of each name in ``freeable``.
 
     The eager engine lets go of a gradient once it is passed on, and of a node's saved arrays
     once its backward ran; a function's locals would keep them all until it returns. For a
@@ -330,7 +336,7 @@ def _with_deletes(lines: list[str], keep: set[str]) -> list[str]:
             last[name] = i
     ends: dict[int, list[str]] = {}
     for name, i in last.items():
-        if name not in keep:
+        if name in freeable:
             ends.setdefault(i, []).append(name)
     out = []
     for i, line in enumerate(lines):
@@ -347,7 +353,7 @@ def _compile(code: Code, output: str, count: int, called: list[str]) -> Lowered:
     if code.checks:
         lines.append(f"    if not ({' and '.join(code.checks)}):")
         lines.append("        return FALLBACK  # the eager ops would take another path: replay op by op")
-    lines += ["    " + b for b in _with_deletes(rest, set(_LOCAL.findall(output)))]
+    lines += ["    " + b for b in _with_deletes(rest, code.freeable - set(_LOCAL.findall(output)))]
     lines.append(f"    return {output}")
     source = "\n".join(lines) + "\n"
     namespace = code.namespace

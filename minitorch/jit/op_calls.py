@@ -77,6 +77,7 @@ def op_call(step: OpStep, op: Any, code: Any) -> Any:
     else:
         code.line(f"{op.out}, {ctx} = {call}({', '.join(op.args)})")
     code.passed_through(op.out, op.args)  # it may be a view of an input buffer
+    code.free_after_use(op.out, ctx)
     if step.needs_input_grad is None:
         return None
     name = step.function.__name__
@@ -88,6 +89,7 @@ def op_call(step: OpStep, op: Any, code: Any) -> Any:
         names = [t if t is not None else "_" for t in targets]
         code.line(f"{', '.join(names)}, = {back}({ctx}, {grad})")
         code.unproven(t for t in targets if t is not None)
+        code.free_after_use(*(t for t in targets if t is not None))
 
     return backward
 
