@@ -189,14 +189,26 @@ class ShiftedConv2d(Function):
         return grad_x, grad_w, grad_b, None
 
 
+def _rows_as_windows(cols: Array, n: int, ho: int, wo: int, kh: int, kw: int, c: int) -> Array:
+    """The first kh*kw*C columns of ``cols`` (one row per output pixel) as a writable
+    (N, Ho, Wo, kh, kw, C) view, the shape of ``windows_last``: copying the windows into it is im2col."""
+    s_row, s_col = cols.strides
+    as_strided = backends.module_of(cols).lib.stride_tricks.as_strided
+    strides = (ho * wo * s_row, wo * s_row, s_row, kw * c * s_col, c * s_col, s_col)
+    return as_strided(cols, (n, ho, wo, kh, kw, c), strides)
+
+
 class Conv2d(Function):
     """2-D cross-correlation (what deep learning calls convolution), by im2col.
 
     Forward: copy the input channels-last into a zero-padded frame, take the strided view
     of all windows, copy it into a matrix ``cols`` with one row per output pixel
     (N*Ho*Wo, kh*kw*C), and multiply by the weight reshaped to (O, kh*kw*C): the whole
-    convolution is one matrix product. Backward: grad_W = g.T @ cols, grad_cols = g @ W,
-    and col2im adds each window's gradient back onto the image.
+    convolution is one matrix product. The bias is the weight of one more column of ones
+    in ``cols``, so the product adds it too. Backward: grad_W = g.T @ cols (its last column
+    is the bias gradient, the sum of g over the pixels), and for the input one product per
+    kernel offset (g @ that offset's (O, C) weight, a contiguous slab) added back onto the
+    image at that offset (col2im).
     """
 
     @staticmethod
@@ -215,12 +227,15 @@ class Conv2d(Function):
         framed = xp.zeros((n, h + 2 * ph, w + 2 * pw, c), dtype=x.dtype)  # channels last, padded
         framed[:, ph : ph + h, pw : pw + w, :] = x.transpose(0, 2, 3, 1)
         win = windows_last(framed, kh, kw, sh, sw)  # (N, Ho, Wo, kh, kw, C), a view
-        ho, wo = win.shape[1:3]
-        cols = win.reshape(n * ho * wo, kh * kw * c)  # the im2col copy
-        w2 = weight.transpose(0, 2, 3, 1).reshape(o, kh * kw * c)  # rows in (kh, kw, C) order too
-        out = product(cols, w2.T)  # (N*Ho*Wo, O)
+        ho, wo, k = win.shape[1], win.shape[2], kh * kw * c
+        cols = xp.empty((n * ho * wo, k + (bias is not None)), dtype=x.dtype)
+        _rows_as_windows(cols, n, ho, wo, kh, kw, c)[...] = win  # the im2col copy
+        w2 = weight.transpose(0, 2, 3, 1).reshape(o, k)  # rows in (kh, kw, C) order too
         if bias is not None:
-            out += bias
+            cols[:, k] = 1
+            out = product(cols, xp.concatenate([w2, bias[:, None]], axis=1).T)  # (N*Ho*Wo, O)
+        else:
+            out = product(cols, w2.T)
         ctx.save_for_backward(cols, w2)
         ctx.meta = (framed.shape, n, c, h, w, ho, wo, kh, kw, sh, sw, ph, pw, o)
         return out.reshape(n, ho, wo, o).transpose(0, 3, 1, 2)  # NCHW view of the result
@@ -231,19 +246,22 @@ class Conv2d(Function):
         framed_shape, n, c, h, w, ho, wo, kh, kw, sh, sw, ph, pw, o = ctx.meta
         xp = ctx.xp
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        g2 = grad.transpose(0, 2, 3, 1).reshape(n * ho * wo, o)
+        g2 = grad.transpose(0, 2, 3, 1).reshape(n * ho * wo, o)  # no copy for a channels-last grad
+        k = kh * kw * c
         grad_x = grad_w = grad_b = None
-        if need_w:
-            grad_w = xp.ascontiguousarray(product(g2.T, cols).reshape(o, kh, kw, c).transpose(0, 3, 1, 2))
-        if need_b:
-            grad_b = g2.sum(axis=0)
+        if need_w or need_b:
+            full = product(g2.T, cols)  # (O, kh*kw*C [+ 1 for the bias's column of ones])
+            if need_w:
+                grad_w = xp.ascontiguousarray(full[:, :k].reshape(o, kh, kw, c).transpose(0, 3, 1, 2))
+            if need_b:
+                grad_b = full[:, k].copy()
         if need_x:
-            grad_cols = product(g2, w2).reshape(n, ho, wo, kh, kw, c)
-            # col2im: each kernel offset (a, b) adds one strided slab; 9 steps for 3x3.
+            # (kh*kw, N*Ho*Wo, C): slab j is g @ offset j's (O, C) weight, contiguous
+            slabs = product(g2, w2.reshape(o, kh * kw, c).transpose(1, 0, 2))
             framed = xp.zeros(framed_shape, dtype=grad.dtype)
-            for a in range(kh):
-                for b in range(kw):
-                    framed[:, a : a + sh * ho : sh, b : b + sw * wo : sw, :] += grad_cols[:, :, :, a, b, :]
+            for j in range(kh * kw):  # col2im: each kernel offset (a, b) adds one slab; 9 for 3x3
+                a, b = divmod(j, kw)
+                framed[:, a : a + sh * ho : sh, b : b + sw * wo : sw, :] += slabs[j].reshape(n, ho, wo, c)
             # an NCHW view of the channels-last frame, laid out as the forward's input usually is
             # (a pool's output after a conv): the ops before it then walk memory in order
             grad_x = framed[:, ph : ph + h, pw : pw + w, :].transpose(0, 3, 1, 2)
