@@ -65,7 +65,7 @@ from minitorch.functions.arithmetic import (
 from minitorch.functions.attention import ScaledDotProductAttention, scaled_dot_product_attention
 from minitorch.functions.binary_math import Atan2, Fmod, Lerp, atan2, fmod, lerp, true_divide
 from minitorch.functions.clamping import ClampTensor, clamp, clamp_max, clamp_min, clip
-from minitorch.functions.conv import Conv2d, MaxPool2d, conv2d, max_pool2d
+from minitorch.functions.conv import Conv2d, conv2d
 from minitorch.functions.conversion import Cast, Clone, ToDevice, cast
 from minitorch.functions.cumulative import CumProd, CumSum, Prod, cumprod, cumsum, prod
 from minitorch.functions.dropout import Dropout, dropout
@@ -103,6 +103,7 @@ from minitorch.functions.indexing import Index, getitem
 from minitorch.functions.linalg import MatMul, Norm2, NormP, addmm, bmm, matmul, mm, mv, norm
 from minitorch.functions.losses import NLLLoss, cross_entropy, mse_loss, nll_loss
 from minitorch.functions.masking import MaskedFill, Triangle, masked_fill, tril, triu
+from minitorch.functions.maxpool import MaxPool2d, max_pool2d
 from minitorch.functions.normalization import BatchNorm, LayerNorm, batch_norm, layer_norm
 from minitorch.functions.ordering import Flip, Gather, Roll, argsort, flip, roll, sort, topk
 from minitorch.functions.pointwise_losses import (

@@ -1,10 +1,10 @@
-"""Convolution and max-pooling over images (N, C, H, W).
+"""Convolution over images (N, C, H, W), and the window helpers the pooling ops share.
 
 - ``Conv2d``: im2col (a strided *view* of every kernel window, copied into one matrix)
   and one matrix product; col2im for the backward.
 - ``ShiftedConv2d`` (stride 1): kh*kw shifted matrix products, no window copy at all.
   ``conv2d`` picks one of the two (``SWITCHES.conv_design``; measured in bench/train_cnn.py).
-- ``MaxPool2d``: the same windows, an ``argmax`` and a scatter of the gradient.
+- ``windows``/``col2im``/``pool_geometry``: also used by ``maxpool.py`` and ``pooling.py``.
 
 Every op works on ``ctx.xp`` (NumPy or CuPy), so it runs on either device.
 """
@@ -90,8 +90,6 @@ def windows_last(x: Array, kh: int, kw: int, sh: int, sw: int) -> Array:
     s_n, s_h, s_w, s_c = x.strides
     as_strided = backends.module_of(x).lib.stride_tricks.as_strided
     return as_strided(x, (n, ho, wo, kh, kw, c), (s_n, s_h * sh, s_w * sw, s_h, s_w, s_c))
-
-
 
 
 def _use_shifted(stride: tuple[int, int], x_shape: Shape, kernel: tuple[int, int], padding: tuple[int, int]) -> bool:
@@ -191,14 +189,26 @@ class ShiftedConv2d(Function):
         return grad_x, grad_w, grad_b, None
 
 
+def _rows_as_windows(cols: Array, n: int, ho: int, wo: int, kh: int, kw: int, c: int) -> Array:
+    """The first kh*kw*C columns of ``cols`` (one row per output pixel) as a writable
+    (N, Ho, Wo, kh, kw, C) view, the shape of ``windows_last``: copying the windows into it is im2col."""
+    s_row, s_col = cols.strides
+    as_strided = backends.module_of(cols).lib.stride_tricks.as_strided
+    strides = (ho * wo * s_row, wo * s_row, s_row, kw * c * s_col, c * s_col, s_col)
+    return as_strided(cols, (n, ho, wo, kh, kw, c), strides)
+
+
 class Conv2d(Function):
     """2-D cross-correlation (what deep learning calls convolution), by im2col.
 
     Forward: copy the input channels-last into a zero-padded frame, take the strided view
     of all windows, copy it into a matrix ``cols`` with one row per output pixel
     (N*Ho*Wo, kh*kw*C), and multiply by the weight reshaped to (O, kh*kw*C): the whole
-    convolution is one matrix product. Backward: grad_W = g.T @ cols, grad_cols = g @ W,
-    and col2im adds each window's gradient back onto the image.
+    convolution is one matrix product. The bias is the weight of one more column of ones
+    in ``cols``, so the product adds it too. Backward: grad_W = g.T @ cols (its last column
+    is the bias gradient, the sum of g over the pixels), and for the input one product per
+    kernel offset (g @ that offset's (O, C) weight, a contiguous slab) added back onto the
+    image at that offset (col2im).
     """
 
     @staticmethod
@@ -217,12 +227,15 @@ class Conv2d(Function):
         framed = xp.zeros((n, h + 2 * ph, w + 2 * pw, c), dtype=x.dtype)  # channels last, padded
         framed[:, ph : ph + h, pw : pw + w, :] = x.transpose(0, 2, 3, 1)
         win = windows_last(framed, kh, kw, sh, sw)  # (N, Ho, Wo, kh, kw, C), a view
-        ho, wo = win.shape[1:3]
-        cols = win.reshape(n * ho * wo, kh * kw * c)  # the im2col copy
-        w2 = weight.transpose(0, 2, 3, 1).reshape(o, kh * kw * c)  # rows in (kh, kw, C) order too
-        out = product(cols, w2.T)  # (N*Ho*Wo, O)
+        ho, wo, k = win.shape[1], win.shape[2], kh * kw * c
+        cols = xp.empty((n * ho * wo, k + (bias is not None)), dtype=x.dtype)
+        _rows_as_windows(cols, n, ho, wo, kh, kw, c)[...] = win  # the im2col copy
+        w2 = weight.transpose(0, 2, 3, 1).reshape(o, k)  # rows in (kh, kw, C) order too
         if bias is not None:
-            out += bias
+            cols[:, k] = 1
+            out = product(cols, xp.concatenate([w2, bias[:, None]], axis=1).T)  # (N*Ho*Wo, O)
+        else:
+            out = product(cols, w2.T)
         ctx.save_for_backward(cols, w2)
         ctx.meta = (framed.shape, n, c, h, w, ho, wo, kh, kw, sh, sw, ph, pw, o)
         return out.reshape(n, ho, wo, o).transpose(0, 3, 1, 2)  # NCHW view of the result
@@ -233,20 +246,25 @@ class Conv2d(Function):
         framed_shape, n, c, h, w, ho, wo, kh, kw, sh, sw, ph, pw, o = ctx.meta
         xp = ctx.xp
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        g2 = grad.transpose(0, 2, 3, 1).reshape(n * ho * wo, o)
+        g2 = grad.transpose(0, 2, 3, 1).reshape(n * ho * wo, o)  # no copy for a channels-last grad
+        k = kh * kw * c
         grad_x = grad_w = grad_b = None
-        if need_w:
-            grad_w = xp.ascontiguousarray(product(g2.T, cols).reshape(o, kh, kw, c).transpose(0, 3, 1, 2))
-        if need_b:
-            grad_b = g2.sum(axis=0)
+        if need_w or need_b:
+            full = product(g2.T, cols)  # (O, kh*kw*C [+ 1 for the bias's column of ones])
+            if need_w:
+                grad_w = xp.ascontiguousarray(full[:, :k].reshape(o, kh, kw, c).transpose(0, 3, 1, 2))
+            if need_b:
+                grad_b = full[:, k].copy()
         if need_x:
-            grad_cols = product(g2, w2).reshape(n, ho, wo, kh, kw, c)
-            # col2im: each kernel offset (a, b) adds one strided slab; 9 steps for 3x3.
+            # (kh*kw, N*Ho*Wo, C): slab j is g @ offset j's (O, C) weight, contiguous
+            slabs = product(g2, w2.reshape(o, kh * kw, c).transpose(1, 0, 2))
             framed = xp.zeros(framed_shape, dtype=grad.dtype)
-            for a in range(kh):
-                for b in range(kw):
-                    framed[:, a : a + sh * ho : sh, b : b + sw * wo : sw, :] += grad_cols[:, :, :, a, b, :]
-            grad_x = xp.ascontiguousarray(framed[:, ph : ph + h, pw : pw + w, :].transpose(0, 3, 1, 2))
+            for j in range(kh * kw):  # col2im: each kernel offset (a, b) adds one slab; 9 for 3x3
+                a, b = divmod(j, kw)
+                framed[:, a : a + sh * ho : sh, b : b + sw * wo : sw, :] += slabs[j].reshape(n, ho, wo, c)
+            # an NCHW view of the channels-last frame, laid out as the forward's input usually is
+            # (a pool's output after a conv): the ops before it then walk memory in order
+            grad_x = framed[:, ph : ph + h, pw : pw + w, :].transpose(0, 3, 1, 2)
         return grad_x, grad_w, grad_b, None, None
 
 
@@ -343,91 +361,6 @@ def conv2d(
     return Conv2d.apply(input, weight, bias, stride, padding)
 
 
-class MaxPool2d(Function):
-    """The maximum of each (kh, kw) window.
-
-    Forward walks the kh*kw offsets inside a window (4 for 2x2), each one array covering
-    the whole batch, keeping the running maximum and which offset gave it: a new value wins
-    only if it is larger (so on a tie the first maximum keeps the gradient, as PyTorch) or
-    NaN (NaN propagates, as in PyTorch's kernel). Backward sends each output's gradient to
-    the winning offset, one strided slice of the image per offset. Reducing over a last
-    axis of length 4 instead (``max``, ``argmax``) is several times slower in NumPy. When
-    windows tile the image (stride = kernel, the usual case) one transposed copy makes each
-    offset a contiguous slab; otherwise each offset is a strided view.
-    """
-
-    @staticmethod
-    def forward(
-        ctx: BackwardNode, x: Array, kernel: tuple[int, int], stride: tuple[int, int], padding: tuple[int, int] = (0, 0)
-    ) -> Array:
-        xp = ctx.xp
-        (kh, kw), (sh, sw) = kernel, stride
-        ctx.padding = padding
-        real = None  # with padding: True on the padded grid's real pixels, False on the border
-        if padding != (0, 0):  # padded with -inf: a border pixel never wins over a real one
-            (ph, pw) = padding
-            real = xp.pad(xp.ones(x.shape[2:], dtype=bool), ((ph, ph), (pw, pw)))
-            x = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=-xp.inf)
-        n, c, h, w = x.shape
-        ho, wo = (h - kh) // sh + 1, (w - kw) // sw + 1
-        tiles = (sh, sw) == (kh, kw)
-        if tiles:  # (kh*kw, N, C, Ho, Wo): offset k of every window, contiguous
-            blocks = x[:, :, : ho * kh, : wo * kw].reshape(n, c, ho, kh, wo, kw).transpose(3, 5, 0, 1, 2, 4)
-            slabs = xp.ascontiguousarray(blocks).reshape(kh * kw, n, c, ho, wo)
-        win = windows(x, kh, kw, sh, sw)  # (N, C, Ho, Wo, kh, kw), a view
-
-        def offset(k: int) -> Array:
-            return slabs[k] if tiles else win[..., k // kw, k % kw]
-
-        def on_real(k: int) -> Array:  # (Ho, Wo): is offset k of each window a real pixel?
-            assert real is not None  # asked only with padding
-            a, b = divmod(k, kw)
-            return real[a : a + sh * ho : sh, b : b + sw * wo : sw]
-
-        best = offset(0).copy()
-        best_is_real = None if real is None else on_real(0)
-        index_type = xp.int8 if kh * kw < 128 else xp.int32
-        winner = xp.zeros(best.shape, dtype=index_type)
-        for k in range(1, kh * kw):
-            candidate = offset(k)
-            take = candidate > best
-            take |= candidate != candidate  # NaN wins, as in PyTorch's kernel
-            if best_is_real is not None:
-                # A real pixel beats the border even when both are -inf: as in PyTorch, a window
-                # of -inf values sends its gradient to its first real pixel, not to the border.
-                take |= on_real(k) & ~best_is_real
-                best_is_real = best_is_real | take  # only a real pixel is ever taken
-            # k grows, so where ``take`` the new k is the largest index yet: max() records it.
-            xp.maximum(winner, take * index_type(k), out=winner)
-            xp.maximum(best, candidate, out=best)  # NaN propagates in maximum too
-        ctx.meta = (x.shape, kh, kw, sh, sw)
-        ctx.save_for_backward(winner)
-        return best
-
-    @staticmethod
-    def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        (winner,) = ctx.saved_tensors
-        shape, kh, kw, sh, sw = ctx.meta
-        xp = ctx.xp
-        ho, wo = grad.shape[2:]
-        zero = grad.dtype.type(0)
-        overlap = sh < kh or sw < kw  # windows share pixels: their gradients add up
-        out = xp.zeros(shape, dtype=grad.dtype)  # pixels no window covered (or won) get 0
-        for k in range(kh * kw):
-            a, b = divmod(k, kw)
-            # the pixels at offset (a, b) of every window: a strided slice of the image
-            pixels = out[:, :, a : a + sh * ho : sh, b : b + sw * wo : sw]
-            mine = xp.where(winner == k, grad, zero)
-            if overlap:
-                pixels += mine
-            else:
-                pixels[...] = mine
-        ph, pw = ctx.padding
-        if (ph, pw) != (0, 0):  # the -inf border was not part of the input
-            out = out[:, :, ph : shape[2] - ph, pw : shape[3] - pw]
-        return (out, *(None,) * (len(ctx.next_nodes) - 1))
-
-
 def pool_geometry(
     op: str, kernel_size: Any, stride: Any, padding: Any
 ) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
@@ -446,42 +379,3 @@ def pool_geometry(
             f"{op}: padding {padding} should be at most half of the kernel size {kernel} (as in PyTorch)"
         )
     return kernel, stride, padding
-
-
-def max_pool2d(
-    input: TensorBase,
-    kernel_size: Any,
-    stride: Any = None,
-    padding: Any = 0,
-    dilation: Any = 1,
-    ceil_mode: bool = False,
-    return_indices: bool = False,
-) -> Tensor:
-    """Maximum over each window of ``input`` (N, C, H, W), or of one unbatched ``input`` (C, H, W) as in
-    PyTorch; ``stride`` defaults to the kernel size (also when given as None or an empty tuple).
-    ``padding`` adds a border of -inf (at most half the kernel, as PyTorch requires).
-    PyTorch's ``dilation``, ``ceil_mode`` and ``return_indices`` work at their defaults only."""
-    check_unsupported("max_pool2d", dilation)
-    if ceil_mode or return_indices:
-        raise MiniTorchError(
-            f"max_pool2d: ceil_mode={ceil_mode!r}, return_indices={return_indices!r}: "
-            "MiniTorch supports only ceil_mode=False and return_indices=False"
-        )
-    if isinstance(input, TensorBase) and input.ndim == 3:  # one unbatched image: PyTorch accepts it too
-        return max_pool2d(input.unsqueeze(0), kernel_size, stride, padding).squeeze(0)
-    kernel, stride, padding = pool_geometry("max_pool2d", kernel_size, stride, padding)
-    if input.ndim != 4 or 0 in input.shape[1:]:
-        raise MiniTorchError(
-            "max_pool2d: expected input (N, C, H, W) or (C, H, W) with non-zero C, H and W, got shape "
-            f"{tuple(input.shape)}"
-        )
-    if input.data.dtype.kind != "f" and padding != (0, 0):
-        raise MiniTorchError(
-            f"max_pool2d: padding needs a floating-point input (the border is -inf), got {input.dtype}"
-        )
-    h, w = input.shape[2] + 2 * padding[0], input.shape[3] + 2 * padding[1]
-    if h < kernel[0] or w < kernel[1]:
-        raise MiniTorchError(f"max_pool2d: kernel {kernel} is larger than the (padded) input {(h, w)}")
-    if padding == (0, 0):
-        return MaxPool2d.apply(input, kernel, stride)  # as the lessons' graphs show it
-    return MaxPool2d.apply(input, kernel, stride, padding)

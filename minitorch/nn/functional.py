@@ -27,11 +27,12 @@ from minitorch.functions.activations import (
     threshold,
 )
 from minitorch.functions.attention import scaled_dot_product_attention
-from minitorch.functions.conv import conv2d, max_pool2d
+from minitorch.functions.conv import conv2d
 from minitorch.functions.dropout import dropout
 from minitorch.functions.embedding import embedding
 from minitorch.functions.fused import linear
 from minitorch.functions.losses import cross_entropy, mse_loss, nll_loss
+from minitorch.functions.maxpool import max_pool2d
 from minitorch.functions.normalization import batch_norm, layer_norm
 from minitorch.functions.pointwise_losses import (
     binary_cross_entropy,
