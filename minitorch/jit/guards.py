@@ -54,7 +54,8 @@ def describe(value: Any) -> Any:
     """The hashable part of the key for one argument."""
     if isinstance(value, TensorBase):
         data = value.data
-        return ("tensor", data.shape, data.dtype.str, type(data).__name__, value.requires_grad)
+        # the array's type itself, not its name: NumPy's and CuPy's are both called "ndarray"
+        return ("tensor", data.shape, data.dtype.str, type(data), value.requires_grad)
     if isinstance(value, SCALARS):
         return (type(value).__name__, value)
     if isinstance(value, (tuple, list)):
@@ -116,7 +117,8 @@ def explain_key(key: Any) -> list[str]:
         if arg[0] == "tensor":
             _, shape, dtype, kind, requires_grad = arg
             lines.append(
-                f"argument {i}: a tensor of shape {tuple(shape)}, dtype {dtype}, {kind}, requires_grad={requires_grad}"
+                f"argument {i}: a tensor of shape {tuple(shape)}, dtype {dtype}, {kind.__name__}, "
+                f"requires_grad={requires_grad}"
             )
         elif arg[0] == "module":
             lines.append(f"argument {i}: the same module, its settings (training...) {arg[2]}")

@@ -100,3 +100,20 @@ def test_changing_the_learning_rate_captures_again(fake_gpu):
     assert graphed.captures == 2
     step(*data[3])
     assert graphed.captures == 2
+
+
+def test_a_cpu_trace_is_not_replayed_on_gpu_arrays_of_the_same_shape(fake_gpu):
+    # NumPy's and CuPy's arrays are both called "ndarray" (the fake's is named so here too):
+    # the guard must hold their types, not their names
+    import fake_cupy
+
+    fake_cupy.FakeDeviceArray.__name__ = "ndarray"
+    try:
+        compiled = minitorch.compile(lambda x: (x * 2).sum())
+        cpu = minitorch.ones(3)
+        gpu = minitorch.ones(3, device="cuda")
+        assert compiled(cpu).item() == compiled(cpu).item() == 6
+        assert compiled(gpu).device.type == "cuda"
+        assert compiled.traces == 2 and len(compiled.entries) == 2
+    finally:
+        fake_cupy.FakeDeviceArray.__name__ = "FakeDeviceArray"
