@@ -35,6 +35,7 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 def _chinese_then_english(monkeypatch):
     """Each test runs in Chinese; afterwards no language is chosen and fonts are English again."""
     monkeypatch.delenv("MINITORCH_LANG", raising=False)
+    monkeypatch.setattr(i18n, "_chosen", None)  # first, so that monkeypatch's undo ends at None, not at "zh"
     scoreboard.reset()
     widgets.set_language("zh")
     try:
