@@ -55,6 +55,8 @@ class ScaledDotProductAttention(Function):
         if mask is not None:
             if mask.dtype.kind == "b":
                 scores = xp.where(mask, scores, scores.dtype.type(-xp.inf))
+            elif mask.dtype == scores.dtype and xp.broadcast_shapes(scores.shape, mask.shape) == scores.shape:
+                scores += mask  # in place in the fresh scores: one 2 MB temporary fewer on charlm's shapes
             else:
                 scores = scores + mask
         if scores.shape[-1] == 0:  # no keys (S = 0): the output is zeros, as in PyTorch
