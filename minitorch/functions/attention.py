@@ -30,6 +30,7 @@ from minitorch.functions.arithmetic import unbroadcast
 from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.conversion import cast
 from minitorch.functions.dropout import dropout
+from minitorch.functions.linalg import sum_rows
 from minitorch.functions.masking import masked_fill
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
@@ -54,6 +55,8 @@ class ScaledDotProductAttention(Function):
         if mask is not None:
             if mask.dtype.kind == "b":
                 scores = xp.where(mask, scores, scores.dtype.type(-xp.inf))
+            elif mask.dtype == scores.dtype and xp.broadcast_shapes(scores.shape, mask.shape) == scores.shape:
+                scores += mask  # in place in the fresh scores: one 2 MB temporary fewer on charlm's shapes
             else:
                 scores = scores + mask
         if scores.shape[-1] == 0:  # no keys (S = 0): the output is zeros, as in PyTorch
@@ -63,7 +66,7 @@ class ScaledDotProductAttention(Function):
         top = xp.where(xp.isneginf(top), 0, top)  # an all-masked row: exp(-inf) = 0 below
         scores -= top  # (scores is a fresh array: updated in place, no temporaries)
         p = xp.exp(scores, out=scores)
-        total = p.sum(axis=-1, keepdims=True)
+        total = sum_rows(p)  # (a BLAS product with ones: faster than NumPy's short-row sums)
         p /= xp.where(total == 0, 1, total)  # all-masked rows stay 0 (not 0/0 = NaN)
         ctx.scale, ctx.shapes = scale, (q.shape, k.shape, v.shape, None if mask is None else mask.shape)
         ctx.save_for_backward(q, k, v, p)
@@ -78,7 +81,7 @@ class ScaledDotProductAttention(Function):
         grad_q = grad_k = grad_mask = None
         if need_q or need_k or need_mask:
             grad_p = grad @ _swap(v)
-            grad_s = p * (grad_p - (grad_p * p).sum(axis=-1, keepdims=True))
+            grad_s = p * (grad_p - sum_rows(grad_p * p))
             if need_mask:
                 grad_mask = unbroadcast(grad_s, mask_shape)
                 # A mask of the scores' full shape gets grad_s itself (unbroadcast sums nothing):

@@ -25,7 +25,7 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.bounds import label_range_error, label_rows
-from minitorch.functions.linalg import product
+from minitorch.functions.linalg import product, sum_leading
 from minitorch.functions.unary import relu_grad
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
@@ -63,7 +63,7 @@ class Linear(Function):
                 x2 = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
                 grad_w = product(g2.T, x2)
             if need_b:
-                grad_b = g2.sum(axis=0)
+                grad_b = sum_leading(g2)  # ones @ g2: faster than NumPy's column sums
         return grad_x, grad_w, grad_b
 
 

@@ -11,6 +11,7 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import float16, float32
 from minitorch.errors import MiniTorchError
 from minitorch.functions.autocast_policy import autocast_inputs
+from minitorch.functions.linalg import sum_leading, sum_rows
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
 
@@ -159,9 +160,15 @@ class LayerNorm(Function):
     def forward(ctx: BackwardNode, x: Array, weight: Array | None, bias: Array | None, k: int, eps: float) -> Array:
         xp = ctx.xp
         axes = tuple(range(x.ndim - k, x.ndim))
-        mean = x.mean(axis=axes, keepdims=True)
-        centered = x - mean
-        var = (centered * centered).mean(axis=axes, keepdims=True)  # biased, as PyTorch
+        m = math.prod(x.shape[x.ndim - k :])  # M: elements per row
+        if x.dtype.kind == "f" and x.dtype.itemsize >= 4:  # row sums as BLAS products (linalg.sum_rows)
+            mean = sum_rows(x, k) / x.dtype.type(m)
+            centered = x - mean
+            var = sum_rows(centered * centered, k) / x.dtype.type(m)  # biased, as PyTorch
+        else:  # float16: NumPy's mean adds in float32 and rounds once
+            mean = x.mean(axis=axes, keepdims=True)
+            centered = x - mean
+            var = (centered * centered).mean(axis=axes, keepdims=True)
         invstd = 1 / xp.sqrt(var + eps)
         one_dtype = all(a is None or a.dtype == x.dtype for a in (invstd, weight, bias))
         if one_dtype:  # the same operations in the same order, into arrays made here (not fresh ones)
@@ -174,7 +181,7 @@ class LayerNorm(Function):
             out = xhat if weight is None else xhat * weight
             if bias is not None:
                 out = out + bias
-        ctx.axes, ctx.m = axes, math.prod(x.shape[x.ndim - k :])  # M: elements per row
+        ctx.axes, ctx.m = axes, m
         ctx.bias_dtype = None if bias is None else bias.dtype
         ctx.save_for_backward(xhat, weight, invstd)
         return out.astype(x.dtype, copy=False)  # a float16 input with float32 parameters gives float16
@@ -185,14 +192,19 @@ class LayerNorm(Function):
         axes, m, xp = ctx.axes, ctx.m, ctx.xp
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         lead = tuple(range(grad.ndim - len(axes)))  # the dims the parameters are shared over
-        grad_w = (grad * xhat).sum(axis=lead, dtype=weight.dtype) if need_w else None
-        grad_b = grad.sum(axis=lead, dtype=ctx.bias_dtype) if need_b else None
-        grad_x = None
+        k = len(axes)
+        grad_w = grad_b = grad_x = None
+        if need_w:  # (as BLAS products where the dtypes agree: linalg.sum_leading)
+            gx = grad * xhat
+            grad_w = sum_leading(gx, k) if gx.dtype == weight.dtype else gx.sum(axis=lead, dtype=weight.dtype)
+        if need_b:
+            same = grad.dtype == ctx.bias_dtype
+            grad_b = sum_leading(grad, k) if same else grad.sum(axis=lead, dtype=ctx.bias_dtype)
         if need_x:
             gh = grad if weight is None else grad * weight
-            sum_gh = gh.sum(axis=axes, keepdims=True)
+            sum_gh = sum_rows(gh, k)
             ghx = gh * xhat
-            sum_ghx = ghx.sum(axis=axes, keepdims=True)
+            sum_ghx = sum_rows(ghx, k)
             if gh.dtype == xhat.dtype == invstd.dtype:  # the expression below, in place in two arrays
                 total = m * gh
                 total -= sum_gh
