@@ -95,7 +95,7 @@ def relu(op: OpView, code: Any) -> Any:
     code.reused(op.out)
     if op.node is None:
         return None
-    mask = code.buffer(np.empty(a.shape, bool))
+    mask = code.buffer(op.result, bool)
 
     def backward(grad: str, targets: list[Any]) -> None:
         if targets[0] is not None:

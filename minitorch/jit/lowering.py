@@ -69,6 +69,7 @@ class Code:
         self.not_fresh: set[str] = set()  # gradients an op without a kernel returned: maybe a buffer, any shape
         self.missing: set[tuple[int, int]] = set()  # (node, input): gradients a backward gives as None
         self.freeable: set[str] = set()  # fresh arrays and ctxs a ``del`` after their last use frees
+        self.layouts: dict[int, tuple[int, ...]] = {}  # id(stand-in) -> its array's memory order, if not C's
         self.n_buffers = 0
         self.n_inputs = 0  # the first lines, which read the inputs (the checks come after them)
         self._counter = 0
@@ -92,10 +93,20 @@ class Code:
         self.namespace[name] = obj
         return name
 
-    def buffer(self, like: Any) -> str:
-        """A fresh buffer shaped and typed like ``like``, allocated now, reused by every replay."""
+    def buffer(self, like: Any, dtype: Any = None) -> str:
+        """A fresh buffer shaped (and typed, unless ``dtype``) like ``like``, allocated now, reused by every replay.
+
+        It is laid out in memory as the array the trace saw (``memory_order``): a conv's output
+        is channels-last, and an op mixing layouts runs several times slower.
+        """
         self.n_buffers += 1
-        return self.value(np.empty(like.shape, like.dtype), "buf")
+        dtype = like.dtype if dtype is None else dtype
+        order = self.layouts.get(id(like))
+        if order is None:
+            array = np.empty(like.shape, dtype)
+        else:
+            array = np.empty([like.shape[axis] for axis in order], dtype).transpose(np.argsort(order))
+        return self.value(array, "buf")
 
     def reused(self, name: str) -> None:
         """``name`` holds a buffer: the step's output is copied out of it."""
@@ -122,15 +133,22 @@ def stand_in(array: Any) -> Any:
     return np.ndarray(array.shape, array.dtype, np.empty(1, array.dtype), strides=(0,) * array.ndim)
 
 
+def memory_order(array: Any) -> tuple[int, ...] | None:
+    """``array``'s axes from the slowest-varying in memory to the fastest; None for C order (or not NumPy)."""
+    if type(array) is not np.ndarray or array.ndim < 2 or array.flags.c_contiguous:
+        return None
+    return tuple(sorted(range(array.ndim), key=lambda axis: -array.strides[axis]))
+
+
 def lower_program(program: Program, missing: set[tuple[int, int]]) -> None:
     """Lower ``program`` once, after its first replay: a signature called only once never pays for it.
 
     The code generation (mostly Python's ``compile`` of the text) costs about one eager step.
     ``missing``: the (node, input) gradients that replay's backwards gave as None.
     """
-    examples, nodes = program.to_lower
+    examples, nodes, layouts = program.to_lower
     program.to_lower = None
-    lowered = lower(program, examples, nodes, missing)
+    lowered = lower(program, examples, nodes, missing, layouts)
     if isinstance(lowered, str):
         program.lowering_refused = lowered
     else:
@@ -138,16 +156,22 @@ def lower_program(program: Program, missing: set[tuple[int, int]]) -> None:
 
 
 def lower(
-    program: Program, examples: dict[int, Any], nodes: dict[int, Any], missing: set[tuple[int, int]] | None = None
+    program: Program,
+    examples: dict[int, Any],
+    nodes: dict[int, Any],
+    missing: set[tuple[int, int]] | None = None,
+    layouts: dict[int, tuple[int, ...]] | None = None,
 ) -> Lowered | str:
     """The program as generated code, or the reason it stays op by op.
 
     ``examples`` holds the array the trace saw in each slot (shapes, dtypes), ``nodes`` the
     traced backward node of each op number (the op's settings, as ``reduction``), ``missing``
-    the (node, input) gradients an op's backward gave as None (the engine skips them).
+    the (node, input) gradients an op's backward gave as None (the engine skips them),
+    ``layouts`` the memory order of the arrays the trace saw, by slot, where not C's.
     """
     code = Code()
     code.missing = missing or set()
+    code.layouts = {id(examples[slot]): order for slot, order in (layouts or {}).items() if slot in examples}
     names: dict[int, str] = {}
 
     def name_of(slot: int) -> str:

@@ -308,8 +308,11 @@ class Tracer:
         self.program.prepare()
         if not self.breaks:  # what lowering needs, at the first replay (lowering.lower_program)
             constants = self.program.constants
-            shapes = {slot: lowering.stand_in(a) for slot, a in self.examples.items() if slot not in constants}
-            self.program.to_lower = (shapes, dict(self.traced_ctx))
+            kept = {slot: a for slot, a in self.examples.items() if slot not in constants}
+            shapes = {slot: lowering.stand_in(a) for slot, a in kept.items()}
+            orders = {slot: lowering.memory_order(a) for slot, a in kept.items()}
+            layouts = {slot: order for slot, order in orders.items() if order is not None}
+            self.program.to_lower = (shapes, dict(self.traced_ctx), layouts)
         return self.program
 
     def output_spec(self, value: Any) -> Any:

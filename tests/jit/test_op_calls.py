@@ -13,6 +13,7 @@ import pytest
 import minitorch
 from minitorch import nn
 from minitorch.autograd import Function
+from minitorch.jit.lowering import memory_order
 from minitorch.jit.op_calls import GradientPatternChanged
 from minitorch.nn import functional as F
 
@@ -66,6 +67,16 @@ def test_a_cnn_is_lowered_around_its_convolutions_with_the_eager_bits():
     lowered = _program(compiled[2]).lowered
     assert lowered is not None and lowered.kernels == 3  # ReLU, Linear, the cross-entropy
     assert any(c.startswith("Conv2d") for c in lowered.called)
+    # the ReLU's buffers are laid out as the eager ReLU's output (the conv's: channels-last),
+    # not in C order: an op mixing two layouts runs several times slower
+    minitorch.manual_seed(0)
+    conv = make()[0]
+    with minitorch.no_grad():
+        eager_relu = F.relu(conv(batches[0][0])).data
+    buffers = [v for k, v in lowered.replay.__globals__.items() if k.startswith("buf") and v.ndim == 4]
+    same_shape = [b for b in buffers if b.shape == eager_relu.shape]
+    assert len(same_shape) == 3  # its output, its mask, its input's gradient
+    assert all(memory_order(b) == memory_order(eager_relu) is not None for b in same_shape)
 
 
 def test_a_view_of_a_buffer_leaves_the_step_as_a_fresh_array():
