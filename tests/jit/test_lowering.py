@@ -7,10 +7,10 @@ parameter without hooks) is checked again on every replay.
 """
 
 import numpy as np
+from training_step import training_step
 
 import minitorch
 from minitorch import nn
-from minitorch.nn import functional as F
 
 
 def _program(step):
@@ -21,13 +21,7 @@ def _setup(make_model=None, make_opt=None):
     minitorch.manual_seed(0)
     model = (make_model or (lambda: nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3))))()
     opt = (make_opt or (lambda p: minitorch.optim.Adam(p, lr=1e-2)))(model.parameters())
-
-    def step(x, y):
-        opt.zero_grad()
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
+    step = training_step(model, opt)
 
     return model, opt, step
 

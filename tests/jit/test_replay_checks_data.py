@@ -7,6 +7,7 @@ gather indices) live in the ops' forward, so a replayed program runs them on eve
 import warnings
 
 import pytest
+from training_step import training_step
 
 import minitorch
 import minitorch.nn.functional as F
@@ -17,13 +18,7 @@ def _compiled_step():
     minitorch.manual_seed(0)
     model = minitorch.nn.Linear(4, 3)
     opt = minitorch.optim.SGD(model.parameters(), lr=0.0)  # lr 0: every call sees the same weights
-
-    def step(x, y):
-        opt.zero_grad()
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
+    step = training_step(model, opt)
 
     return model, minitorch.compile(step, fullgraph=True)
 
