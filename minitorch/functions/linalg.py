@@ -63,14 +63,22 @@ def sum_rows(a: Array, k: int = 1) -> Array:
     return (a.reshape(-1, m) @ np.ones(m, a.dtype)).reshape(*a.shape[: a.ndim - k], *(1,) * k)
 
 
-def sum_leading(a: Array, k: int = 1) -> Array:
-    """``a.sum`` over all but the last k dims (a shared weight's or bias's gradient): ones(rows) @ a."""
+def sum_leading(a: Array, k: int = 1, ones: Array | None = None, out: Array | None = None) -> Array:
+    """``a.sum`` over all but the last k dims (a shared weight's or bias's gradient): ones(rows) @ a.
+
+    ``ones`` (that vector, of a's dtype) and ``out`` (the flat result) may be given by a caller
+    that sums arrays of one shape again and again, as a compiled step does: the same product,
+    without making them each time.
+    """
     if not _blas_summable(a, k) or a.size == 0:
-        return a.sum(axis=tuple(range(a.ndim - k)))
+        return a.sum(axis=tuple(range(a.ndim - k)), out=None if out is None else out.reshape(a.shape[a.ndim - k :]))
     tail = a.shape[a.ndim - k :]
     m = math.prod(tail)
     rows = a.size // m
-    return (np.ones(rows, a.dtype) @ a.reshape(rows, m)).reshape(tail)
+    if ones is None:
+        ones = np.ones(rows, a.dtype)
+    return np.matmul(ones, a.reshape(rows, m), out=out).reshape(tail)
+
 
 class MatMul(Function):
     """a @ b."""

@@ -81,7 +81,8 @@ def linear(op: OpView, code: Any) -> Any:
         if gw is not None:
             code.line(f"{gw} = matmul({grad}.T, {xn}{_into(op, code, 1, w)})")
         if gb is not None:  # the eager op's own sum (a product with ones where that is faster): its bits
-            code.line(f"{gb} = sum_leading({grad})")
+            ones = code.value(np.ones(x.shape[0], x.dtype), "ones")
+            code.line(f"{gb} = sum_leading({grad}, ones={ones}{_into(op, code, 2, b)})")
 
     return backward
 
