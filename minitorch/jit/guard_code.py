@@ -59,8 +59,7 @@ class _Builder:
 
     def settings(self, module: Any) -> None:
         """Each setting of the module and its submodules (``training``, ``p``...) equal to its value now."""
-        guards.training_flags(module)  # fills the cache of its submodules' fields
-        for fields, keys in guards._SETTINGS[id(module)][1]:
+        for fields, keys in guards.module_settings(module):
             fields_name = self.name(fields, "fields")
             for key in keys:
                 self.conditions.append(f"{fields_name}.get({key!r}) == {self.name(fields.get(key), 'setting')}")

@@ -42,12 +42,17 @@ def _settings_of(m: Any) -> tuple[dict[str, Any], tuple[str, ...]]:
     return fields, tuple(k for k, v in fields.items() if isinstance(v, (bool, int, float)) and not k.startswith("__"))
 
 
-def training_flags(module: Any) -> tuple[Any, ...]:
-    """The settings (``training`` first among them) of ``module`` and of each module inside it."""
+def module_settings(module: Any) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
+    """Each module in ``module`` (itself first): its ``__dict__`` and the names of its settings, found once."""
     known = _SETTINGS.get(id(module))
     if known is None or known[0] is not module:
         known = _SETTINGS[id(module)] = (module, [_settings_of(m) for m in module.modules()])
-    return tuple([fields.get(k) for fields, keys in known[1] for k in keys])
+    return known[1]
+
+
+def training_flags(module: Any) -> tuple[Any, ...]:
+    """The settings (``training`` first among them) of ``module`` and of each module inside it."""
+    return tuple([fields.get(k) for fields, keys in module_settings(module) for k in keys])
 
 
 def describe(value: Any) -> Any:
