@@ -125,42 +125,62 @@ _ERFC_FIT = (
 )  # fmt: skip
 
 
-def normal_cdf_float32(x: Array) -> tuple[Array, Array]:
-    """Phi(x) and the normal density phi(x) of a float32 NumPy array, in about 30 float32 passes.
+_BLOCK = 1 << 16  # elements per block: 256 KB a float32 array, so a block's ~30 passes run in the L2 cache
+_LOG_HALF = math.log(0.5)
+_LOG_DENSITY = math.log(_SQRT_HALF * _SQRT_PI_INV)  # phi(x) = exp(-x^2 / 2 + log(1 / sqrt(2 pi)))
+
+
+def normal_cdf_float32(x: Array, times_x: bool = False) -> tuple[Array, Array, Array | None]:
+    """Phi(x), the normal density phi(x) and (``times_x``) x * Phi(x) of a float32 NumPy array.
 
     SciPy's erf computes each float32 element in float64 (10-20 ns each); this evaluates
-    the fit above in float32, in place. The lower tail Phi(-|x|) = erfc(|x| / sqrt 2) / 2 is
-    computed directly (not as 1 + erf, which cancels): relative error about 2e-6 for |x| < 5,
+    the fit above in float32, in about 30 passes. The lower tail Phi(-|x|) = erfc(|x| / sqrt 2) / 2
+    is computed directly (not as 1 + erf, which cancels): relative error about 2e-6 for |x| < 5,
     where PyTorch's float32 GELU loses most digits of the tail.
+
+    The passes run block by block (``_BLOCK`` elements): over a whole 4 MB array each pass
+    would go out to memory and back, and the same passes took 9 ms instead of 5.
     """
+    flat = np.ascontiguousarray(x).reshape(-1)
+    cdf, pdf = np.empty_like(flat), np.empty_like(flat)
+    product = np.empty_like(flat) if times_x else None
+    scratch = np.empty((2, min(_BLOCK, flat.size)), dtype=np.float32)  # made once, reused by every block
+    for start in range(0, flat.size, _BLOCK):
+        part = slice(start, start + _BLOCK)
+        x_part = flat[part]
+        t, poly = scratch[:, : x_part.size]
+        _normal_cdf_block(x_part, cdf[part], pdf[part], t, poly)
+        if product is not None:
+            np.multiply(x_part, cdf[part], out=product[part])
+    shaped = [a if a is None else a.reshape(x.shape) for a in (cdf, pdf, product)]
+    return shaped[0], shaped[1], shaped[2]
+
+
+def _normal_cdf_block(x: Array, cdf: Array, pdf: Array, t: Array, poly: Array) -> None:
+    """One block of ``normal_cdf_float32``: writes Phi(x) into ``cdf``, phi(x) into ``pdf``
+    (``t`` and ``poly`` are scratch arrays of the same size)."""
     f = np.float32
-    z = np.abs(x)
-    z *= f(_SQRT_HALF)
-    t = np.multiply(z, f(0.5))
+    z = np.abs(x, out=pdf)  # pdf holds |x|, then -x^2 / 2, then the density
+    np.multiply(z, f(0.5 * _SQRT_HALF), out=t)  # t = 1 / (1 + |x| / (2 sqrt 2)) = 1 / (1 + z/2), z = |x| / sqrt 2
     t += 1
-    np.divide(1, t, out=t)
-    poly = np.multiply(t, f(_ERFC_FIT[9]))
+    np.divide(f(1), t, out=t)
+    np.multiply(t, f(_ERFC_FIT[9]), out=poly)  # E(t), by Horner's rule
     for c in _ERFC_FIT[8:0:-1]:
         poly += f(c)
         poly *= t
-    poly += f(_ERFC_FIT[0])
-    np.exp(poly, out=poly)
+    poly += f(_ERFC_FIT[0] + _LOG_HALF)  # (the factor 1/2 of Phi's tail, as a logarithm)
     np.multiply(z, z, out=z)
-    np.negative(z, out=z)
-    density = np.exp(z, out=z)  # exp(-z^2) = exp(-x^2 / 2)
-    tail = poly  # Phi(-|x|) = t exp(-z^2) exp(E(t)) / 2
-    tail *= t
-    tail *= density
-    tail *= f(0.5)
-    # Phi(x) = (1 + s) / 2 - s * tail with s = sign(x): the tail itself where x < 0, 1 - tail
-    # where x >= 0, both exact (a where= mask would cost as much as all the passes above).
-    sign = np.copysign(f(1), x, out=t)
-    tail *= sign
-    sign += 1
-    sign *= f(0.5)
-    cdf = np.subtract(sign, tail, out=sign)
-    density *= f(_SQRT_HALF * _SQRT_PI_INV)  # phi(x) = exp(-x^2 / 2) / sqrt(2 pi)
-    return cdf, density
+    z *= f(-0.5)  # -z^2 = -x^2 / 2
+    poly += z
+    tail = np.exp(poly, out=poly)  # exp(E(t) - z^2) / 2
+    tail *= t  # Phi(-|x|) = t exp(E(t) - z^2) / 2
+    z += f(_LOG_DENSITY)
+    np.exp(z, out=pdf)
+    # Phi(x) = |H(x) - Phi(-|x|)|, H the step (1 where x >= 0): 1 - tail where x >= 0, and the
+    # tail itself, exactly, where x < 0 (a where= mask would cost as much as all the passes above).
+    step = np.greater_equal(x, 0, out=t)  # (t's float32 array takes the step as 0.0 and 1.0)
+    np.subtract(step, tail, out=cdf)
+    np.abs(cdf, out=cdf)
 
 
 class Gelu(Function):
@@ -180,11 +200,12 @@ class Gelu(Function):
             ctx.save_for_backward(x, t)
             return 0.5 * x * (1 + t)
         if xp is np and x.dtype == np.float32:
-            cdf, pdf = normal_cdf_float32(x)
+            cdf, pdf, out = normal_cdf_float32(x, times_x=True)
         else:
             cdf, pdf = 0.5 * (1 + _erf(xp, x * _SQRT_HALF)), None
+            out = x * cdf
         ctx.save_for_backward(x, cdf, pdf)
-        return x * cdf
+        return out
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
