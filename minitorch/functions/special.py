@@ -217,10 +217,26 @@ class Gelu(Function):
         x, cdf, pdf = ctx.saved_tensors
         if pdf is None:
             pdf = xp.exp(-0.5 * x * x) * (_SQRT_HALF * _SQRT_PI_INV)
+        if pdf.dtype == grad.dtype == np.float32 and xp is np and grad.shape == x.shape:
+            return _gelu_grad_float32(x, cdf, pdf, grad), None
         slope = x * pdf  # d/dx x Phi(x) = Phi(x) + x phi(x), written in place
         slope += cdf
         slope *= grad
         return slope, None
+
+
+def _gelu_grad_float32(x: Array, cdf: Array, pdf: Array, grad: Array) -> Array:
+    """grad * (Phi(x) + x phi(x)) as the backward above writes it, block by block: each of the
+    four inputs is read from memory once, and the three passes run in the cache."""
+    shape = x.shape
+    x, cdf, pdf, grad = (np.ascontiguousarray(a).reshape(-1) for a in (x, cdf, pdf, grad))
+    out = np.empty_like(x)
+    for start in range(0, x.size, _BLOCK):
+        part = slice(start, start + _BLOCK)
+        slope = np.multiply(x[part], pdf[part], out=out[part])
+        slope += cdf[part]
+        slope *= grad[part]
+    return out.reshape(shape)
 
 
 def erf(x: TensorBase) -> Tensor:
