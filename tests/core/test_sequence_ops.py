@@ -79,6 +79,29 @@ def test_float32_normal_cdf_keeps_its_tails():
     assert np.isnan(nan_cdf[0]) and np.isnan(nan_pdf[0])
 
 
+def test_float32_gelu_over_several_blocks_matches_float64_and_torch():
+    """An input longer than one block (the last one partial), laid out transposed: the float32
+    GELU, its Phi and its gradient agree with the float64 path and with PyTorch."""
+    from minitorch.functions.special import _BLOCK
+
+    rng = np.random.default_rng(3)
+    x64 = (rng.standard_normal((3 * _BLOCK // 128 + 7, 128)) * 2).T  # not C-contiguous
+    up = rng.standard_normal(x64.shape)
+    outs, grads = [], []
+    for dtype in ("float32", "float64"):
+        x = minitorch.tensor(x64.astype(dtype), requires_grad=True)
+        y = F.gelu(x)
+        y.backward(minitorch.tensor(up.astype(dtype)))
+        outs.append(y.detach().numpy().astype(np.float64))
+        grads.append(x.grad.numpy().astype(np.float64))
+    np.testing.assert_allclose(outs[0], outs[1], rtol=2e-6, atol=1e-7)
+    np.testing.assert_allclose(grads[0], grads[1], rtol=2e-6, atol=1e-6)
+    t = torch.tensor(x64.astype(np.float32), requires_grad=True)
+    TF.gelu(t).backward(torch.tensor(up.astype(np.float32)))
+    np.testing.assert_allclose(outs[0], TF.gelu(t).detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(grads[0], t.grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
 def test_erf_of_integers_is_float32():
     assert minitorch.erf(minitorch.tensor([0, 1])).dtype == minitorch.float32
 
