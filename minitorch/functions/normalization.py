@@ -193,7 +193,7 @@ class LayerNorm(Function):
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         lead = tuple(range(grad.ndim - len(axes)))  # the dims the parameters are shared over
         k = len(axes)
-        grad_w = grad_b = grad_x = None
+        grad_w = grad_b = grad_x = gx = None
         if need_w:  # (as BLAS products where the dtypes agree: linalg.sum_leading)
             gx = grad * xhat
             grad_w = sum_leading(gx, k) if gx.dtype == weight.dtype else gx.sum(axis=lead, dtype=weight.dtype)
@@ -202,14 +202,22 @@ class LayerNorm(Function):
             grad_b = sum_leading(grad, k) if same else grad.sum(axis=lead, dtype=ctx.bias_dtype)
         if need_x:
             gh = grad if weight is None else grad * weight
-            sum_gh = sum_rows(gh, k)
-            ghx = gh * xhat
-            sum_ghx = sum_rows(ghx, k)
-            if gh.dtype == xhat.dtype == invstd.dtype:  # the expression below, in place in two arrays
-                total = m * gh
-                total -= sum_gh
-                total -= xp.multiply(xhat, sum_ghx, out=ghx)
-                total *= invstd / m
+            one_dtype = gh.dtype == xhat.dtype == invstd.dtype and (weight is None or weight.dtype == gh.dtype)
+            if one_dtype and gh.dtype.itemsize >= 4 and weight is not None:
+                # Each row's sums of gh = g * w and of gh * xhat are products with the weight vector:
+                # sum_j g w = g @ w and sum_j g w xhat = (g xhat) @ w (no pass to make gh * xhat).
+                w = weight.reshape(m)
+                sum_gh = (grad.reshape(-1, m) @ w).reshape(invstd.shape)
+                gx = grad * xhat if gx is None else gx
+                sum_ghx = (gx.reshape(-1, m) @ w).reshape(invstd.shape)
+            else:
+                sum_gh = sum_rows(gh, k)
+                sum_ghx = sum_rows(gh * xhat, k)
+            if one_dtype:  # invstd * (gh - (sum_gh + xhat * sum_ghx) / m), in one fresh array
+                total = xp.multiply(xhat, sum_ghx / m)
+                total += sum_gh / m
+                xp.subtract(gh, total, out=total)
+                total *= invstd
             else:
                 total = (invstd / m) * (m * gh - sum_gh - xhat * sum_ghx)
             grad_x = total.astype(grad.dtype, copy=False)
