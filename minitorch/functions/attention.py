@@ -11,7 +11,9 @@ Backward is the chain rule through those three lines, written out (``g`` = grad 
     grad_v = p^T @ g
     grad_p = g @ v^T
     grad_s = p * (grad_p - sum(grad_p * p))          (softmax's backward, row by row)
-    grad_q = grad_s @ k * scale,   grad_k = grad_s^T @ q * scale
+    grad_q = grad_s @ k * scale,   grad_k = grad_s^T @ (q * scale)
+
+(q is scaled before its product, not the scores after: q is half their size here.)
 
 One node instead of six, and only ``p`` is kept for backward. A query row whose keys are
 all masked gives zeros (PyTorch's "safe softmax"), not NaN.
@@ -20,7 +22,9 @@ all masked gives zeros (PyTorch's "safe softmax"), not NaN.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
@@ -44,14 +48,41 @@ def _swap(a: Array) -> Array:
     return a.swapaxes(-1, -2)
 
 
+def _row_max(xp: Any, scores: Array) -> Array:
+    """The max of each row of ``scores`` (over the last dim, kept as a dim of 1).
+
+    On the CPU, NumPy reduces short rows (64 keys) one at a time; comparing the two halves of
+    every row at once, then the halves of those, is 1.5x faster and gives the same maxima
+    (a max does not depend on the order of comparisons; NaN wins either way)."""
+    if xp is not np:
+        return scores.max(axis=-1, keepdims=True)
+    top = scores
+    while top.shape[-1] > 1:
+        half = top.shape[-1] // 2
+        folded = np.maximum(top[..., :half], top[..., half : 2 * half])
+        if top.shape[-1] % 2:  # an odd one out joins the first column
+            np.maximum(folded[..., :1], top[..., -1:], out=folded[..., :1])
+        top = folded
+    return top
+
+
+def _softmax_backward(xp: Any, p: Array, grad_p: Array) -> Array:
+    """grad_s = p * (grad_p - sum(grad_p * p)) row by row, as p * grad_p - p * sum, in the
+    two arrays it is given and makes (``grad_p`` is overwritten)."""
+    grad_s = grad_p * p
+    total = sum_rows(grad_s)
+    grad_s -= xp.multiply(p, total, out=grad_p)
+    return grad_s
+
+
 class ScaledDotProductAttention(Function):
     """softmax(q @ k^T * scale + mask) @ v over the last two dims, batch dims broadcast."""
 
     @staticmethod
     def forward(ctx: BackwardNode, q: Array, k: Array, v: Array, mask: Array | None, scale: float) -> Array:
         xp = ctx.xp
-        scores = q @ _swap(k)
-        scores *= scale
+        q_scaled = q * q.dtype.type(scale)  # (q is half the size of the scores: half a pass; in its dtype)
+        scores = q_scaled @ _swap(k)
         if mask is not None:
             if mask.dtype.kind == "b":
                 scores = xp.where(mask, scores, scores.dtype.type(-xp.inf))
@@ -62,35 +93,32 @@ class ScaledDotProductAttention(Function):
         if scores.shape[-1] == 0:  # no keys (S = 0): the output is zeros, as in PyTorch
             top = xp.zeros(scores.shape[:-1] + (1,), dtype=scores.dtype)
         else:
-            top = scores.max(axis=-1, keepdims=True)
+            top = _row_max(xp, scores)
         top = xp.where(xp.isneginf(top), 0, top)  # an all-masked row: exp(-inf) = 0 below
         scores -= top  # (scores is a fresh array: updated in place, no temporaries)
         p = xp.exp(scores, out=scores)
         total = sum_rows(p)  # (a BLAS product with ones: faster than NumPy's short-row sums)
         p /= xp.where(total == 0, 1, total)  # all-masked rows stay 0 (not 0/0 = NaN)
         ctx.scale, ctx.shapes = scale, (q.shape, k.shape, v.shape, None if mask is None else mask.shape)
-        ctx.save_for_backward(q, k, v, p)
+        ctx.save_for_backward(q_scaled, k, v, p)
         return p @ v
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        q, k, v, p = ctx.saved_tensors
+        q_scaled, k, v, p = ctx.saved_tensors
         q_shape, k_shape, v_shape, mask_shape = ctx.shapes
         need_q, need_k, need_v, need_mask = ctx.needs_input_grad[:4]
         grad_v = unbroadcast(_swap(p) @ grad, v_shape) if need_v else None
         grad_q = grad_k = grad_mask = None
         if need_q or need_k or need_mask:
-            grad_p = grad @ _swap(v)
-            grad_s = p * (grad_p - sum_rows(grad_p * p))
-            if need_mask:
+            grad_s = _softmax_backward(ctx.xp, p, grad @ _swap(v))
+            if need_mask:  # the mask is added to the scaled scores: its gradient is grad_s itself
                 grad_mask = unbroadcast(grad_s, mask_shape)
-                # A mask of the scores' full shape gets grad_s itself (unbroadcast sums nothing):
-                # scaling grad_s in place would scale the mask's gradient too.
-                grad_s = grad_s * ctx.scale
-            else:
-                grad_s *= ctx.scale
-            grad_q = unbroadcast(grad_s @ k, q_shape) if need_q else None
-            grad_k = unbroadcast(_swap(grad_s) @ q, k_shape) if need_k else None
+            if need_q:  # scores = (q * scale) @ k^T
+                grad_q = grad_s @ k
+                grad_q *= ctx.scale
+                grad_q = unbroadcast(grad_q, q_shape)
+            grad_k = unbroadcast(_swap(grad_s) @ q_scaled, k_shape) if need_k else None
         return grad_q, grad_k, grad_v, grad_mask, None
 
 
