@@ -115,9 +115,9 @@ def _stacked_inputs(
     return w_all, steps
 
 
-# Steps per chunk of the LSTM backward's local derivatives: a chunk's arrays (1 MB at
-# 4H = 1024, N = 32) stay in cache from their computation until the loop reads them, where
-# all steps at once make ten passes over memory (about 8 MB each).
+# Steps per chunk of the LSTM backward: a chunk's local derivatives and dz (1 MB each at
+# 4H = 1024, N = 32) stay in cache from their computation until they are read, where all
+# steps at once make ten passes over memory (about 8 MB each) and one more to copy dz.
 _CHUNK = 8
 
 
@@ -154,10 +154,10 @@ class LSTMLayer(Function):
     rolled by one gate), so that the three sigmoids are one block in forward, and in backward
     the three gates scaled by dc (i, f, g) are one block -- each one NumPy call instead of two.
 
-    Backward computes the gates' local derivatives a few steps at a time, just before the
-    reverse loop reaches them (``_local_derivatives``), so that they are read from cache; its
-    dz, (T, 4, H, N) as the loop writes it, gets one transposing copy to (4H, T*N) for the
-    weight gradients.
+    Backward walks the steps in chunks of a few (``_CHUNK``): it computes a chunk's local
+    derivatives (``_local_derivatives``) just before the reverse loop reads them, and copies
+    the chunk's dz, (steps, 4, H, N) as the loop writes it, into the (4H, T*N) matrix of the
+    weight gradients right after -- both while they are in cache.
     """
 
     @staticmethod
@@ -217,39 +217,42 @@ class LSTMLayer(Function):
         grad_c = grad[T * N * P :].reshape(N, H)
         grad = grad[: T * N * P].reshape(T, N, P)
         f = a[:, 2 * H : 3 * H]
-        # The gradient of the pre-activations, in PyTorch's gate order: dz[t] is step t's (4, H, N).
-        dz = xp.empty((T, 4, H, N), dtype=grad.dtype)
+        # The gradient of the pre-activations, in PyTorch's gate order, as a (4H, T*N) matrix
+        # (column t*N + n: step t, sample n): one product then gives each weight's gradient.
+        dz_rows = xp.empty((4 * H, T * N), dtype=grad.dtype)
         dh_all = xp.empty((T, N, P), dtype=grad.dtype) if w_hr is not None else None
         w_hh_t = xp.ascontiguousarray(w_hh.T)  # (P, 4H) in C order: the fastest product
         # Per-step arrays made once and written with out=: each step's work stays in cache.
         dh_next = xp.zeros((P, N), dtype=grad.dtype)
-        dc_next = xp.ascontiguousarray(grad_c.T)  # the gradient of c_T comes from the packed output
+        # the gradient of c_T, from the packed output: a copy, never a view (for N = 1 or H = 1 the
+        # transpose is already contiguous), as the loop writes into it
+        dc_next = grad_c.T.copy()
         dh_sum, dc = xp.empty((P, N), dtype=grad.dtype), xp.empty((H, N), dtype=grad.dtype)
         dh_u = xp.empty((H, N), dtype=grad.dtype) if w_hr is not None else None
-        # The local derivatives of _CHUNK steps at a time, reused for each chunk
+        # ... and per-chunk arrays: the local derivatives and dz of _CHUNK steps, dz[k] step k's (4, H, N)
         coef = xp.empty((_CHUNK, 4 * H, N), dtype=grad.dtype)
         dc_dh = xp.empty((_CHUNK, H, N), dtype=grad.dtype)
-        for t in range(T - 1, -1, -1):
-            k = t % _CHUNK  # step t's place in its chunk
-            if t == T - 1 or k == _CHUNK - 1:  # entering the chunk of steps t - k .. t
-                chunk = slice(t - k, t + 1)
-                _local_derivatives(xp, a[chunk], tanh_c[chunk], cs[chunk], coef[: k + 1], dc_dh[: k + 1])
-            dh = xp.add(grad[t].T, dh_next, out=dh_sum)
-            if dh_all is not None:  # back through the projection: h = u @ W_hr^T
-                dh_all[t] = dh.T
-                dh = xp.matmul(w_hr.T, dh, out=dh_u)
-            # dc = dh * o * (1 - tanh(c)^2) + dc_next, then dz_o = dh * coef_o, dz_ifg = dc * coef_ifg
-            xp.multiply(dh, dc_dh[k], out=dc)
-            dc += dc_next
-            xp.multiply(dh, coef[k, :H], out=dz[t, 3])
-            xp.multiply(dc, coef[k, H:].reshape(3, H, N), out=dz[t, :3])
-            xp.multiply(dc, f[t], out=dc_next)
-            xp.matmul(w_hh_t, dz[t].reshape(4 * H, N), out=dh_next)  # (read only at the next step's start)
-        # One transposing copy makes dz a (4H, T*N) matrix: one product then gives each weight's
-        # gradient. (Written so in the loop, a step's (4H, N) block would be 4H rows of N numbers
-        # apart in memory, which made the loop 20% slower than this copy costs.)
-        dz_rows = xp.empty((4 * H, T * N), dtype=grad.dtype)
-        xp.copyto(dz_rows.reshape(4, H, T, N), dz.transpose(1, 2, 0, 3))
+        dz = xp.empty((_CHUNK, 4, H, N), dtype=grad.dtype)
+        for t0 in reversed(range(0, T, _CHUNK)):  # the chunks of steps t0 .. t0 + n - 1, the last first
+            n = min(_CHUNK, T - t0)
+            chunk = slice(t0, t0 + n)
+            _local_derivatives(xp, a[chunk], tanh_c[chunk], cs[chunk], coef[:n], dc_dh[:n])
+            for k in reversed(range(n)):
+                t = t0 + k
+                dh = xp.add(grad[t].T, dh_next, out=dh_sum)
+                if dh_all is not None:  # back through the projection: h = u @ W_hr^T
+                    dh_all[t] = dh.T
+                    dh = xp.matmul(w_hr.T, dh, out=dh_u)
+                # dc = dh * o * (1 - tanh(c)^2) + dc_next, then dz_o = dh * coef_o, dz_ifg = dc * coef_ifg
+                xp.multiply(dh, dc_dh[k], out=dc)
+                dc += dc_next
+                xp.multiply(dh, coef[k, :H], out=dz[k, 3])
+                xp.multiply(dc, coef[k, H:].reshape(3, H, N), out=dz[k, :3])
+                xp.multiply(dc, f[t], out=dc_next)
+                xp.matmul(w_hh_t, dz[k].reshape(4 * H, N), out=dh_next)  # (read only at the next step's start)
+            # The chunk's dz, still in cache, into its columns of dz_rows: one transposing copy.
+            # (Copied per step, 4H rows of N numbers T*N apart, it costs more than twice as much.)
+            xp.copyto(dz_rows.reshape(4, H, T, N)[:, :, chunk], dz[:n].transpose(1, 2, 0, 3))
         dz_t = dz_rows.T.reshape(T, N, 4 * H)  # a view, as _weight_grads takes it
         grads = _weight_grads(ctx.xp, _needs(ctx, 3), dz_t, x, w_ih, hs[:-1], dz_t)
         grad_whr = None
