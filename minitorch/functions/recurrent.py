@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.indexing import getitem
+from minitorch.functions.linalg import matmul_narrow
 from minitorch.functions.shape import reshape
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
@@ -149,8 +150,8 @@ class LSTMLayer(Function):
 
     Inside, every per-step array is feature-major, (features, N): the step's product is then
     [W_hh | W_ih | b] (4H, P + I + 1) @ [h^T; x_t^T; 1] (``_stacked_inputs``), the layout
-    OpenBLAS runs fastest for 32 columns, written straight into the step's gates, and each gate
-    is one contiguous block of rows. The gates are kept in the order o, i, f, g (PyTorch's
+    OpenBLAS runs fastest for 32 columns (in row blocks: ``linalg.matmul_narrow``), written
+    straight into the step's gates, and each gate is one contiguous block of rows. The gates are kept in the order o, i, f, g (PyTorch's
     rolled by one gate), so that the three sigmoids are one block in forward, and in backward
     the three gates scaled by dc (i, f, g) are one block -- each one NumPy call instead of two.
 
@@ -184,7 +185,7 @@ class LSTMLayer(Function):
         unprojected = None if w_hr is None else xp.empty((T, H, N), dtype=x.dtype)
         ig = xp.empty((H, N), dtype=x.dtype)  # reused by every step
         for t in range(T):
-            a = xp.matmul(w_all, steps[t], out=gates[t])  # the step's whole pre-activation, bias included
+            a = matmul_narrow(xp, w_all, steps[t], gates[t])  # the step's whole pre-activation, bias included
             xp.tanh(a, out=a)
             sigmoids = a[: 3 * H]
             sigmoids *= 0.5
@@ -249,7 +250,7 @@ class LSTMLayer(Function):
                 xp.multiply(dh, coef[k, :H], out=dz[k, 3])
                 xp.multiply(dc, coef[k, H:].reshape(3, H, N), out=dz[k, :3])
                 xp.multiply(dc, f[t], out=dc_next)
-                xp.matmul(w_hh_t, dz[k].reshape(4 * H, N), out=dh_next)  # (read only at the next step's start)
+                matmul_narrow(xp, w_hh_t, dz[k].reshape(4 * H, N), dh_next)  # (read only at the next step's start)
             # The chunk's dz, still in cache, into its columns of dz_rows: one transposing copy.
             # (Copied per step, 4H rows of N numbers T*N apart, it costs more than twice as much.)
             xp.copyto(dz_rows.reshape(4, H, T, N)[:, :, chunk], dz[:n].transpose(1, 2, 0, 3))
