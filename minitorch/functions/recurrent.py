@@ -98,7 +98,8 @@ def _stacked_inputs(
 
     Returns W = [W_hh | W_ih | b] (4H, K), gates in _gate_rows' order, and ``steps``
     (T + 1, K, N) with steps[t] = [h_{t-1}^T; x_t^T; 1]: W @ steps[t] is step t's whole
-    pre-activation. The h rows of steps[0] hold h0; the forward writes h_t into steps[t + 1].
+    pre-activation. The h rows of steps[0] hold h0; the forward writes h_t into steps[t + 1]
+    (of steps[T] only those rows are used).
     One product per step of K = P + I + 1 costs less than a separate input projection for all
     steps plus the pass that adds it to each step's hidden product (and the bias add).
     """
@@ -110,7 +111,6 @@ def _stacked_inputs(
     steps = xp.empty((T + 1, w_all.shape[1], N), dtype=x.dtype)
     steps[0, :P] = h0.T
     steps[:T, P : P + I] = x.transpose(0, 2, 1)
-    steps[T, P:] = 0  # (never read: no step T + 1)
     if bias is not None:
         steps[:, P + I] = 1
     return w_all, steps
@@ -151,9 +151,10 @@ class LSTMLayer(Function):
     Inside, every per-step array is feature-major, (features, N): the step's product is then
     [W_hh | W_ih | b] (4H, P + I + 1) @ [h^T; x_t^T; 1] (``_stacked_inputs``), the layout
     OpenBLAS runs fastest for 32 columns (in row blocks: ``linalg.matmul_narrow``), written
-    straight into the step's gates, and each gate is one contiguous block of rows. The gates are kept in the order o, i, f, g (PyTorch's
-    rolled by one gate), so that the three sigmoids are one block in forward, and in backward
-    the three gates scaled by dc (i, f, g) are one block -- each one NumPy call instead of two.
+    straight into the step's gates, and each gate is one contiguous block of rows. The gates
+    are kept in the order o, i, f, g (PyTorch's rolled by one gate), so that the three sigmoids
+    are one block in forward, and in backward the three gates scaled by dc (i, f, g) are one
+    block -- each one NumPy call instead of two.
 
     Backward walks the steps in chunks of a few (``_CHUNK``): it computes a chunk's local
     derivatives (``_local_derivatives``) just before the reverse loop reads them, and copies
