@@ -10,6 +10,9 @@ that is 800 nodes whose Python overhead dominates. These ops instead:
    gradient of each step's gate pre-activations, then get the weight gradients with one
    matrix product each over all steps.
 
+(The LSTM folds 1 into 2: each step's one product [W_hh | W_ih | b] @ [h; x_t; 1] costs
+less than the all-steps projection plus the pass adding it to each step; see LSTMLayer.)
+
 Shapes: x (T, N, I), h0 / c0 (N, H), W_ih (G*H, I), W_hh (G*H, H), biases (G*H,), with
 PyTorch's gate order (LSTM: i, f, g, o; GRU: r, z, n). Each op returns one array (a
 MiniTorch Function has one output): the hidden states of every step, and for the LSTM
@@ -27,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.indexing import getitem
+from minitorch.functions.linalg import matmul_narrow
 from minitorch.functions.shape import reshape
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
@@ -87,6 +91,56 @@ def _gate_rows(xp: Any, w: Array) -> Array:
     return out
 
 
+def _stacked_inputs(
+    xp: Any, x: Array, h0: Array, w_ih: Array, w_hh: Array, b_ih: Array | None, b_hh: Array | None
+) -> tuple[Array, Array]:
+    """The LSTM's per-step product, one matrix for both projections and the bias.
+
+    Returns W = [W_hh | W_ih | b] (4H, K), gates in _gate_rows' order, and ``steps``
+    (T + 1, K, N) with steps[t] = [h_{t-1}^T; x_t^T; 1]: W @ steps[t] is step t's whole
+    pre-activation. The h rows of steps[0] hold h0; the forward writes h_t into steps[t + 1]
+    (of steps[T] only those rows are used).
+    One product per step of K = P + I + 1 costs less than a separate input projection for all
+    steps plus the pass that adds it to each step's hidden product (and the bias add).
+    """
+    T, N, I = x.shape
+    P = w_hh.shape[1]
+    bias = b_ih if b_hh is None else (b_hh if b_ih is None else b_ih + b_hh)
+    blocks = [w_hh, w_ih] if bias is None else [w_hh, w_ih, bias[:, None]]
+    w_all = _gate_rows(xp, xp.concatenate(blocks, axis=1))
+    steps = xp.empty((T + 1, w_all.shape[1], N), dtype=x.dtype)
+    steps[0, :P] = h0.T
+    steps[:T, P : P + I] = x.transpose(0, 2, 1)
+    if bias is not None:
+        steps[:, P + I] = 1
+    return w_all, steps
+
+
+# Steps per chunk of the LSTM backward: a chunk's local derivatives and dz (1 MB each at
+# 4H = 1024, N = 32) stay in cache from their computation until they are read, where all
+# steps at once make ten passes over memory (about 8 MB each) and one more to copy dz.
+_CHUNK = 8
+
+
+def _local_derivatives(xp: Any, a: Array, tanh_c: Array, c_prev: Array, coef: Array, dc_dh: Array) -> None:
+    """The LSTM gates' local derivatives for a chunk of steps, written into ``coef`` (the gate
+    order of ``a``: o, i, f, g) and ``dc_dh`` (how c's gradient takes h's: o * (1 - tanh(c)^2))."""
+    H = tanh_c.shape[1]
+    xp.multiply(tanh_c, tanh_c, out=dc_dh)
+    xp.subtract(1, dc_dh, out=dc_dh)
+    dc_dh *= a[:, :H]
+    sigmoids = coef[:, : 3 * H]  # a (1 - a) for the sigmoids ...
+    xp.subtract(1, a[:, : 3 * H], out=sigmoids)
+    sigmoids *= a[:, : 3 * H]
+    coef_g = coef[:, 3 * H :]
+    xp.multiply(a[:, 3 * H :], a[:, 3 * H :], out=coef_g)  # ... and 1 - g^2 for tanh
+    xp.subtract(1, coef_g, out=coef_g)
+    coef[:, :H] *= tanh_c  # o scales tanh(c)
+    coef[:, H : 2 * H] *= a[:, 3 * H :]  # i scales g
+    coef[:, 2 * H : 3 * H] *= c_prev  # f scales the previous c
+    coef[:, 3 * H :] *= a[:, H : 2 * H]  # g is scaled by i
+
+
 class LSTMLayer(Function):
     """One LSTM layer over a whole sequence.
 
@@ -95,10 +149,17 @@ class LSTMLayer(Function):
     Output, flat: h_1 .. h_T (T, N, P), then c_T (N, H); P = H without a projection.
 
     Inside, every per-step array is feature-major, (features, N): the step's product is then
-    W_hh (4H, P) @ h^T, the layout OpenBLAS runs fastest for 32 rows, and each gate is one
-    contiguous block of rows. The gates are kept in the order o, i, f, g (PyTorch's rolled by
-    one gate), so that the three sigmoids are one block in forward, and in backward the three
-    gates scaled by dc (i, f, g) are one block -- each one NumPy call instead of two.
+    [W_hh | W_ih | b] (4H, P + I + 1) @ [h^T; x_t^T; 1] (``_stacked_inputs``), the layout
+    OpenBLAS runs fastest for 32 columns (in row blocks: ``linalg.matmul_narrow``), written
+    straight into the step's gates, and each gate is one contiguous block of rows. The gates
+    are kept in the order o, i, f, g (PyTorch's rolled by one gate), so that the three sigmoids
+    are one block in forward, and in backward the three gates scaled by dc (i, f, g) are one
+    block -- each one NumPy call instead of two.
+
+    Backward walks the steps in chunks of a few (``_CHUNK``): it computes a chunk's local
+    derivatives (``_local_derivatives``) just before the reverse loop reads them, and copies
+    the chunk's dz, (steps, 4, H, N) as the loop writes it, into the (4H, T*N) matrix of the
+    weight gradients right after -- both while they are in cache.
     """
 
     @staticmethod
@@ -116,24 +177,16 @@ class LSTMLayer(Function):
         xp = ctx.xp
         T, N, _ = x.shape
         H, P = w_ih.shape[0] // 4, w_hh.shape[1]
-        # gates starts as the input projection of every step, (T, 4H, N), one batched product
-        gates = xp.matmul(_gate_rows(xp, w_ih), x.transpose(0, 2, 1))
-        if b_ih is not None or b_hh is not None:
-            bias = b_ih if b_hh is None else (b_hh if b_ih is None else b_ih + b_hh)
-            # as a (4H, N) block, not a (4H, 1) column: the add then runs along whole rows
-            gates += xp.repeat(_gate_rows(xp, bias)[:, None], N, axis=1)
-        w_hh_s = _gate_rows(xp, w_hh)
-        hs = xp.empty((T + 1, N, P), dtype=x.dtype)  # batch-major: it is the output
-        hs[0] = h0
+        w_all, steps = _stacked_inputs(xp, x, h0, w_ih, w_hh, b_ih, b_hh)
+        gates = xp.empty((T, 4 * H, N), dtype=x.dtype)
         cs = xp.empty((T + 1, H, N), dtype=x.dtype)
         cs[0] = c0.T
         tanh_c = xp.empty((T, H, N), dtype=x.dtype)
         # o * tanh(c) before the projection (what W_hr's gradient needs); without one it is h itself
-        unprojected = hs[1:] if w_hr is None else xp.empty((T, N, H), dtype=x.dtype)
-        hh, ig = xp.empty((4 * H, N), dtype=x.dtype), xp.empty((H, N), dtype=x.dtype)  # reused by every step
+        unprojected = None if w_hr is None else xp.empty((T, H, N), dtype=x.dtype)
+        ig = xp.empty((H, N), dtype=x.dtype)  # reused by every step
         for t in range(T):
-            a = gates[t]
-            a += xp.matmul(w_hh_s, hs[t].T, out=hh)
+            a = matmul_narrow(xp, w_all, steps[t], gates[t])  # the step's whole pre-activation, bias included
             xp.tanh(a, out=a)
             sigmoids = a[: 3 * H]
             sigmoids *= 0.5
@@ -143,9 +196,17 @@ class LSTMLayer(Function):
             xp.multiply(f, cs[t], out=c)
             c += xp.multiply(i, g, out=ig)
             xp.tanh(c, out=tanh_c[t])
-            xp.multiply(o, tanh_c[t], out=unprojected[t].T)
-            if w_hr is not None:
-                xp.matmul(unprojected[t], w_hr.T, out=hs[t + 1])
+            h = steps[t + 1, :P]  # h_t^T, where the next step's product reads it
+            if w_hr is None:
+                xp.multiply(o, tanh_c[t], out=h)
+            else:
+                xp.matmul(w_hr, xp.multiply(o, tanh_c[t], out=unprojected[t]), out=h)
+        # batch-major, (T + 1, N, P): the output and the weight gradients' layout
+        hs = xp.ascontiguousarray(steps[:, :P].transpose(0, 2, 1))
+        if w_hr is None:
+            unprojected = hs[1:]
+        else:
+            unprojected = xp.ascontiguousarray(unprojected.transpose(0, 2, 1))
         ctx.save_for_backward(x, w_ih, w_hh, gates, hs, cs, tanh_c, w_hr, unprojected)
         return xp.concatenate([hs[1:].reshape(-1), cs[T].T.reshape(-1)])
 
@@ -157,49 +218,43 @@ class LSTMLayer(Function):
         xp = ctx.xp
         grad_c = grad[T * N * P :].reshape(N, H)
         grad = grad[: T * N * P].reshape(T, N, P)
-        o, i, f, g = a[:, :H], a[:, H : 2 * H], a[:, 2 * H : 3 * H], a[:, 3 * H :]
-        # Everything that needs only forward values, for all steps at once (a few big calls):
-        # dc = dh * o * (1 - tanh(c)^2) + dc_next, then dz_o = dh * coef_o, dz_ifg = dc * coef_ifg.
-        dc_dh = xp.multiply(tanh_c, tanh_c)
-        xp.subtract(1, dc_dh, out=dc_dh)
-        dc_dh *= o
-        coef = xp.empty_like(a)  # the gates' local derivatives: a(1 - a) for the sigmoids ...
-        sigmoids = coef[:, : 3 * H]
-        xp.subtract(1, a[:, : 3 * H], out=sigmoids)
-        sigmoids *= a[:, : 3 * H]
-        coef_g = coef[:, 3 * H :]
-        xp.multiply(g, g, out=coef_g)  # ... and 1 - g^2 for tanh
-        xp.subtract(1, coef_g, out=coef_g)
-        coef[:, :H] *= tanh_c  # o scales tanh(c)
-        coef[:, H : 2 * H] *= g  # i scales g
-        coef[:, 2 * H : 3 * H] *= cs[:-1]  # f scales the previous c
-        coef[:, 3 * H :] *= i  # g is scaled by i
-        coef_ifg = coef[:, H:].reshape(T, 3, H, N)
-        # The gradient of the pre-activations, in PyTorch's gate order: dz[t] is step t's (4, H, N).
-        dz = xp.empty((T, 4, H, N), dtype=grad.dtype)
+        f = a[:, 2 * H : 3 * H]
+        # The gradient of the pre-activations, in PyTorch's gate order, as a (4H, T*N) matrix
+        # (column t*N + n: step t, sample n): one product then gives each weight's gradient.
+        dz_rows = xp.empty((4 * H, T * N), dtype=grad.dtype)
         dh_all = xp.empty((T, N, P), dtype=grad.dtype) if w_hr is not None else None
         w_hh_t = xp.ascontiguousarray(w_hh.T)  # (P, 4H) in C order: the fastest product
         # Per-step arrays made once and written with out=: each step's work stays in cache.
         dh_next = xp.zeros((P, N), dtype=grad.dtype)
-        dc_next = xp.ascontiguousarray(grad_c.T)  # the gradient of c_T comes from the packed output
+        # the gradient of c_T, from the packed output: a copy, never a view (for N = 1 or H = 1 the
+        # transpose is already contiguous), as the loop writes into it
+        dc_next = grad_c.T.copy()
         dh_sum, dc = xp.empty((P, N), dtype=grad.dtype), xp.empty((H, N), dtype=grad.dtype)
         dh_u = xp.empty((H, N), dtype=grad.dtype) if w_hr is not None else None
-        for t in range(T - 1, -1, -1):
-            dh = xp.add(grad[t].T, dh_next, out=dh_sum)
-            if dh_all is not None:  # back through the projection: h = u @ W_hr^T
-                dh_all[t] = dh.T
-                dh = xp.matmul(w_hr.T, dh, out=dh_u)
-            xp.multiply(dh, dc_dh[t], out=dc)
-            dc += dc_next
-            xp.multiply(dh, coef[t, :H], out=dz[t, 3])
-            xp.multiply(dc, coef_ifg[t], out=dz[t, :3])
-            xp.multiply(dc, f[t], out=dc_next)
-            xp.matmul(w_hh_t, dz[t].reshape(4 * H, N), out=dh_next)  # (read only at the next step's start)
-        # One transposing copy makes dz a (4H, T*N) matrix: one product then gives each weight's
-        # gradient. (Written so in the loop, a step's (4H, N) block would be 4H rows of N numbers
-        # apart in memory, which made the loop 20% slower than this copy costs.)
-        dz_rows = xp.empty((4 * H, T * N), dtype=grad.dtype)
-        xp.copyto(dz_rows.reshape(4, H, T, N), dz.transpose(1, 2, 0, 3))
+        # ... and per-chunk arrays: the local derivatives and dz of _CHUNK steps, dz[k] step k's (4, H, N)
+        coef = xp.empty((_CHUNK, 4 * H, N), dtype=grad.dtype)
+        dc_dh = xp.empty((_CHUNK, H, N), dtype=grad.dtype)
+        dz = xp.empty((_CHUNK, 4, H, N), dtype=grad.dtype)
+        for t0 in reversed(range(0, T, _CHUNK)):  # the chunks of steps t0 .. t0 + n - 1, the last first
+            n = min(_CHUNK, T - t0)
+            chunk = slice(t0, t0 + n)
+            _local_derivatives(xp, a[chunk], tanh_c[chunk], cs[chunk], coef[:n], dc_dh[:n])
+            for k in reversed(range(n)):
+                t = t0 + k
+                dh = xp.add(grad[t].T, dh_next, out=dh_sum)
+                if dh_all is not None:  # back through the projection: h = u @ W_hr^T
+                    dh_all[t] = dh.T
+                    dh = xp.matmul(w_hr.T, dh, out=dh_u)
+                # dc = dh * o * (1 - tanh(c)^2) + dc_next, then dz_o = dh * coef_o, dz_ifg = dc * coef_ifg
+                xp.multiply(dh, dc_dh[k], out=dc)
+                dc += dc_next
+                xp.multiply(dh, coef[k, :H], out=dz[k, 3])
+                xp.multiply(dc, coef[k, H:].reshape(3, H, N), out=dz[k, :3])
+                xp.multiply(dc, f[t], out=dc_next)
+                matmul_narrow(xp, w_hh_t, dz[k].reshape(4 * H, N), dh_next)  # (read only at the next step's start)
+            # The chunk's dz, still in cache, into its columns of dz_rows: one transposing copy.
+            # (Copied per step, 4H rows of N numbers T*N apart, it costs more than twice as much.)
+            xp.copyto(dz_rows.reshape(4, H, T, N)[:, :, chunk], dz[:n].transpose(1, 2, 0, 3))
         dz_t = dz_rows.T.reshape(T, N, 4 * H)  # a view, as _weight_grads takes it
         grads = _weight_grads(ctx.xp, _needs(ctx, 3), dz_t, x, w_ih, hs[:-1], dz_t)
         grad_whr = None
