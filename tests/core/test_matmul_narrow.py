@@ -8,6 +8,7 @@ empty ones).
 import numpy as np
 import pytest
 
+from minitorch.functions import linalg
 from minitorch.functions.linalg import matmul_narrow
 
 SHAPES = [  # (rows, inner, columns)
@@ -22,9 +23,11 @@ SHAPES = [  # (rows, inner, columns)
 ]
 
 
+@pytest.mark.parametrize("blocks", [True, False], ids=["small-product kernels", "another BLAS"])
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_matmul_narrow_is_numpys_product(shape, dtype):
+def test_matmul_narrow_is_numpys_product(shape, dtype, blocks, monkeypatch):
+    monkeypatch.setattr(linalg, "small_product_kernels", lambda: blocks)  # both paths, on any machine
     rows, inner, cols = shape
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((rows, inner)).astype(dtype), rng.standard_normal((inner, cols)).astype(dtype)
@@ -32,3 +35,8 @@ def test_matmul_narrow_is_numpys_product(shape, dtype):
     assert matmul_narrow(np, a, b, out) is out
     tolerance = 1e-4 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(out, a @ b, rtol=tolerance, atol=tolerance * max(1, inner))
+
+
+def test_small_product_kernels_is_asked_once_and_is_a_bool():
+    assert linalg.small_product_kernels() in (True, False)
+    assert linalg.small_product_kernels.cache_info().currsize == 1
