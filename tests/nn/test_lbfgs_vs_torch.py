@@ -4,6 +4,14 @@ In float64 both follow the same iterates to ~1e-15, every stopping test included
 float32 they agree to float32 rounding; near convergence a stopping test comparing two
 losses equal up to rounding may then fall either way, so float32 is compared over the
 first step (where nothing has converged yet).
+
+How far float32 rounding carries depends on the iteration. Over the first four inner
+iterations both stay within 4e-7 of the float64 iterates. Later, in the Rosenbrock valley,
+the strong-Wolfe zoom amplifies a last-digit difference: after six to ten iterations both
+libraries are ~1e-4 from float64 (measured), and PyTorch's own float32 result moves by
+~8e-5 from one CPU to another (its reductions pick kernels by CPU; seen in CI). So the
+first four iterations are compared to float32 rounding, and the whole ten-iteration step
+by its evaluation counts and by both staying as close to float64 as float32 allows.
 """
 
 import numpy as np
@@ -48,10 +56,21 @@ def test_float64_trajectories_match_torch(line_search_fn, options):
 
 
 @pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
-def test_float32_first_step_matches_torch(line_search_fn):
+def test_float32_first_iterations_match_torch(line_search_fn):
+    mine = _trajectory(minitorch, "float32", line_search_fn, steps=1, max_iter=4, history_size=5)
+    theirs = _trajectory(torch, "float32", line_search_fn, steps=1, max_iter=4, history_size=5)
+    np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_float32_first_step_matches_torch_to_float32_accuracy(line_search_fn):
     mine = _trajectory(minitorch, "float32", line_search_fn, steps=1, max_iter=10, history_size=5)
     theirs = _trajectory(torch, "float32", line_search_fn, steps=1, max_iter=10, history_size=5)
-    np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
+    exact = _trajectory(torch, "float64", line_search_fn, steps=1, max_iter=10, history_size=5)
+    np.testing.assert_array_equal(mine[:, 3:], theirs[:, 3:])  # func_evals and n_iter
+    for result in (mine, theirs):
+        np.testing.assert_allclose(result[:, :3], exact[:, :3], rtol=5e-4, atol=1e-6)
+    np.testing.assert_allclose(mine[:, :3], theirs[:, :3], rtol=5e-4, atol=1e-6)
 
 
 def _fit_linear(lib, line_search_fn):
