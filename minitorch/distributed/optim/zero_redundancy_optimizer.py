@@ -29,6 +29,7 @@ from minitorch.distributed import collectives
 from minitorch.distributed.base import DistributedError
 from minitorch.distributed.group import current_group
 from minitorch.factories import from_numpy
+from minitorch.functions import cat
 from minitorch.optim.optimizer import Optimizer
 from minitorch.tensor import Tensor
 
@@ -97,13 +98,12 @@ class ZeroRedundancyOptimizer(Optimizer):
             share = [p for p in params if self._owner[id(p)] == rank]
             for dtype in sorted({str(p.data.dtype) for p in share}):
                 same = [p for p in share if str(p.data.dtype) == dtype]
-                flat = np.concatenate([backends.to_device(p.data, "cpu").ravel() for p in same])
-                buffer = from_numpy(flat)
-                collectives.broadcast(buffer, src=rank)
+                flat = cat([p.detach().reshape(-1) for p in same])  # a new buffer, on the parameters' device
+                collectives.broadcast(flat, src=rank)
                 offset = 0
                 for p in same:
                     n = p.data.size
-                    p.data[...] = backends.to_device(flat[offset: offset + n].reshape(p.data.shape), p.device)
+                    p.data[...] = flat.data[offset: offset + n].reshape(p.data.shape)
                     p._bump_version()  # changed in place: a graph that saved it is stale
                     offset += n
 

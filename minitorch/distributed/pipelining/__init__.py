@@ -15,5 +15,7 @@ says in which order; ``timeline.py`` measures the bubble from the recorded times
 
 from minitorch.distributed.pipelining.schedules import Event, PipelineScheduleSingle, Schedule1F1B, ScheduleGPipe
 from minitorch.distributed.pipelining.stage import PipelineStage
+from minitorch.distributed.pipelining.timeline import bubble_fraction, expected_bubble, gather_timelines
 
-__all__ = ["Event", "PipelineScheduleSingle", "PipelineStage", "Schedule1F1B", "ScheduleGPipe"]
+__all__ = ["Event", "PipelineScheduleSingle", "PipelineStage", "Schedule1F1B", "ScheduleGPipe", "bubble_fraction",
+           "expected_bubble", "gather_timelines"]

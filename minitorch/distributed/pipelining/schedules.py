@@ -61,6 +61,7 @@ class PipelineScheduleSingle:
         self._stage, self._n_microbatches = stage, n_microbatches
         self._loss_fn, self.scale_grads = loss_fn, bool(scale_grads)
         self.timeline: list[Event] = []
+        self.began = 0.0  # time.perf_counter() when the last step's first microbatch could start
 
     @staticmethod
     def order(num_stages: int, n_microbatches: int, stage_index: int) -> list[tuple[str, int]]:
@@ -86,7 +87,7 @@ class PipelineScheduleSingle:
         self.timeline = []
         outputs: dict[int, Tensor] = {}
         microbatch_losses: dict[int, Tensor] = {}
-        began = time.perf_counter()
+        began = self.began = time.perf_counter()
         for kind, k in self.order(stage.num_stages, m, stage.stage_index):
             if kind == "B" and self._loss_fn is None:
                 continue  # no loss: forward only
