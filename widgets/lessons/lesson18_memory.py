@@ -115,5 +115,5 @@ def draw_memory(ax: Any, table: dict[str, dict[str, float]], ranks: int) -> None
     ax.set_ylim(0, bottom.max() * 1.12)  # room for the totals above the bars
     ax.set_ylabel(_("MB per rank"))
     ax.set_title(_("memory per rank, {ranks} ranks (one device: all of it)", ranks=ranks), fontsize=10)
-    ax.legend(loc="upper right", fontsize=8)
-    ax.tick_params(axis="x", labelsize=8)
+    ax.legend(loc="upper right", fontsize=9)
+    ax.tick_params(axis="x", labelsize=9)

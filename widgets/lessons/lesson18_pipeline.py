@@ -176,10 +176,10 @@ def draw_timeline(ax: Any, timelines: Sequence[Sequence[Sequence[Any]]], title: 
     for s, events in enumerate(timelines):
         for kind, k, start, end in events:
             ax.barh(s, (end - start) * scale, left=start * scale, color=colors[kind], edgecolor="white", height=0.8)
-            ax.text((start + end) / 2 * scale, s, str(k), ha="center", va="center", color="white", fontsize=8)
+            ax.text((start + end) / 2 * scale, s, str(k), ha="center", va="center", color="white", fontsize=9)
     ax.set_yticks(range(len(timelines)), [_("stage {stage}", stage=s) for s in range(len(timelines))])
     ax.invert_yaxis()
     ax.set_xlabel(_("time ({unit})", unit=unit))
     ax.set_title(title, fontsize=10)
     handles = [ax.barh(0, 0, color=colors["F"]), ax.barh(0, 0, color=colors["B"])]
-    ax.legend(handles, [_("forward"), _("backward")], loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    ax.legend(handles, [_("forward"), _("backward")], loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=9)

@@ -148,10 +148,22 @@ def zero_hint(run: ZeroRun, expected_run: ZeroRun) -> tuple[bool, str]:
         if all(np.array_equal(p, s) for p, s in zip(params, start)):
             return False, _("the parameters never changed: update them in place (adam_update(p, ...) changes p; "
                             "p[...] = comm.bcast(...) writes into it, where p = ... only renames)")
+        if all(not kept for kept in run.kept):
+            return False, _("the states stayed empty, so Adam started afresh at every step: keep each parameter's "
+                            "state in states[i] (states.setdefault(i, adam_state(p))) for the next step")
         if "bcast" not in used and "Bcast" not in used:
             return False, _("parameter {i} on rank {rank} is stale: only its owner, rank {owner}, updated it. After "
                             "the updates, broadcast each parameter from its owner (comm.bcast(p, root=i % comm.size))",
                             i=i, rank=r, owner=owner)
+        roots = [root for name, root in run.calls[r] if name in ("bcast", "Bcast")]
+        if roots != [k % ranks for _step in range(STEPS) for k in range(len(SHAPES))]:
+            return False, _("parameter {i} on rank {rank} differs from one process's Adam: broadcast every parameter "
+                            "from its owner, root=i % comm.size (rank {owner} for parameter {i}), after the updates",
+                            i=i, rank=r, owner=owner)
+        if np.array_equal(params[i], start[i]):
+            return False, _("parameter {i} on rank {rank} never changed although you broadcast it: write the "
+                            "broadcast value into the array, p[...] = comm.bcast(...) (p = ... only renames)",
+                            i=i, rank=r)
         if same(params[i], one_process_adam(STEPS - 1)[i])[0]:
             return False, _("parameter {i} on rank {rank} is one step behind: the broadcast came before its owner's "
                             "update, so it sent the old values. Update first, then broadcast", i=i, rank=r)
