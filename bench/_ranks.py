@@ -7,6 +7,7 @@ The mpiexec next to this Python (the ``mpich`` wheel's) starts ``python script -
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +21,14 @@ def on_ranks(script, n, args=(), timeout=600):
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     command = [str(mpiexec), "-n", str(n), sys.executable, str(script), "--worker", *map(str, args)]
-    out = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
-    if out.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed ({out.returncode}):\n{out.stdout}\n{out.stderr}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+                            start_new_session=True)  # its own process group: a timeout kills every rank
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise RuntimeError(f"{' '.join(command)} ran over {timeout} s; every rank was killed") from None
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed ({proc.returncode}):\n{out}\n{err}")
+    return json.loads(out.strip().splitlines()[-1])
