@@ -49,6 +49,7 @@ def measure_transformer(layers: int = 4, batch: int = 16, context: int = 64, voc
     row_parallel = {id(p) for n, p in named.items() if n.endswith(("attn.out_proj.weight", "mlp.2.weight"))}
     params = {id(_owner(p.data)) for p in named.values()}
     seen: dict[int, tuple[int, bool]] = {}
+    assert loss.grad_fn is not None
     for node in graph.nodes(loss.grad_fn):
         feeds_row_parallel = any(id(nxt) in row_parallel for nxt in node.next_nodes)
         for array in node._saved:
@@ -63,7 +64,7 @@ def measure_transformer(layers: int = 4, batch: int = 16, context: int = 64, voc
     return {
         "parameters": sum(p.data.nbytes for p in named.values()),
         "parameters split by TP": sum(p.data.nbytes for n, p in named.items() if _split_by_tensor_parallelism(n)),
-        "gradients": sum(p.grad.data.nbytes for p in named.values()),
+        "gradients": sum(p.grad.data.nbytes for p in named.values() if p.grad is not None),
         "Adam state": state,
         "activations": sum(b for b, _split in seen.values()),
         "activations split by TP": sum(b for b, split in seen.values() if split),

@@ -109,7 +109,9 @@ def simulate(orders: Sequence[Any], n_microbatches: int) -> Simulation:
             for s in range(p):
                 if position[s] < len(actions[s]):
                     kind, k = actions[s][position[s]]
-                    other, other_kind, _k = _dependency(s, kind, k, p)  # type: ignore[misc]  (it is blocked)
+                    need = _dependency(s, kind, k, p)
+                    assert need is not None  # only an action waiting for another stage is blocked
+                    other, other_kind, _k = need
                     waits.append(_("stage {stage} waits in {kind} {k} for stage {other}'s {other_kind} {k}",
                                    stage=s, kind=kind, k=k, other=other, other_kind=other_kind))
             return Simulation(events, _("the order deadlocks: {waits}, and none of them can go on",
