@@ -109,6 +109,25 @@ def tp_optimizers():
 
 
 @scenario
+def tp_clip_grad_norm():
+    """clip_grad_norm_ over DTensor gradients is the whole gradient's norm, the same on every rank."""
+    world = dist.get_world_size()
+    mesh = init_device_mesh("cpu", (world,))
+    x = minitorch.tensor(np.random.default_rng(4).normal(size=(5, 6)))
+    results = {}
+    for norm_type in (2.0, 1.0, float("inf")):
+        model = parallelize_module(mlp(seed=8), mesh, {"fc1": ColwiseParallel(), "fc2": RowwiseParallel()})
+        reference = mlp(seed=8)
+        for m in (model, reference):
+            (m(x).square().sum() * 10).backward()
+        total = nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.5, norm_type=norm_type).item()
+        want = nn.utils.clip_grad_norm_(reference.parameters(), max_norm=0.5, norm_type=norm_type).item()
+        results[str(norm_type)] = {"total": max(everyone(abs(total - want) / want)), "clipped": want > 0.5,
+                                   "grads": max(everyone(grads_against(model, reference)))}
+    return results
+
+
+@scenario
 def tp_attention():
     rank, world = dist.get_rank(), dist.get_world_size()
     mesh = init_device_mesh("cpu", (world,))

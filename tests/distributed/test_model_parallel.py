@@ -66,6 +66,13 @@ def test_optimizers_step_dtensor_parameters_as_one_process(results, optimizer):
     assert got[optimizer]["moved"] > 1e-2 and got[optimizer]["difference"] < CLOSE
 
 
+@pytest.mark.parametrize("norm_type", ["2.0", "1.0", "inf"])
+def test_clip_grad_norm_of_dtensor_gradients_is_the_whole_gradients(results, norm_type):
+    _, got = facts(results, "tp_clip_grad_norm")
+    run = got[norm_type]
+    assert run["clipped"] and run["total"] < CLOSE and run["grads"] < CLOSE  # the same total, clipped alike
+
+
 def test_attention_with_heads_split_over_the_ranks(results):
     ranks, got = facts(results, "tp_attention")
     assert got["local_heads"] == 4 // ranks
