@@ -215,6 +215,14 @@ def test_parallelize_module_errors(world_of_one):
     assert "no parallelize_plan" in str(seen[0].message)
 
 
+def test_ddp_and_zero_refuse_a_tensor_parallel_model_rather_than_mix_its_slices(world_of_one):
+    model = parallelize_module(mlp(seed=0), world_of_one, {"fc1": ColwiseParallel(), "fc2": RowwiseParallel()})
+    with pytest.raises(dist.DistributedError, match="fc1.weight is a DTensor"):
+        nn.parallel.DistributedDataParallel(model)
+    with pytest.raises(dist.DistributedError, match="ZeroRedundancyOptimizer: a parameter is a DTensor"):
+        ZeroRedundancyOptimizer(model.parameters(), optimizer_class=optim.Adam, lr=0.1)
+
+
 def test_a_row_parallel_layer_given_the_whole_input_says_so(world_of_one):
     model = parallelize_module(mlp(seed=0), world_of_one, {"fc2": RowwiseParallel()})
     with pytest.raises(dist.DistributedError, match="the input has 6 features, but this rank's slice"):

@@ -49,6 +49,11 @@ class ZeroRedundancyOptimizer(Optimizer):
         self._optimizer_class, self._local_defaults = optimizer_class, dict(defaults)
         self._all_state_dicts: list[dict[str, Any]] = []
         super().__init__(params, defaults)
+        split = [p for group in self.param_groups for p in group["params"] if getattr(p, "placements", None)]
+        if split:
+            raise DistributedError("ZeroRedundancyOptimizer: a parameter is a DTensor (tensor parallel), whose ranks "
+                                   "each hold a different slice: broadcasting it from one rank would overwrite the "
+                                   "others'. Use ZeRO with data parallelism (DDP) or tensor parallelism, not both")
         self._check_same_parameters()
         self._owner = self._deal()  # id(parameter) -> its rank
         local_groups = [{**_settings(group), "params": [p for p in group["params"] if self._owner[id(p)] == self.rank]}
