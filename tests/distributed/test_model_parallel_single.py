@@ -312,6 +312,12 @@ def test_zero_errors(world_of_one):
         ZeroRedundancyOptimizer(layers(0, 1).parameters(), optimizer_class="Adam", lr=0.1)
     with pytest.raises(dist.DistributedError, match="overlap_with_ddp=True is not supported"):
         ZeroRedundancyOptimizer(layers(0, 1).parameters(), optimizer_class=optim.Adam, overlap_with_ddp=True)
+    model = layers(0, 2)
+    groups = [{"params": list(model[0].parameters())}, {"params": list(model[2].parameters()), "lr": 0.5}]
+    zero = ZeroRedundancyOptimizer(groups, optimizer_class=optim.SGD, lr=0.1)  # groups while building: fine
+    assert [g["lr"] for g in zero.optim.param_groups] == [0.1, 0.5]
+    with pytest.raises(dist.DistributedError, match="dealt out to the ranks when it was built"):
+        zero.add_param_group({"params": list(model[4].parameters())})
 
 
 def test_point_to_point_errors(world_of_one):

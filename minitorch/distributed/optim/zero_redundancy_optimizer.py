@@ -60,6 +60,13 @@ class ZeroRedundancyOptimizer(Optimizer):
                         for group in self._groups_largest_first()]
         self.optim = optimizer_class(local_groups, **defaults)
 
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group while building (MiniTorch deals the parameters out once, so not afterwards)."""
+        if "optim" in self.__dict__:
+            raise DistributedError("ZeroRedundancyOptimizer.add_param_group: the parameters were dealt out to the "
+                                   "ranks when it was built; build it with every group instead")
+        super().add_param_group(param_group)
+
     # ------------------------------------------------------------------ dealing the parameters
     def _groups_largest_first(self) -> list[dict[str, Any]]:
         """Each group with its parameters sorted by size, largest first (the order they are dealt in)."""
