@@ -184,11 +184,13 @@ def run_backward(
                 _check_saved_versions(node)
             if node._pre_hooks is not None or careful:
                 grad_output = _before_step(node, grad_output, capture)
-            grad_inputs = node.function.backward(node, grad_output)  # the op's own backward
+            op = node.function if node.kernel is None else node.kernel  # the op, or the fast kernel that ran it
+            grad_inputs = op.backward(node, grad_output)
             if type(grad_inputs) is not tuple or len(grad_inputs) != len(node.next_nodes) or careful:
                 grad_inputs = _check_step(node, grad_output, grad_inputs)
-            if not retain_graph:
-                node._saved, node._versions, node._freed = (), None, True
+            if not retain_graph:  # free what forward saved (inline: this loop is hot)
+                node._saved = node._kernel_saved = ()
+                node._versions, node._freed = None, True
             for nxt, g in zip(node.next_nodes, grad_inputs):  # accumulate into each input
                 if nxt is None or g is None:
                     continue

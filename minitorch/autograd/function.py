@@ -67,6 +67,8 @@ class BackwardNode:
         "_saved",
         "_versions",
         "_freed",
+        "kernel",
+        "_kernel_saved",
         "xp",
         "out_shape",
         "out_dtype",
@@ -85,6 +87,8 @@ class BackwardNode:
     # _saved) per saved tensor, checked before backward; None when nothing needs checking
     _versions: tuple[tuple[Any, int, int, int], ...] | None
     _freed: bool
+    kernel: Any  # the fast kernel whose backward runs this node (minitorch/kernels/), or None: the op's own
+    _kernel_saved: tuple[Any, ...]  # what that kernel's forward kept for its backward (save_for_kernel)
     xp: Any  # the array library of the inputs' device: numpy or cupy
     out_shape: Shape
     out_dtype: Any  # the NumPy (or CuPy) dtype of the output
@@ -101,6 +105,22 @@ class BackwardNode:
     def save_for_backward(self, *arrays: Any) -> None:
         """Keep arrays (or anything) for backward; released after backward unless retained."""
         self._saved = arrays
+
+    def save_for_kernel(self, *arrays: Any) -> None:
+        """For fast kernels (``minitorch/kernels/``): keep arrays that only the kernel's own
+        backward reads, beside what the op's forward would save. Released with the rest."""
+        self._kernel_saved = arrays
+
+    @property
+    def kernel_saved(self) -> tuple[Any, ...]:
+        """What a fast kernel's forward passed to ``save_for_kernel``, as a tuple."""
+        if self._freed:
+            return self.saved_tensors  # raises the "second time" error
+        return self._kernel_saved
+
+    def release_saved(self) -> None:
+        """Let go of everything saved for backward (after backward, unless the graph is retained)."""
+        self._saved, self._kernel_saved, self._versions, self._freed = (), (), None, True
 
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
@@ -164,6 +184,9 @@ class _FunctionMeta(type):
         node_cls = type(name + "Backward", (BackwardNode,), {"__slots__": (), "function": cls})
         node_cls.__module__ = cls.__module__
         cls._node_cls = node_cls
+        # Fast kernels for this op (minitorch/kernels/ registers them; none for a learner's op).
+        # Each class has its own tuple, so a subclass never inherits its parent's kernels.
+        cls._kernels = ()
         if bases:
             cls.reference_backward = namespace.get("backward", getattr(cls, "backward", None))
             cls.backward_overridden = False
@@ -216,14 +239,17 @@ class Function(metaclass=_FunctionMeta):
             next_nodes.append(None)
 
         ctx = cls._node_cls()
-        ctx._saved = ()
+        ctx._saved = ctx._kernel_saved = ()
         ctx._versions = None
         ctx._freed = False
         ctx._pre_hooks = None
         xp: Any  # numpy or cupy (Backend.xp is None only for an unusable backend)
         xp = ctx.xp = np if backend is None else backend.xp
+        # The op's own forward, or a fast kernel registered for it that takes these arguments.
+        kernel = fast_kernel(cls, "cpu" if backend is None else backend.name, arrays) if cls._kernels else None
+        forward = cls.forward if kernel is None or kernel.forward is None else kernel.forward
         try:
-            out = cls.forward(ctx, *arrays)
+            out = forward(ctx, *arrays)
         except MiniTorchError:
             raise
         except Exception as exc:
@@ -237,6 +263,7 @@ class Function(metaclass=_FunctionMeta):
             if out.base is not None:
                 _share_counter_with_viewed_input(result, args)
             return result
+        ctx.kernel = kernel if kernel is not None and kernel.backward is not None else None
         ctx.next_nodes = tuple(next_nodes)
         ctx.needs_input_grad = tuple(needs)
         ctx.is_tensor_input = tuple(is_tensor)
@@ -249,6 +276,21 @@ class Function(metaclass=_FunctionMeta):
         if ctx._saved:
             ctx._versions = _saved_versions(ctx, args, result)
         return result
+
+
+def fast_kernel(cls: type[Function], device: str, arrays: list[Any] | tuple[Any, ...]) -> Any:
+    """The first fast kernel registered for ``cls`` on this device that takes ``arrays``, or None.
+
+    None as well when ``SWITCHES.fast_kernels`` is off (everything runs the ops as written
+    in ``functions/``) or a learner's backward replaced the op's (it must see what the op's
+    own forward saved).
+    """
+    if not SWITCHES.fast_kernels or cls.backward_overridden:
+        return None
+    for kernel in cls._kernels:
+        if kernel.device == device and kernel.applies(*arrays):
+            return kernel
+    return None
 
 
 def _as_array(cls: type[Function], out: Any) -> Array:

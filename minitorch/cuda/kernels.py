@@ -106,18 +106,18 @@ _CACHE = {}  # spec -> compiled ElementwiseKernel
 
 def custom_kernels_enabled():
     """True when GPU ops use the hand-written kernels (the default)."""
-    return SWITCHES.custom_kernels
+    return SWITCHES.fast_kernels
 
 
 @contextlib.contextmanager
 def use_custom_kernels(enabled=True):
     """``with use_custom_kernels(False):`` runs GPU ops on plain CuPy expressions instead."""
-    previous = SWITCHES.custom_kernels
-    SWITCHES.custom_kernels = bool(enabled)
+    previous = SWITCHES.fast_kernels
+    SWITCHES.fast_kernels = bool(enabled)
     try:
         yield
     finally:
-        SWITCHES.custom_kernels = previous
+        SWITCHES.fast_kernels = previous
 
 
 def get_kernel(spec):
