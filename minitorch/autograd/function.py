@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 from minitorch import backends
+from minitorch.autograd.graph_arrays import GraphArray, wrap
 from minitorch.autograd.registry import register
 from minitorch.errors import MiniTorchError, device_mismatch_message
 from minitorch.hints import Array, Gradients, Shape
@@ -69,6 +70,7 @@ class BackwardNode:
         "_freed",
         "kernel",
         "_kernel_saved",
+        "_saved_roles",
         "xp",
         "out_shape",
         "out_dtype",
@@ -89,6 +91,9 @@ class BackwardNode:
     _freed: bool
     kernel: Any  # the fast kernel whose backward runs this node (minitorch/kernels/), or None: the op's own
     _kernel_saved: tuple[Any, ...]  # what that kernel's forward kept for its backward (save_for_kernel)
+    # per saved value: the index of the input whose array it is, -1 for the output, None for
+    # anything else (what gradients of gradients need to put the graph back around it)
+    _saved_roles: tuple[int | None, ...]
     xp: Any  # the array library of the inputs' device: numpy or cupy
     out_shape: Shape
     out_dtype: Any  # the NumPy (or CuPy) dtype of the output
@@ -232,6 +237,8 @@ class Function(metaclass=_FunctionMeta):
                     needs.append(True)
                     next_nodes.append(arg if arg.grad_fn is None else arg.grad_fn)
                     continue
+            elif type(arg) is GraphArray:  # a backward under create_graph calling another op
+                return _apply_to_graph_arrays(cls, args)
             else:
                 arrays.append(arg)
                 is_tensor.append(False)
@@ -239,7 +246,7 @@ class Function(metaclass=_FunctionMeta):
             next_nodes.append(None)
 
         ctx = cls._node_cls()
-        ctx._saved = ctx._kernel_saved = ()
+        ctx._saved = ctx._kernel_saved = ctx._saved_roles = ()
         ctx._versions = None
         ctx._freed = False
         ctx._pre_hooks = None
@@ -274,8 +281,14 @@ class Function(metaclass=_FunctionMeta):
         if out.base is not None:
             _share_counter_with_viewed_input(result, args)
         if ctx._saved:
-            ctx._versions = _saved_versions(ctx, args, result)
+            ctx._versions, ctx._saved_roles = _saved_versions(ctx, args, result)
         return result
+
+
+def _apply_to_graph_arrays(cls: type[Function], args: tuple[Any, ...]) -> Any:
+    """``cls.apply`` called from a backward run with create_graph=True on GraphArrays: on their
+    Tensors, the result again a GraphArray (so an op's backward may use other Functions)."""
+    return wrap(cls.apply(*(arg.tensor if type(arg) is GraphArray else arg for arg in args)))
 
 
 def fast_kernel(cls: type[Function], device: str, arrays: list[Any] | tuple[Any, ...]) -> Any:
@@ -327,13 +340,18 @@ def _share_counter_with_viewed_input(result: TensorBase, args: tuple[Any, ...]) 
             return
 
 
-def _saved_versions(ctx: BackwardNode, args: tuple[Any, ...], result: TensorBase) -> tuple[Any, ...] | None:
-    """The version of every tensor whose memory ``ctx`` saved, to check before backward."""
+def _saved_versions(
+    ctx: BackwardNode, args: tuple[Any, ...], result: TensorBase
+) -> tuple[tuple[Any, ...] | None, tuple[int | None, ...]]:
+    """The version of every tensor whose memory ``ctx`` saved, to check before backward, and
+    each saved value's role: the input it is (its index), the output (-1), or None."""
     records = []
+    roles: list[int | None] = []
     out = result.data
     for position, saved in enumerate(ctx._saved):
         if saved is out:
             tensor, index = result, -1
+            roles.append(-1)
         else:
             tensor, index = None, -1
             for i, arg in enumerate(args):  # the common case: the saved array is an input's own
@@ -342,13 +360,16 @@ def _saved_versions(ctx: BackwardNode, args: tuple[Any, ...], result: TensorBase
                     break
             else:
                 tensor, index = _input_holding(saved, args)
-            if tensor is None:
-                continue
+                roles.append(None)  # a view of an input at most: not the input itself
+                if tensor is None:
+                    continue
+            if len(roles) == position:
+                roles.append(index)
         counter = tensor._version_counter
         if counter is None:
             counter = tensor._counter()
         records.append((counter, counter.value, index, position))
-    return tuple(records) or None
+    return tuple(records) or None, tuple(roles)
 
 
 def _input_holding(saved: Any, args: tuple[Any, ...]) -> tuple[Any, int]:

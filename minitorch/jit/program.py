@@ -139,7 +139,7 @@ def forward_on_fresh_ctx(step: OpStep, *arrays: Any) -> tuple[Any, Any]:
     checks and wrapping: (the output array, the ctx its backward needs, or None without a node)."""
     function = step.function
     ctx = function._node_cls()
-    ctx._saved = ctx._kernel_saved = ()
+    ctx._saved = ctx._kernel_saved = ctx._saved_roles = ()
     ctx._versions = None
     ctx._freed = False
     ctx._pre_hooks = None
