@@ -706,6 +706,21 @@ def install(monkeypatch, fake=None):
     return fake
 
 
+def _answers_to(path):
+    """Decorator for a method of FakeCupy standing for CuPy's ``path``: arguments checked against
+    CuPy's signature first (a TypeError naming CuPy), before the fake's own signature."""
+
+    def decorate(method):
+        def checked(self, *args, **kwargs):
+            cupy_api.check_call(path, args, kwargs)
+            return method(self, *args, **kwargs)
+
+        checked.__name__, checked.__doc__ = method.__name__, method.__doc__
+        return checked
+
+    return decorate
+
+
 class FakeCupy(types.ModuleType):
     """A module object that MiniTorch's backend takes for ``cupy``."""
 
@@ -772,29 +787,30 @@ class FakeCupy(types.ModuleType):
     def get_default_memory_pool(self):
         return self._pool
 
+    @_answers_to("cupy.asarray")
     def asarray(self, a, dtype=None, order=None, *, copy=None, blocking=False):
-        cupy_api.check_call("cupy.asarray", (a, dtype, order), {"copy": copy, "blocking": blocking})
         return _upload(a, dtype)  # a copy to device memory needs no compiled kernel
 
+    @_answers_to("cupy.asnumpy")
     def asnumpy(self, a, stream=None, order="C", out=None, *, blocking=True):
-        cupy_api.check_call("cupy.asnumpy", (a,), {})
         return a.get() if isinstance(a, FakeDeviceArray) else np.asarray(a)
 
+    @_answers_to("cupy.take")
     def take(self, a, indices, axis=None, out=None):
         """``cupy.take``: out-of-range indices wrap around (NumPy's ``mode="wrap"``), unchecked."""
-        cupy_api.check_call("cupy.take", (a, indices, axis, out), {})
         if not self._nvrtc:
             raise RuntimeError("fake cupy: NVRTC is missing, cannot compile take")
         LAUNCHES["take"] += 1
         return _device(np.take(_host(a), _host(indices), axis=axis, mode="wrap"))
 
+    @_answers_to("cupy.argsort")
     def argsort(self, a, axis=-1, kind=None):
         """``cupy.argsort``: always stable; ``kind`` may only be None or "stable" (NumPy has more)."""
-        cupy_api.check_call("cupy.argsort", (a, axis, kind), {})
         if kind not in (None, "stable"):
             raise ValueError("kind can only be None or 'stable'")
         return self.__getattr__("argsort")(a, axis=axis, kind="stable")
 
+    @_answers_to("cupy.unique")
     def unique(self, ar, *args, axis=None, **kwargs):
         """``cupy.unique``: along an ``axis`` it compares slices by subtracting them, which CuPy
         refuses for bool arrays (TypeError: boolean subtract), where NumPy's unique works."""
@@ -803,9 +819,9 @@ class FakeCupy(types.ModuleType):
                             "the `^` operator, or the logical_xor function instead.")
         return self.__getattr__("unique")(ar, *args, axis=axis, **kwargs)
 
+    @_answers_to("cupy.ElementwiseKernel")
     def ElementwiseKernel(self, in_params, out_params, operation, name="kernel", reduce_dims=True,  # noqa: N802
                           preamble="", no_return=False, return_tuple=False, **kwargs):
-        cupy_api.require("cupy.ElementwiseKernel")
         if preamble or not reduce_dims or no_return or return_tuple or kwargs:
             raise NotImplementedError("fake cupy: ElementwiseKernel options are not modelled (and cuda_source "
                                       "would not generate their source)")

@@ -7,6 +7,7 @@ without a GPU. The same computations on a real GPU are in ``test_devices.py``.
 
 import sys
 
+import fake_cupy
 import numpy as np
 import pytest
 from fake_cupy import FakeCupy, FakeDeviceArray, FakeElementwiseKernel
@@ -22,7 +23,10 @@ def use_cupy(monkeypatch):
     """Install a module as ``cupy`` for one test and probe again before and after."""
 
     def install(module):
-        monkeypatch.setitem(sys.modules, "cupy", module)
+        if isinstance(module, FakeCupy):
+            fake_cupy.install(monkeypatch, module)  # its cupyx too
+        else:
+            monkeypatch.setitem(sys.modules, "cupy", module)
         backends.reset_probes()
         return module
 
