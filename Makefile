@@ -34,7 +34,7 @@ setup: $(STAMP) system-deps
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[dev,dist,course]"
+	$(PY) -m pip install -q -e ".[dev,dist,course,gpu-compile]"
 ifneq ($(TORCH_WHEEL),)
 	$(PY) -m pip install -q "torch==2.13.0" || echo "note: torch 2.13.0 not installed; oracle tests will skip"
 else
