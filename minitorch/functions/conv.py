@@ -4,7 +4,8 @@
   and one matrix product; col2im for the backward.
 - ``ShiftedConv2d`` (stride 1): kh*kw shifted matrix products, no window copy at all.
   ``conv2d`` picks one of the two (``SWITCHES.conv_design``; measured in bench/train_cnn.py).
-- ``windows``/``col2im``/``pool_geometry``: also used by ``maxpool.py`` and ``pooling.py``.
+- ``windows``/``col2im``/``pool_geometry``: also used by ``maxpool.py`` and ``pooling.py``
+  (``windows`` copies every window; ``col2im``, its adjoint, adds up without writing in place).
 
 Every op works on ``ctx.xp`` (NumPy or CuPy), so it runs on either device.
 """
@@ -19,7 +20,7 @@ from minitorch.errors import MiniTorchError, MiniTorchValueError, check_int
 from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.linalg import product
 from minitorch.functions.shape import cat
-from minitorch.hints import Array, Gradients, Shape
+from minitorch.hints import Array, DTypeLike, Gradients, Shape
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
 
@@ -51,32 +52,57 @@ def _check_positive(op: str, name: str, value: tuple[int, int], allow_zero: bool
 
 
 def windows(x: Array, kh: int, kw: int, sh: int, sw: int) -> Array:
-    """A strided view (no copy) of every (kh, kw) window of ``x`` (N, C, H, W).
+    """Every (kh, kw) window of ``x`` (N, C, H, W), as an array of shape (N, C, Ho, Wo, kh, kw).
 
-    Shape (N, C, Ho, Wo, kh, kw): element [n, c, i, j, a, b] is x[n, c, i*sh + a, j*sw + b].
-    Moving one output position is a jump of sh rows; moving inside the window is one row.
+    Element [n, c, i, j, a, b] is x[n, c, i*sh + a, j*sw + b]: window (i, j) starts at row
+    i*sh, column j*sw. For each offset (a, b) inside a window, the pixels at that offset of
+    every window form one strided slice of the whole batch; the kh*kw slices are stacked.
+    (Lesson 09 builds the same array as a strided *view*, without copying; that is one of
+    the fast kernels in ``minitorch/kernels/cpu/``.)
     """
+    xp = backends.module_of(x)
     n, c, h, w = x.shape
     ho, wo = (h - kh) // sh + 1, (w - kw) // sw + 1
-    s_n, s_c, s_h, s_w = x.strides
-    as_strided = backends.module_of(x).lib.stride_tricks.as_strided
-    return as_strided(x, (n, c, ho, wo, kh, kw), (s_n, s_c, s_h * sh, s_w * sw, s_h, s_w))
+    slices = [x[:, :, a : a + sh * ho : sh, b : b + sw * wo : sw] for a in range(kh) for b in range(kw)]
+    return xp.stack(slices, axis=-1).reshape(n, c, ho, wo, kh, kw)
 
 
 def col2im(grad_windows: Array, shape: Shape, sh: int, sw: int) -> Array:
     """The adjoint of ``windows``: add each window's gradient back onto the (N, C, H, W) grid.
 
-    Overlapping windows share pixels, so their contributions add up. The loop runs over the
-    kh * kw offsets inside a window (9 for a 3x3 kernel), never over pixels or samples: each
-    step adds one strided slice of the whole batch at once.
+    ``windows`` copies a pixel into every window that contains it, so the pixel's gradient
+    is the sum of those copies' gradients. Offset (a, b) of window (i, j) is pixel
+    (a + i*sh, b + j*sw): spread the window gradients out to every sh-th row and sw-th
+    column (zeros between), then, for each of the kh*kw offsets, shift that grid down by a
+    rows and right by b columns (zero padding) and add it up.
     """
     xp = backends.module_of(grad_windows)
     n, c, ho, wo, kh, kw = grad_windows.shape
-    out = xp.zeros(shape, dtype=grad_windows.dtype)
+    h, w = shape[2], shape[3]
+    spread = _spread(xp, grad_windows, sh, sw)  # (N, C, Ho*sh, Wo*sw, kh, kw)
+    total = xp.zeros(shape, dtype=grad_windows.dtype)
     for a in range(kh):
         for b in range(kw):
-            out[:, :, a : a + sh * ho : sh, b : b + sw * wo : sw] += grad_windows[:, :, :, :, a, b]
-    return out
+            piece = spread[:, :, : h - a, : w - b, a, b]  # rows past the grid's edge hold only zeros
+            below, right = h - a - piece.shape[2], w - b - piece.shape[3]
+            total = total + xp.pad(piece, ((0, 0), (0, 0), (a, below), (b, right)))
+    return total
+
+
+def _spread(xp: Any, g: Array, sh: int, sw: int) -> Array:
+    """``g`` (N, C, Ho, Wo, ...) with sh - 1 zero rows after each row and sw - 1 zero columns
+    after each column: (N, C, Ho*sh, Wo*sw, ...), g[:, :, i, j] at [:, :, i*sh, j*sw]."""
+    if (sh, sw) == (1, 1):  # nothing to spread
+        return g
+    n, c, ho, wo = g.shape[:4]
+    rest = g.shape[4:]
+    rows = xp.stack([g] + [xp.zeros_like(g)] * (sh - 1), axis=3).reshape(n, c, ho * sh, wo, *rest)
+    return xp.stack([rows] + [xp.zeros_like(rows)] * (sw - 1), axis=4).reshape(n, c, ho * sh, wo * sw, *rest)
+
+
+def accumulator(dtype: DTypeLike) -> DTypeLike:
+    """The dtype to add up in: float32 for float16 (whose 11-bit sums drift), as PyTorch does."""
+    return "float32" if dtype == "float16" else dtype
 
 
 def windows_last(x: Array, kh: int, kw: int, sh: int, sw: int) -> Array:
