@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from types import TracebackType
 
-from minitorch.kernels.cpu import pooling  # noqa: F401  (each registers its kernels)
+from minitorch.kernels.cpu import conv, pooling  # noqa: F401  (each registers its kernels)
 from minitorch.kernels.registry import Kernel, all_kernels, kernels_of, register, unregister
 from minitorch.switches import SWITCHES
 
