@@ -29,11 +29,13 @@ def _parser() -> argparse.ArgumentParser:
     lessons = sub.add_parser("lessons", help="write the learner notebooks into a folder")
     lessons.add_argument("folder", help="where to write them (created if missing)")
     lessons.add_argument("--lang", choices=notebooks.LANGUAGES, default="en", help="the lessons' language")
-    lessons.add_argument("--force", action="store_true",
-                         help="also replace notebooks you changed (yours are kept as NN_name.ipynb.bak)")
+    lessons.add_argument(
+        "--force", action="store_true", help="also replace notebooks you changed (yours are kept as NN_name.ipynb.bak)"
+    )
     lab = sub.add_parser("lab", help="open JupyterLab on lesson 00 (writing the lessons first if needed)")
-    lab.add_argument("folder", nargs="?", default=DEFAULT_FOLDER,
-                     help=f"the lessons' folder (default {DEFAULT_FOLDER})")
+    lab.add_argument(
+        "folder", nargs="?", default=DEFAULT_FOLDER, help=f"the lessons' folder (default {DEFAULT_FOLDER})"
+    )
     lab.add_argument("--lang", choices=notebooks.LANGUAGES, default="en", help="the lessons' language")
     lab.add_argument("jupyter_args", nargs=argparse.REMAINDER, help="after --: options for jupyter lab")
     sub.add_parser("doctor", help="what this computer has and lacks for the course, and how to fix it")
@@ -54,8 +56,14 @@ def lab_command(folder: str, lang: str, jupyter_args: list[str]) -> int:
     args = [a for a in jupyter_args if a != "--"]
     if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in args:
         args.append("--allow-root")  # containers often run as root, and JupyterLab refuses it unless told
-    command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={path.resolve()}", *args,
-               str((path / notebooks.FIRST_LESSON).resolve())]
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        f"--ServerApp.root_dir={path.resolve()}",
+        *args,
+        str((path / notebooks.FIRST_LESSON).resolve()),
+    ]
     print("Starting JupyterLab on", path / notebooks.FIRST_LESSON, flush=True)
     try:
         return subprocess.call(command)

@@ -36,8 +36,12 @@ def _python() -> Finding:
     v = sys.version_info
     detail = f"{platform.python_version()} ({sys.executable})"
     if v < (3, 10):
-        return Finding("problem", "Python", detail + ": the course needs 3.10 or newer",
-                       "install Python 3.10+ (https://www.python.org/downloads/) and minitorch-course into it")
+        return Finding(
+            "problem",
+            "Python",
+            detail + ": the course needs 3.10 or newer",
+            "install Python 3.10+ (https://www.python.org/downloads/) and minitorch-course into it",
+        )
     return Finding("ok", "Python", detail)
 
 
@@ -51,8 +55,11 @@ def _course() -> Finding:
     import minitorch
 
     where = Path(minitorch.__file__).resolve().parent.parent
-    return Finding("ok", "minitorch-course", f"{version()} in {where}; lessons: "
-                   + ", ".join(f"{n} {lang}" for lang, n in counts.items()))
+    return Finding(
+        "ok",
+        "minitorch-course",
+        f"{version()} in {where}; lessons: " + ", ".join(f"{n} {lang}" for lang, n in counts.items()),
+    )
 
 
 def numpy_blas_and_cpu() -> Finding:
@@ -69,8 +76,10 @@ def numpy_blas_and_cpu() -> Finding:
         info = [i for i in threadpool_info() if i.get("user_api") == "blas"]
         if info:
             i = info[0]
-            blas = (f"BLAS {i.get('internal_api')} {i.get('version') or ''}".rstrip()
-                    + f" ({i.get('architecture') or 'kernel ?'}, {i.get('num_threads')} threads)")
+            blas = (
+                f"BLAS {i.get('internal_api')} {i.get('version') or ''}".rstrip()
+                + f" ({i.get('architecture') or 'kernel ?'}, {i.get('num_threads')} threads)"
+            )
     except Exception:  # threadpoolctl missing or unable to read this BLAS
         pass
     config: dict = {}
@@ -84,8 +93,10 @@ def numpy_blas_and_cpu() -> Finding:
     parts.append(blas)
     simd = config.get("SIMD Extensions", {})
     if simd:
-        parts.append(f"CPU dispatch: baseline {' '.join(simd.get('baseline', [])) or '-'}, "
-                     f"found {' '.join(simd.get('found', [])) or '-'}")
+        parts.append(
+            f"CPU dispatch: baseline {' '.join(simd.get('baseline', [])) or '-'}, "
+            f"found {' '.join(simd.get('found', [])) or '-'}"
+        )
     return Finding("ok", "NumPy", ", ".join(parts))
 
 
@@ -111,41 +122,62 @@ def graphs(manager: str | None) -> Finding:
             detail += f"; MINITORCH_DRAW=browser: drawn in the browser ({viz}) instead"
         return Finding("ok", "graphs", detail)
     if browser_view.VIZ_FILE.is_file() and importlib.util.find_spec("anywidget") is not None:
-        return Finding("note", "graphs", f"no Graphviz dot program: graphs are drawn in the browser by the bundled "
-                       f"{viz} (a widget; a notebook saved without widget state shows them as text). "
-                       "Installing Graphviz draws them in Python and stores them as SVG", fix)
+        return Finding(
+            "note",
+            "graphs",
+            f"no Graphviz dot program: graphs are drawn in the browser by the bundled "
+            f"{viz} (a widget; a notebook saved without widget state shows them as text). "
+            "Installing Graphviz draws them in Python and stores them as SVG",
+            fix,
+        )
     lacking = "anywidget" if browser_view.VIZ_FILE.is_file() else f"the bundled {viz} ({browser_view.VIZ_FILE})"
-    return Finding("problem", "graphs", f"no Graphviz dot program, and no {lacking}: no graph can be drawn",
-                   fix or PIP + " --force-reinstall minitorch-course")
+    return Finding(
+        "problem",
+        "graphs",
+        f"no Graphviz dot program, and no {lacking}: no graph can be drawn",
+        fix or PIP + " --force-reinstall minitorch-course",
+    )
 
 
 def cjk_fonts(manager: str | None) -> Finding:
     if system_packages.has_cjk_font():
         return Finding("ok", "CJK fonts", f"{system_packages.CJK_FONT} (the Chinese lessons' figures)")
-    return Finding("missing", "CJK fonts", f"no {system_packages.CJK_FONT}: only the Chinese lessons need it (their "
-                   "figures would show boxes for Chinese characters; graphs drawn in the browser use any Chinese font)",
-                   system_packages.install_command(["cjk-fonts"], manager))
+    return Finding(
+        "missing",
+        "CJK fonts",
+        f"no {system_packages.CJK_FONT}: only the Chinese lessons need it (their "
+        "figures would show boxes for Chinese characters; graphs drawn in the browser use any Chinese font)",
+        system_packages.install_command(["cjk-fonts"], manager),
+    )
 
 
 def gpu() -> Finding:
     if importlib.util.find_spec("cupy") is None:
-        return Finding("missing", "GPU", "CuPy is not installed: lesson 10 runs its CPU parts only (a CUDA GPU "
-                       "and CuPy run all of it)", EXTRA_INSTALL.format(extra="gpu") + "   # CUDA 12 drivers; "
-                       "gpu13 for CUDA 13")
+        return Finding(
+            "missing",
+            "GPU",
+            "CuPy is not installed: lesson 10 runs its CPU parts only (a CUDA GPU and CuPy run all of it)",
+            EXTRA_INSTALL.format(extra="gpu") + "   # CUDA 12 drivers; gpu13 for CUDA 13",
+        )
     import minitorch
 
     if minitorch.cuda.is_available():
         return Finding("ok", "GPU", "CuPy with a usable CUDA device")
-    return Finding("missing", "GPU", f"no usable GPU ({minitorch.cuda.unavailable_reason()}): lesson 10 runs its CPU "
-                   "parts only")
+    return Finding(
+        "missing", "GPU", f"no usable GPU ({minitorch.cuda.unavailable_reason()}): lesson 10 runs its CPU parts only"
+    )
 
 
 def mpi() -> Finding:
     mpiexec = Path(sys.executable).parent / ("mpiexec.exe" if sys.platform == "win32" else "mpiexec")
     if importlib.util.find_spec("mpi4py") is not None and (mpiexec.exists() or shutil.which("mpiexec")):
         return Finding("ok", "MPI", f"mpi4py and {mpiexec if mpiexec.exists() else shutil.which('mpiexec')}")
-    return Finding("missing", "MPI", "mpi4py/mpiexec not installed: lesson 15 (data parallel) needs them",
-                   EXTRA_INSTALL.format(extra="dist"))
+    return Finding(
+        "missing",
+        "MPI",
+        "mpi4py/mpiexec not installed: lesson 15 (data parallel) needs them",
+        EXTRA_INSTALL.format(extra="dist"),
+    )
 
 
 def jupyter() -> Finding:
@@ -160,23 +192,25 @@ def jupyter() -> Finding:
         try:
             widgets.append(f"{name} {metadata.version(name)}")
         except Exception:
-            return Finding("problem", "JupyterLab", f"{name} is not installed: the lessons' widgets need it",
-                           PIP + f" {name}")
+            return Finding(
+                "problem", "JupyterLab", f"{name} is not installed: the lessons' widgets need it", PIP + f" {name}"
+            )
     return Finding("ok", "JupyterLab", f"{lab}, " + ", ".join(widgets))
 
 
 def findings() -> list[Finding]:
     """Every part, in the report's order."""
     manager = system_packages.package_manager()
-    found = [_python(), _course(), numpy_blas_and_cpu(), jupyter(), graphs(manager), cjk_fonts(manager), gpu(),
-             mpi()]
+    found = [_python(), _course(), numpy_blas_and_cpu(), jupyter(), graphs(manager), cjk_fonts(manager), gpu(), mpi()]
     return found
 
 
 def report(found: list[Finding]) -> str:
     manager = system_packages.package_manager()
-    head = (f"minitorch-course doctor: version {version()}, {platform.system()} {platform.machine()}, "
-            f"package manager: {manager or 'none found'}")
+    head = (
+        f"minitorch-course doctor: version {version()}, {platform.system()} {platform.machine()}, "
+        f"package manager: {manager or 'none found'}"
+    )
     lines = [head]
     for f in found:
         lines.append(f"  {f.status:8} {f.part:17} {f.detail}")

@@ -35,8 +35,10 @@ def lesson_folder(lang: str = "en") -> Path:
     for folder in candidates:
         if any(folder.glob("[0-9][0-9]_*.ipynb")):
             return folder
-    raise FileNotFoundError(f"no {lang} lesson notebooks in this install (looked in {candidates[0]} and "
-                            f"{candidates[1]}): reinstall minitorch-course from its wheel")
+    raise FileNotFoundError(
+        f"no {lang} lesson notebooks in this install (looked in {candidates[0]} and "
+        f"{candidates[1]}): reinstall minitorch-course from its wheel"
+    )
 
 
 def lesson_files(lang: str = "en") -> list[Path]:
@@ -60,16 +62,17 @@ class Written:
     replaced: list[str] = field(default_factory=list)  # changed by the learner, replaced (force; .bak kept)
 
     def summary(self) -> str:
-        parts = [f"{len(self.new) + len(self.updated) + len(self.replaced)} lesson notebooks written to "
-                 f"{self.folder}"]
+        parts = [f"{len(self.new) + len(self.updated) + len(self.replaced)} lesson notebooks written to {self.folder}"]
         if self.unchanged:
             parts.append(f"{len(self.unchanged)} already up to date")
         if self.replaced:
             parts.append(f"replaced your changed {', '.join(self.replaced)} (your copies: *.ipynb.bak)")
         text = "; ".join(parts) + "."
         if self.kept:
-            text += (f"\nKept your changed copies of {', '.join(self.kept)}: --force replaces them with this "
-                     "version's (keeping yours as .ipynb.bak).")
+            text += (
+                f"\nKept your changed copies of {', '.join(self.kept)}: --force replaces them with this "
+                "version's (keeping yours as .ipynb.bak)."
+            )
         return text
 
 

@@ -24,13 +24,33 @@ from pathlib import Path
 
 # what -> package manager -> package name (None: that manager does not have it)
 PACKAGES: dict[str, dict[str, str | None]] = {
-    "graphviz": {"apt": "graphviz", "dnf": "graphviz", "pacman": "graphviz", "zypper": "graphviz",
-                 "brew": "graphviz", "winget": "Graphviz.Graphviz", "conda": "graphviz"},
-    "cjk-fonts": {"apt": "fonts-noto-cjk", "dnf": "google-noto-sans-cjk-fonts", "pacman": "noto-fonts-cjk",
-                  "zypper": "noto-sans-cjk-fonts", "brew": "font-noto-sans-cjk", "winget": None,
-                  "conda": None},
-    "chromium": {"apt": "chromium", "dnf": "chromium", "pacman": "chromium", "zypper": "chromium",
-                 "brew": "chromium", "winget": None, "conda": None},
+    "graphviz": {
+        "apt": "graphviz",
+        "dnf": "graphviz",
+        "pacman": "graphviz",
+        "zypper": "graphviz",
+        "brew": "graphviz",
+        "winget": "Graphviz.Graphviz",
+        "conda": "graphviz",
+    },
+    "cjk-fonts": {
+        "apt": "fonts-noto-cjk",
+        "dnf": "google-noto-sans-cjk-fonts",
+        "pacman": "noto-fonts-cjk",
+        "zypper": "noto-sans-cjk-fonts",
+        "brew": "font-noto-sans-cjk",
+        "winget": None,
+        "conda": None,
+    },
+    "chromium": {
+        "apt": "chromium",
+        "dnf": "chromium",
+        "pacman": "chromium",
+        "zypper": "chromium",
+        "brew": "chromium",
+        "winget": None,
+        "conda": None,
+    },
 }
 WHY = {
     "graphviz": "Graphviz's dot program: graphs drawn in Python and stored as SVG (without it: drawn in the browser)",
@@ -49,10 +69,25 @@ INSTALL = {
 }
 CASKS = {"font-noto-sans-cjk", "chromium"}  # brew installs these with --cask
 # Linux distributions (os-release ID / ID_LIKE) -> manager, then the programs that tell.
-DISTRO_MANAGERS = {"debian": "apt", "ubuntu": "apt", "fedora": "dnf", "rhel": "dnf", "centos": "dnf",
-                   "arch": "pacman", "manjaro": "pacman", "suse": "zypper", "opensuse": "zypper"}
-MANAGER_PROGRAMS = {"apt": "apt-get", "dnf": "dnf", "pacman": "pacman", "zypper": "zypper", "brew": "brew",
-                    "winget": "winget"}
+DISTRO_MANAGERS = {
+    "debian": "apt",
+    "ubuntu": "apt",
+    "fedora": "dnf",
+    "rhel": "dnf",
+    "centos": "dnf",
+    "arch": "pacman",
+    "manjaro": "pacman",
+    "suse": "zypper",
+    "opensuse": "zypper",
+}
+MANAGER_PROGRAMS = {
+    "apt": "apt-get",
+    "dnf": "dnf",
+    "pacman": "pacman",
+    "zypper": "zypper",
+    "brew": "brew",
+    "winget": "winget",
+}
 ROOT_INSTALLS = {  # what root runs without sudo, quietly
     "apt": "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq {} >/dev/null",
     "dnf": "dnf install -y -q {}",
@@ -104,8 +139,9 @@ def install_command(whats: list[str], manager: str | None) -> str | None:
     if manager == "brew":
         formulae = [n for n in names if n not in CASKS]
         casks = [n for n in names if n in CASKS]
-        lines = ([INSTALL["brew"].format(" ".join(formulae))] if formulae else []) + \
-                ([INSTALL["brew"].format("--cask " + " ".join(casks))] if casks else [])
+        lines = ([INSTALL["brew"].format(" ".join(formulae))] if formulae else []) + (
+            [INSTALL["brew"].format("--cask " + " ".join(casks))] if casks else []
+        )
         return " && ".join(lines)
     if manager == "winget":  # one package per winget command
         return " ; ".join(INSTALL["winget"].format(n) for n in names)
@@ -117,8 +153,12 @@ def has_cjk_font() -> bool:
     if shutil.which("fc-list"):
         done = subprocess.run(["fc-list", CJK_FONT], capture_output=True, text=True, timeout=30)
         return bool(done.stdout.strip())
-    folders = [Path.home() / "Library" / "Fonts", Path("/Library/Fonts"), Path(os.environ.get("WINDIR", "C:/Windows"))
-               / "Fonts", Path(os.environ.get("LOCALAPPDATA", "")) / "Microsoft" / "Windows" / "Fonts"]
+    folders = [
+        Path.home() / "Library" / "Fonts",
+        Path("/Library/Fonts"),
+        Path(os.environ.get("WINDIR", "C:/Windows")) / "Fonts",
+        Path(os.environ.get("LOCALAPPDATA", "")) / "Microsoft" / "Windows" / "Fonts",
+    ]
     return any(folder.is_dir() and any(folder.glob("NotoSansCJK*")) for folder in folders)
 
 

@@ -60,11 +60,17 @@ def fetch(target: Path = VIZ_FILE, npm: str | None = None) -> Path:
         return target
     npm = npm or shutil.which("npm")
     if npm is None:
-        raise FetchError(f"npm is not installed, so {PACKAGE}@{VERSION} (Graphviz for the browser) cannot be "
-                         "fetched. Install Node.js with npm, or Graphviz's dot program, which makes it unneeded.")
+        raise FetchError(
+            f"npm is not installed, so {PACKAGE}@{VERSION} (Graphviz for the browser) cannot be "
+            "fetched. Install Node.js with npm, or Graphviz's dot program, which makes it unneeded."
+        )
     with tempfile.TemporaryDirectory() as tmp:
-        done = subprocess.run([npm, "pack", f"{PACKAGE}@{VERSION}", "--pack-destination", tmp, "--json",
-                               "--loglevel=error"], capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [npm, "pack", f"{PACKAGE}@{VERSION}", "--pack-destination", tmp, "--json", "--loglevel=error"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         if done.returncode != 0:
             raise FetchError(f"npm pack {PACKAGE}@{VERSION} failed: {done.stderr.strip()[-400:]}")
         tarball = Path(tmp) / json.loads(done.stdout)[0]["filename"]  # viz-js-viz-3.31.0.tgz
@@ -89,8 +95,10 @@ def main(argv: list[str]) -> int:
         if is_current():
             print(f"{VIZ_FILE.relative_to(ROOT)}: {PACKAGE}@{VERSION}, as pinned")
             return 0
-        print(f"{VIZ_FILE.relative_to(ROOT)} is missing or not {PACKAGE}@{VERSION}: run python -m tools.fetch_viz",
-              file=sys.stderr)
+        print(
+            f"{VIZ_FILE.relative_to(ROOT)} is missing or not {PACKAGE}@{VERSION}: run python -m tools.fetch_viz",
+            file=sys.stderr,
+        )
         return 1
     try:
         path = fetch()

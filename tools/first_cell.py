@@ -46,11 +46,13 @@ def install_line(version: str | None = None) -> str:
 def prelude(version: str | None = None) -> str:
     """The lines the first code cell starts with."""
     message = f"MiniTorch is not installed here: run  {install_line(version)}  then run this cell again"
-    return (f"try:  {MARK}\n"
-            "    import minitorch\n"
-            "except ModuleNotFoundError:\n"
-            "    from IPython.core.error import UsageError\n"
-            f'    raise UsageError("{message}") from None\n\n')
+    return (
+        f"try:  {MARK}\n"
+        "    import minitorch\n"
+        "except ModuleNotFoundError:\n"
+        "    from IPython.core.error import UsageError\n"
+        f'    raise UsageError("{message}") from None\n\n'
+    )
 
 
 def with_prelude(source: str, version: str | None = None) -> str:
@@ -75,8 +77,10 @@ def main(argv: list[str]) -> int:
             cell.source = wanted
             nbformat.write(nb, path)
     if "--check" in argv and stale:
-        print(f"first code cell without the current install check: {stale}; run python -m tools.first_cell",
-              file=sys.stderr)
+        print(
+            f"first code cell without the current install check: {stale}; run python -m tools.first_cell",
+            file=sys.stderr,
+        )
         return 1
     if stale:
         print(f"install check written into {len(stale)} solutions; now run: python -m tools.make_learner_copies")

@@ -16,9 +16,14 @@ sys.path.insert(0, str(ROOT))  # tools/ is a repository script folder, not an in
 from minitorch_course import cli, doctor, notebooks, system_packages  # noqa: E402
 from tools import first_cell  # noqa: E402
 
-ALL_NOTEBOOKS = sorted([*ROOT.glob("lessons/[0-9][0-9]_*.ipynb"), *ROOT.glob("lessons/zh/[0-9][0-9]_*.ipynb"),
-                        *ROOT.glob("lessons/solutions/[0-9][0-9]_*.ipynb"),
-                        *ROOT.glob("lessons/solutions/zh/[0-9][0-9]_*.ipynb")])
+ALL_NOTEBOOKS = sorted(
+    [
+        *ROOT.glob("lessons/[0-9][0-9]_*.ipynb"),
+        *ROOT.glob("lessons/zh/[0-9][0-9]_*.ipynb"),
+        *ROOT.glob("lessons/solutions/[0-9][0-9]_*.ipynb"),
+        *ROOT.glob("lessons/solutions/zh/[0-9][0-9]_*.ipynb"),
+    ]
+)
 
 
 # ------------------------------------------------------------------ minitorch-course lessons
@@ -65,7 +70,7 @@ def test_lab_writes_the_lessons_then_opens_lesson_00(tmp_path, monkeypatch):
     calls = []
     monkeypatch.setattr(cli.subprocess, "call", lambda command: calls.append(command) or 0)
     assert cli.main(["lab", str(tmp_path / "course"), "--", "--no-browser"]) == 0
-    command, = calls
+    (command,) = calls
     assert command[:3] == [sys.executable, "-m", "jupyterlab"] and "--no-browser" in command
     assert command[-1] == str((tmp_path / "course" / "00_welcome.ipynb").resolve())
     assert f"--ServerApp.root_dir={(tmp_path / 'course').resolve()}" in command
@@ -73,10 +78,17 @@ def test_lab_writes_the_lessons_then_opens_lesson_00(tmp_path, monkeypatch):
 
 
 # ------------------------------------------------------------------ system packages, per operating system
-@pytest.mark.parametrize("release, manager", [
-    ({"ID": "debian"}, "apt"), ({"ID": "ubuntu", "ID_LIKE": "debian"}, "apt"), ({"ID": "fedora"}, "dnf"),
-    ({"ID": "rocky", "ID_LIKE": "rhel centos fedora"}, "dnf"), ({"ID": "arch"}, "pacman"),
-    ({"ID": "opensuse-tumbleweed", "ID_LIKE": "opensuse suse"}, "zypper")])
+@pytest.mark.parametrize(
+    "release, manager",
+    [
+        ({"ID": "debian"}, "apt"),
+        ({"ID": "ubuntu", "ID_LIKE": "debian"}, "apt"),
+        ({"ID": "fedora"}, "dnf"),
+        ({"ID": "rocky", "ID_LIKE": "rhel centos fedora"}, "dnf"),
+        ({"ID": "arch"}, "pacman"),
+        ({"ID": "opensuse-tumbleweed", "ID_LIKE": "opensuse suse"}, "zypper"),
+    ],
+)
 def test_the_package_manager_of_each_linux(release, manager):
     assert system_packages.package_manager("Linux", release) == manager
 

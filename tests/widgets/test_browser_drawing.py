@@ -68,8 +68,12 @@ def test_without_dot_draw_graph_sends_every_candidate_layout(no_dot):
     loss.backward()
     picture = draw_graph(loss, names={"x": x})
     plan = picture.browser_plan
-    assert plan["fit"] == {"width_in": layout.NOTEBOOK_WIDTH_IN, "min_scale": layout.MIN_SCALE, "show_all": False,
-                           "fixed": False}
+    assert plan["fit"] == {
+        "width_in": layout.NOTEBOOK_WIDTH_IN,
+        "min_scale": layout.MIN_SCALE,
+        "show_all": False,
+        "fixed": False,
+    }
     boxes = [level["boxes"] for level in plan["levels"]]
     assert boxes == layout.summary_sizes(picture.node_count())
     for level in plan["levels"]:
@@ -84,9 +88,11 @@ def test_without_dot_a_notebook_gets_the_widget_and_the_same_text(no_dot, views)
     loss, _ = chain(2)
     picture = draw_graph(loss)
     data, _metadata = picture._repr_mimebundle_()
-    assert data["text/plain"] == repr(picture) == f"<computation graph: {picture.node_count()} nodes, " \
-                                                  f"{picture.source.count(' -> ')} edges>"
-    widget, = views
+    assert (
+        data["text/plain"] == repr(picture) == f"<computation graph: {picture.node_count()} nodes, "
+        f"{picture.source.count(' -> ')} edges>"
+    )
+    (widget,) = views
     assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == widget.model_id
     assert widget.levels == picture.browser_plan["levels"] and widget.fit["fixed"] is False
     assert widget.library is browser_view.library()  # viz.js goes to the browser once per kernel
@@ -159,8 +165,13 @@ def choose_in_node(plans, tmp_path):
     view = tmp_path / "graph_view.mjs"
     shutil.copy(browser_view.VIZ_FILE, viz)
     shutil.copy(browser_view.BROWSER_DIR / "graph_view.js", view)
-    done = subprocess.run([NODE, str(HERE / "choose_layout.mjs"), str(viz), str(view)], input=json.dumps(plans),
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [NODE, str(HERE / "choose_layout.mjs"), str(viz), str(view)],
+        input=json.dumps(plans),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)["results"]
 
@@ -194,8 +205,12 @@ def test_the_browser_picks_the_layout_the_dot_program_picks(monkeypatch, tmp_pat
             assert browser["boxes"] == everything and browser["scale"] < layout.MIN_SCALE, name
             assert browser["width_in"] <= layout.NOTEBOOK_WIDTH_IN + 0.01, name
         if browser_view.dot_program() is not None:  # the dot program's choice on the same graph
-            fitted = layout.fit_to_notebook(lambda d, n, name=name: _make(losses[name], d, n, CASES[name][1]),
-                                            everything, "auto", CASES[name][1].get("show_all", False))
+            fitted = layout.fit_to_notebook(
+                lambda d, n, name=name: _make(losses[name], d, n, CASES[name][1]),
+                everything,
+                "auto",
+                CASES[name][1].get("show_all", False),
+            )
             assert (fitted.rankdir, fitted.size is None) == (browser["rankdir"], browser["size"] is None), name
             if how != "summarised":  # the summary size depends on each Graphviz's measures; both must summarise
                 assert fitted.max_nodes == browser["boxes"], name
@@ -205,5 +220,10 @@ def test_the_browser_picks_the_layout_the_dot_program_picks(monkeypatch, tmp_pat
 
 def _make(loss, direction, boxes, kwargs):
     """draw_graph's picture of ``loss`` in ``direction`` with ``boxes`` boxes, at full size (as layout's make)."""
-    return draw_graph(loss, rankdir=direction, size=None, max_nodes=boxes,
-                      **{k: v for k, v in kwargs.items() if k not in ("max_nodes", "show_all")})
+    return draw_graph(
+        loss,
+        rankdir=direction,
+        size=None,
+        max_nodes=boxes,
+        **{k: v for k, v in kwargs.items() if k not in ("max_nodes", "show_all")},
+    )

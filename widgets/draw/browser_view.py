@@ -46,10 +46,12 @@ def use_browser() -> bool:
 
 def renderer_missing_message() -> str:
     """Why no graph can be drawn, and the two ways out."""
-    return (f"draw_graph: Graphviz's 'dot' program is not installed, and this install of minitorch-course has no "
-            f"browser copy of Graphviz ({VIZ_FILE} is missing: the package was built where npm was not available). "
-            "Either install Graphviz (`minitorch-course doctor` prints the command for this computer), or install "
-            "minitorch-course from its wheel, or in a checkout run `python -m tools.fetch_viz`.")
+    return (
+        f"draw_graph: Graphviz's 'dot' program is not installed, and this install of minitorch-course has no "
+        f"browser copy of Graphviz ({VIZ_FILE} is missing: the package was built where npm was not available). "
+        "Either install Graphviz (`minitorch-course doctor` prints the command for this computer), or install "
+        "minitorch-course from its wheel, or in a checkout run `python -m tools.fetch_viz`."
+    )
 
 
 def require_renderer() -> None:
@@ -67,8 +69,7 @@ def viz_code() -> str:
 
 def fixed_plan(source: str) -> dict[str, Any]:
     """The plan of a picture drawn as it is (an explicit size or direction, a compiled program)."""
-    return {"levels": [{"boxes": None, "pictures": [{"rankdir": None, "dot": source}]}],
-            "fit": {"fixed": True}}
+    return {"levels": [{"boxes": None, "pictures": [{"rankdir": None, "dot": source}]}], "fit": {"fixed": True}}
 
 
 def _widget_classes() -> tuple[type, type]:
