@@ -81,3 +81,9 @@ def path_without(programs, folder):
 def path_without_dot(tmp_path_factory):
     """A PATH on which Graphviz's ``dot`` is not found: graphs are drawn in the browser."""
     return path_without({"dot"}, tmp_path_factory.mktemp("path-without-dot"))
+
+
+@pytest.fixture(scope="session")
+def make_path_without():
+    """``path_without(programs, folder)`` for tests that need such a PATH in a folder of their own."""
+    return path_without
