@@ -45,12 +45,15 @@ def use_browser() -> bool:
 
 
 def renderer_missing_message() -> str:
-    """Why no graph can be drawn, and the two ways out."""
-    return (
-        f"draw_graph: Graphviz's 'dot' program is not installed, and this install of minitorch-course has no "
-        f"browser copy of Graphviz ({VIZ_FILE} is missing: the package was built where npm was not available). "
+    """Why no graph can be drawn, and the three ways out."""
+    from widgets.i18n import _
+
+    return _(
+        "draw_graph: Graphviz's 'dot' program is not installed, and this install of minitorch-course has no "
+        "browser copy of Graphviz ({path} is missing: the package was built where npm was not available). "
         "Either install Graphviz (`minitorch-course doctor` prints the command for this computer), or install "
-        "minitorch-course from its wheel, or in a checkout run `python -m tools.fetch_viz`."
+        "minitorch-course from its wheel, or in a checkout run `python -m tools.fetch_viz`.",
+        path=VIZ_FILE,
     )
 
 

@@ -22,7 +22,7 @@ function vizFor(model) {
   const version = model.get("library_version");
   const cache = (globalThis[CACHE_KEY] ??= new Map());
   if (!cache.has(version)) {
-    cache.set(version, (async () => {
+    const loading = (async () => {
       const library = await model.widget_manager.get_model(ref.replace(/^IPY_MODEL_/, ""));
       const url = URL.createObjectURL(new Blob([library.get("code")], { type: "text/javascript" }));
       try {
@@ -31,7 +31,9 @@ function vizFor(model) {
       } finally {
         URL.revokeObjectURL(url);
       }
-    })());
+    })();
+    loading.catch(() => cache.delete(version));  // the next graph tries again
+    cache.set(version, loading);
   }
   return cache.get(version);
 }
