@@ -12,8 +12,8 @@ Rows, for each batch size:
 - ``MiniTorch CPU, 1 thread`` / ``all cores``: NumPy on the host, BLAS pinned with
   threadpoolctl (the threads actually used are printed).
 - ``MiniTorch GPU, resident``: dataset, parameters, gradients and optimizer state live on
-  the GPU; nothing crosses the bus in the timed steps (checked: they run under
-  ``cupyx.allow_synchronize(False)``, which refuses any sync, so "syncs per step: 0").
+  the GPU; nothing crosses the bus in the timed steps (checked before timing by
+  ``minitorch.cuda.syncs.synchronises``, which sees any host-device sync: "syncs per step: 0").
 - ``... resident, no custom kernels``: the same with ``use_custom_kernels(False)``.
 - ``MiniTorch GPU, per-op copies``: data on the host, every op uploads its inputs and
   downloads its result (the MiniTorch article's design, ``minitorch.examples.per_op_copies``);
@@ -28,7 +28,6 @@ median over ``--blocks`` blocks of steps timed between two synchronisations. GPU
 """
 
 import argparse
-import contextlib
 import os
 import statistics
 import sys
@@ -47,6 +46,7 @@ from _machine import blas_info, describe  # noqa: E402
 
 import minitorch  # noqa: E402
 from minitorch.cuda import kernels as cuda_kernels  # noqa: E402
+from minitorch.cuda import syncs  # noqa: E402
 from minitorch.examples.per_op_copies import host_batches, per_op_copies  # noqa: E402
 from minitorch.nn import functional as F  # noqa: E402
 
@@ -89,19 +89,8 @@ def sync(device):
         minitorch.cuda.synchronize()
 
 
-def no_sync_allowed(device):
-    """``cupyx.allow_synchronize(False)`` on a real GPU (a sync raises); nothing elsewhere."""
-    if device != "cuda":
-        return contextlib.nullcontext()
-    try:
-        import cupyx
-    except ImportError:  # the fake CuPy of the tests
-        return contextlib.nullcontext()
-    return cupyx.allow_synchronize(False)
-
-
-def time_minitorch(x_np, y_np, batch, device, hidden, steps, blocks=3, copies=False):
-    """``(first step s, median s per step, final loss)`` for MiniTorch; ``copies``: per-op copies mode."""
+def make_step(x_np, y_np, batch, device, hidden, copies=False):
+    """A training step of the MLP on ``device`` over shuffled batches; ``copies``: per-op copies mode."""
     minitorch.manual_seed(0)
     model = make_model(x_np.shape[1], hidden, 10).to(device)
     opt = minitorch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
@@ -121,6 +110,12 @@ def time_minitorch(x_np, y_np, batch, device, hidden, steps, blocks=3, copies=Fa
         opt.step()
         return loss
 
+    return step
+
+
+def time_minitorch(x_np, y_np, batch, device, hidden, steps, blocks=3, copies=False):
+    """``(first step s, median s per step, final loss)`` for MiniTorch; ``copies``: per-op copies mode."""
+    step = make_step(x_np, y_np, batch, device, hidden, copies)
     sync(device)
     start = time.perf_counter()
     loss = step()  # compiles the kernels on a GPU
@@ -132,12 +127,19 @@ def time_minitorch(x_np, y_np, batch, device, hidden, steps, blocks=3, copies=Fa
     for _ in range(blocks):
         sync(device)
         start = time.perf_counter()
-        with no_sync_allowed("cpu" if copies else device):  # per-op copies sync on purpose
-            for _ in range(steps):
-                loss = step()
+        for _ in range(steps):
+            loss = step()
         sync(device)
         times.append((time.perf_counter() - start) / steps)
     return first, statistics.median(times), float(loss.item())
+
+
+def resident_step_syncs(x_np, y_np, batch, hidden):
+    """The note for the resident row: whether its step makes the host wait for the GPU (any sync)."""
+    step = make_step(x_np, y_np, batch, "cuda", hidden)
+    if syncs.synchronises(step):
+        return "FAILED: the resident step synchronises with the host (minitorch.cuda.syncs)"
+    return "syncs per step: 0 (checked by minitorch.cuda.syncs)"
 
 
 def time_torch_cuda(x_np, y_np, batch, hidden, steps, blocks=3):
@@ -211,11 +213,8 @@ def run(args):
             for label in GPU_ROWS:
                 add(label, None, "skipped: no usable GPU (why: the GPU line above)")
         else:
-            try:
-                add(GPU_ROWS[0], time_minitorch(x_np, y_np, batch, "cuda", args.hidden, steps, args.blocks),
-                    "syncs per step: 0 (timed under cupyx.allow_synchronize(False))")
-            except Exception as exc:  # a sync inside the timed loop, most likely
-                add(GPU_ROWS[0], None, f"FAILED: {type(exc).__name__}: {exc}")
+            note = resident_step_syncs(x_np, y_np, batch, args.hidden)
+            add(GPU_ROWS[0], time_minitorch(x_np, y_np, batch, "cuda", args.hidden, steps, args.blocks), note)
             with cuda_kernels.use_custom_kernels(False):
                 add(GPU_ROWS[1], time_minitorch(x_np, y_np, batch, "cuda", args.hidden, steps, args.blocks),
                     "plain CuPy expressions")

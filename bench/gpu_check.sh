@@ -1,55 +1,163 @@
 #!/usr/bin/env bash
-# One-call GPU check for MiniTorch's CuPy backend (well under 5 minutes on an H200).
+# One command for a GPU machine: set up, check and measure MiniTorch's CuPy backend.
 #
-#   bash bench/gpu_check.sh
+#   bash bench/gpu_check.sh                 # report: $OUT/gpu_check.md (OUT unset: /tmp/gpu_check.md)
 #
-# For a machine with an NVIDIA GPU where CuPy (cupy-cuda12x[ctk] or cupy-cuda13x[ctk]),
-# NumPy, threadpoolctl and pytest are already installed; it needs no network.
-#   1. installs this package without dependencies (falls back to PYTHONPATH),
-#   2. environment: Python, NumPy/BLAS, CuPy, CUDA runtime and driver, GPU, is_available() and why,
-#   3. the GPU tests: kernels against NumPy (N=1, C=1, float64, non-contiguous), the Adam/SGD
-#      kernels, no sync in a training step, the memory API; plus the fake-CuPy logic tests,
-#   4. memory API figures (allocated, reserved, peaks, mem_get_info),
-#   5. bench/gpu.py: the batch sweep (512, 2048, 8192) of CPU 1 thread / all cores, GPU resident
-#      (timed under cupyx.allow_synchronize(False): 0 syncs per step), per-op copies and
-#      PyTorch CUDA, with the cold NVRTC compile time (first step) apart from the steady state,
-#   6. the digits job on cuda (2 epochs), then in mixed precision (--amp), and bench/amp.py
-#      (float32 vs float16 matmul and an MLP step under autocast + GradScaler, CPU and GPU),
-#   7. a summary. Exits non-zero when a test fails or no GPU is usable.
-# Everything goes to ONE file, $OUT/gpu_check.md when OUT is set (else /tmp/gpu_check.md):
-# the summary first, then every step's output. Every step has a time limit.
-# PYTHON chooses the interpreter; NO_INSTALL=1 runs from the source tree without pip;
-# BENCH_ARGS passes options to gpu.py (e.g. "--samples 20000" for a quick run).
+# Works on a bare machine with an NVIDIA driver, Python 3.10+ and PyPI, and on one where CuPy
+# is already installed (then nothing is downloaded). Meant to fit in 8 minutes on an H100,
+# installs included; every step has a time limit taken from what is left of GPU_CHECK_BUDGET.
+#   1. Python: $PYTHON (default python3) if it imports CuPy; otherwise a venv ($GPU_CHECK_VENV,
+#      default .venv-gpu) with CuPy for the CUDA major that nvidia-smi reports (12: the gpu
+#      extra, cupy-cuda12x[ctk]; 13 or newer: gpu13, cupy-cuda13x[ctk]), the gpu-check extra
+#      (pytest, hypothesis, threadpoolctl, scikit-learn), NumPy, and this project (--no-deps).
+#   2. the environment: Python, NumPy/BLAS, CuPy, CUDA runtime and driver, the GPU, and
+#      minitorch.cuda.is_available() with its reason. No usable GPU: the report says why and
+#      the script stops here with exit status 2 (a "dry run" on a machine without a GPU).
+#   3. bench/gpu_warmup.py: fills an empty kernel cache and reports the cold NVRTC compile time
+#      (MiniTorch's kernels, then a training step's CuPy kernels) apart from the warm runs;
+#   4. every device test file (tests/devices: the GPU tests, capture_step on the device, the
+#      kernel sources compiled for sm_80/sm_90, the fake-CuPy logic tests);
+#   5. the memory API on a known allocation;
+#   6. bench/gpu.py (GPU resident vs CPU vs per-op copies vs PyTorch CUDA, syncs checked);
+#   7. the digits job on cuda, then in mixed precision (--amp), and bench/amp.py;
+#   8. a summary at the top of the ONE report file, every step's output below it.
+# Exit status: 0 all passed, 1 a step failed, 2 no usable GPU.
+# Settings: PYTHON, GPU_CHECK_VENV, GPU_CHECK_EXTRA (the extra to install, instead of the one
+# nvidia-smi chooses), GPU_CHECK_BUDGET (seconds, default 480), BENCH_ARGS (for bench/gpu.py).
 
 set -u
 cd "$(dirname "$0")/.."
-PYTHON="${PYTHON:-$(command -v python3 || command -v python)}"
-SUMMARY="${OUT:-/tmp}/gpu_check.md"
-mkdir -p "$(dirname "$SUMMARY")"
+ROOT="$PWD"
+START=$(date +%s)
+BUDGET="${GPU_CHECK_BUDGET:-480}"
+REPORT="${OUT:-/tmp}/gpu_check.md"
+mkdir -p "$(dirname "$REPORT")"
 LOG="$(mktemp /tmp/gpu_check_log.XXXXXX)"
+STEPS="$(mktemp /tmp/gpu_check_steps.XXXXXX)"
 say() { echo "$@" | tee -a "$LOG"; }
+elapsed() { echo $(( $(date +%s) - START )); }
+# The time limit of a step: its own cap, or what is left of the budget (less 20 s for the rest).
+limit() { local left=$(( BUDGET - $(elapsed) - 20 )); [ "$left" -lt 10 ] && left=10; [ "$1" -lt "$left" ] && echo "$1" || echo "$left"; }
+step_result() { echo "| $1 | $2 | $3 s |" >> "$STEPS"; }
 # BLAS tuning variables some machines set slow NumPy down; benchmarks run without them.
 unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
 
-say "## MiniTorch GPU check ($(date -u +%Y-%m-%dT%H:%M:%SZ)) with $PYTHON"
+finish() {  # write the report (summary first, then the log) and exit with $1
+    {
+        echo "## summary"
+        echo ""
+        echo "| step | result | seconds |"
+        echo "|---|---|---:|"
+        cat "$STEPS"
+        grep -E "^target|^per-op copies cost|^peak GPU memory|^- cold compile|FAILED|^no usable GPU" "$LOG" \
+            | sed 's/^/| result | /; s/$/ | |/'
+        echo ""
+        echo "total: $(elapsed) s (budget $BUDGET s)"
+        echo ""
+        cat "$LOG"
+    } > "$REPORT"
+    rm -f "$LOG" "$STEPS"
+    echo "report: $REPORT"
+    exit "$1"
+}
 
-# 1. Install without dependencies and without the network; fall back to the source tree.
-if [ "${NO_INSTALL:-0}" != 1 ] && PIP_NO_INDEX=1 timeout 120 "$PYTHON" -m pip install --quiet --no-deps --no-build-isolation -e . >>"$LOG" 2>&1; then
-    say "installed: pip install --no-deps -e . (editable)"
+say "## MiniTorch GPU check ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
+
+# ---------------------------------------------------------------------- 1. which CUDA, which Python
+say "### set-up"
+CUDA_MAJOR=""
+if command -v nvidia-smi >/dev/null 2>&1; then
+    SMI="$(timeout 30 nvidia-smi 2>&1)"
+    CUDA_MAJOR="$(echo "$SMI" | grep -o 'CUDA Version: *[0-9]*' | grep -o '[0-9]*$' | head -n 1)"
+    say "- nvidia-smi: $(timeout 30 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null \
+        | head -n 1), CUDA ${CUDA_MAJOR:-?} (the newest the driver runs)"
 else
-    export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
-    say "not installed (NO_INSTALL=1 or pip failed); using PYTHONPATH=$PWD instead"
+    say "- nvidia-smi: not found (no NVIDIA driver on this machine); choosing CUDA 12 for the install"
+fi
+if [ -n "${GPU_CHECK_EXTRA:-}" ]; then
+    EXTRA="$GPU_CHECK_EXTRA"
+elif [ -n "$CUDA_MAJOR" ] && [ "$CUDA_MAJOR" -ge 13 ]; then
+    EXTRA=gpu13
+else
+    EXTRA=gpu
+fi
+if [ -n "$CUDA_MAJOR" ] && [ "$CUDA_MAJOR" -lt 12 ]; then
+    say "- the driver runs CUDA $CUDA_MAJOR only: CuPy 14 needs a driver for CUDA 12 or newer"
 fi
 
-# 2. Environment and is_available().
+PYTHON="${PYTHON:-$(command -v python3 || command -v python)}"
+HAS_CUPY=0
+"$PYTHON" -c "import cupy" >/dev/null 2>&1 && HAS_CUPY=1
+if [ "${GPU_CHECK_PLAN:-0}" = 1 ]; then  # say what would be installed, install nothing (tests/devices/test_gpu_check.py)
+    [ "$HAS_CUPY" = 1 ] && say "plan: use $PYTHON (it has CuPy)" || say "plan: venv with the $EXTRA extra"
+    finish 0
+fi
+SETUP_START=$(date +%s)
+if [ "$HAS_CUPY" = 1 ]; then
+    say "- CuPy is installed for $PYTHON: no venv, no CuPy download; MiniTorch runs from $ROOT (PYTHONPATH)"
+    export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
+    MISSING="$("$PYTHON" - <<'PY'
+import importlib.util
+needs = {"pytest": "pytest", "hypothesis": "hypothesis", "threadpoolctl": "threadpoolctl", "sklearn": "scikit-learn"}
+print(" ".join(pkg for mod, pkg in needs.items() if importlib.util.find_spec(mod) is None))
+PY
+)"
+    if [ -n "$MISSING" ]; then
+        say "- missing for the checks: $MISSING; installing with pip"
+        # shellcheck disable=SC2086
+        timeout "$(limit 180)" "$PYTHON" -m pip install -q --retries 1 --timeout 20 $MISSING >>"$LOG" 2>&1 \
+            || say "- pip could not install $MISSING (offline?): the steps that need them will fail"
+    fi
+    step_result "set-up" "CuPy found, nothing to create" "$(( $(date +%s) - SETUP_START ))"
+else
+    VENV="${GPU_CHECK_VENV:-$ROOT/.venv-gpu}"
+    say "- CuPy is not installed for $PYTHON: a venv at $VENV with the $EXTRA extra"
+    if [ ! -x "$VENV/bin/python" ] && ! "$PYTHON" -m venv "$VENV" >>"$LOG" 2>&1; then
+        say "FAILED: could not create a venv with $PYTHON -m venv (on Debian/Ubuntu: apt-get install python3-venv)"
+        step_result "set-up" "FAILED (venv)" "$(( $(date +%s) - SETUP_START ))"
+        finish 1
+    fi
+    PYTHON="$VENV/bin/python"
+    # The extras' requirements, read from pyproject.toml, and NumPy: not the notebook stack.
+    REQS="$("$PYTHON" - "$EXTRA" <<'PY'
+import re, sys
+text = open("pyproject.toml").read()
+wanted, reqs = {sys.argv[1], "gpu-check"}, []
+for line in text.splitlines():
+    m = re.match(r'^([\w-]+) = \[(.*)\]', line)
+    if m and m.group(1) in wanted:
+        reqs += re.findall(r'"([^"]+)"', m.group(2))
+    m = re.match(r'^\s*"(numpy[^"]*)"', line)
+    if m:
+        reqs.append(m.group(1))
+print("\n".join(reqs))
+PY
+)"
+    mapfile -t REQ_LIST <<< "$REQS"
+    say "- pip install ${REQ_LIST[*]}, and this project (--no-deps, editable)"
+    INSTALL_START=$(date +%s)
+    if timeout "$(limit 300)" "$PYTHON" -m pip install -q --upgrade pip >>"$LOG" 2>&1 \
+        && timeout "$(limit 300)" "$PYTHON" -m pip install -q "${REQ_LIST[@]}" >>"$LOG" 2>&1 \
+        && timeout "$(limit 60)" "$PYTHON" -m pip install -q --no-deps -e . >>"$LOG" 2>&1; then
+        say "- installed in $(( $(date +%s) - INSTALL_START )) s"
+        step_result "set-up" "venv $VENV, $EXTRA extra installed" "$(( $(date +%s) - SETUP_START ))"
+    else
+        say "FAILED: pip install (the last lines of its output are in the log below)"
+        step_result "set-up" "FAILED (pip install)" "$(( $(date +%s) - SETUP_START ))"
+        finish 1
+    fi
+fi
+
+# ---------------------------------------------------------------------- 2. environment
 say "### environment"
-timeout 120 "$PYTHON" - <<'PY' 2>&1 | tee -a "$LOG"
+STEP_START=$(date +%s)
+timeout "$(limit 120)" "$PYTHON" - <<'PY' 2>&1 | tee -a "$LOG"
 import sys
 sys.path.insert(0, "bench")
 import minitorch
 from _machine import describe
 print(describe())
-print("- minitorch", minitorch.__version__, "from", minitorch.__file__)
+print("- minitorch from", minitorch.__file__)
 try:
     import cupy
     rt = cupy.cuda.runtime
@@ -61,79 +169,53 @@ print("- reason:", minitorch.cuda.unavailable_reason())
 if minitorch.cuda.is_available():
     print("- device:", minitorch.cuda.get_device_name(), "| count:", minitorch.cuda.device_count())
 PY
-GPU_OK=$("$PYTHON" -c "import minitorch; print(int(minitorch.cuda.is_available()))" 2>/dev/null || echo 0)
-
-# 3. The tests: every GPU-marked test plus the backend's logic and the bench smoke test.
-TESTS_RC=0
-if "$PYTHON" -c "import pytest" 2>/dev/null; then
-    say "### tests"
-    timeout 150 "$PYTHON" -m pytest -o addopts="" -q -p no:cacheprovider -rs \
-        tests/devices/test_gpu.py tests/devices/test_devices.py tests/devices/test_cuda_backend.py \
-        tests/devices/test_cuda_launches.py tests/devices/test_cuda_graphs.py tests/devices/test_bench_gpu.py \
-        tests/devices/test_backend_recipe.py 2>&1 | tee -a "$LOG" | tail -n 25
-    TESTS_RC=${PIPESTATUS[0]}
-    TEST_LINE=$(grep -E "[0-9]+ (passed|failed)" "$LOG" | tail -n 1)
-else
-    TESTS_RC=1
-    TEST_LINE="pytest is not installed: tests NOT run"
-    say "$TEST_LINE"
+GPU_OK=$(timeout 120 "$PYTHON" -c "import minitorch; print(int(minitorch.cuda.is_available()))" 2>/dev/null || echo 0)
+if [ "$GPU_OK" != 1 ]; then
+    REASON=$(timeout 120 "$PYTHON" -c "import minitorch; print(minitorch.cuda.unavailable_reason())" 2>&1 | tail -n 1)
+    step_result "usable GPU" "NO" "$(( $(date +%s) - STEP_START ))"
+    say "no usable GPU: $REASON"
+    say "The set-up above worked; nothing was run on a GPU. Run this on a machine with an NVIDIA GPU and driver."
+    finish 2
 fi
+step_result "usable GPU" "yes" "$(( $(date +%s) - STEP_START ))"
 
-# 4. The memory API on a known allocation.
-say "### memory API"
-timeout 60 "$PYTHON" - <<'PY' 2>&1 | tee -a "$LOG"
+# The kernel cache every later step shares: empty now, so the warm-up measures cold compiles.
+export CUPY_CACHE_DIR="$(mktemp -d /tmp/gpu_check_kernels.XXXXXX)"
+
+# run_step NAME CAP COMMAND...: one step with its time limit, its output in the log.
+run_step() {
+    local name="$1" cap="$2"
+    shift 2
+    local t0 rc
+    t0=$(date +%s)
+    say "### $name"
+    timeout "$(limit "$cap")" "$@" 2>&1 | tee -a "$LOG" | tail -n 30
+    rc=${PIPESTATUS[0]}
+    [ "$rc" = 124 ] && say "FAILED: $name ran out of time"
+    step_result "$name" "exit $rc" "$(( $(date +%s) - t0 ))"
+    [ "$rc" = 0 ]
+}
+
+FAILED=0
+run_step "warm-up (cold compile)" 120 "$PYTHON" bench/gpu_warmup.py || FAILED=1
+run_step "device tests" 200 "$PYTHON" -m pytest -o addopts="" -q -p no:cacheprovider -rs tests/devices || FAILED=1
+TEST_LINE=$(grep -E "[0-9]+ (passed|failed)" "$LOG" | tail -n 1)
+[ -n "$TEST_LINE" ] && say "tests: $TEST_LINE"
+run_step "memory API" 60 "$PYTHON" - <<'PY' || FAILED=1
 import minitorch
 cuda = minitorch.cuda
-if cuda.is_available():
-    cuda.reset_peak_memory_stats()
-    x = minitorch.zeros(4096, 4096, device="cuda")  # 64 MiB
-    print("- after a 64 MiB tensor:", cuda.memory_summary())
-    del x
-    print("- after deleting it:", cuda.memory_summary())
-    free, total = cuda.mem_get_info()
-    print(f"- mem_get_info: free {free / 2**30:.1f} GiB of {total / 2**30:.1f} GiB")
-else:
-    print("- skipped: no usable GPU")
+cuda.reset_peak_memory_stats()
+x = minitorch.zeros(4096, 4096, device="cuda")  # 64 MiB
+print("- after a 64 MiB tensor:", cuda.memory_summary())
+del x
+print("- after deleting it:", cuda.memory_summary())
+free, total = cuda.mem_get_info()
+print(f"- mem_get_info: free {free / 2**30:.1f} GiB of {total / 2**30:.1f} GiB")
 PY
-
-# 5. The benchmark.
-say "### bench/gpu.py"
 # shellcheck disable=SC2086
-timeout 200 "$PYTHON" bench/gpu.py ${BENCH_ARGS:-} 2>&1 | tee -a "$LOG"
-BENCH_RC=${PIPESTATUS[0]}
-
-# 6. The digits job on the GPU.
-say "### digits on cuda"
-timeout 90 "$PYTHON" -m minitorch.examples.digits --device cuda --epochs 2 --no-progress 2>&1 | tail -n 5 | tee -a "$LOG"
-DIGITS_RC=${PIPESTATUS[0]}
-say "### digits on cuda, mixed precision"
-timeout 90 "$PYTHON" -m minitorch.examples.digits --device cuda --epochs 2 --amp --no-progress 2>&1 | tail -n 5 | tee -a "$LOG"
-AMP_DIGITS_RC=${PIPESTATUS[0]}
-say "### bench/amp.py (mixed precision)"
-timeout 150 "$PYTHON" bench/amp.py --no-torch --repeats 5 2>&1 | tee -a "$LOG"
-AMP_RC=${PIPESTATUS[0]}
-
-# 7. The summary, first in the one output file, the full log after it.
-{
-    echo "## summary"
-    echo ""
-    echo "| check | result |"
-    echo "|---|---|"
-    echo "| usable GPU | $([ "$GPU_OK" = 1 ] && echo yes || echo NO) |"
-    echo "| tests | ${TEST_LINE:-none} (exit $TESTS_RC) |"
-    echo "| bench/gpu.py | exit $BENCH_RC |"
-    echo "| digits on cuda | exit $DIGITS_RC |"
-    echo "| digits on cuda --amp | exit $AMP_DIGITS_RC |"
-    echo "| bench/amp.py | exit $AMP_RC |"
-    grep -E "^target|^per-op copies cost|^peak GPU memory|FAILED: " "$LOG" | sed 's/^/| result | /; s/$/ |/'
-    echo ""
-    cat "$LOG"
-} > "$SUMMARY"
-rm -f "$LOG"
-echo "summary and full log: $SUMMARY"
-
-if [ "$GPU_OK" != 1 ] || [ "$TESTS_RC" != 0 ] || [ "$BENCH_RC" != 0 ] || [ "$DIGITS_RC" != 0 ] \
-    || [ "$AMP_DIGITS_RC" != 0 ] || [ "$AMP_RC" != 0 ]; then
-    exit 1
-fi
-exit 0
+run_step "bench/gpu.py" 150 "$PYTHON" bench/gpu.py ${BENCH_ARGS:-} || FAILED=1
+run_step "digits on cuda" 60 "$PYTHON" -m minitorch.examples.digits --device cuda --epochs 2 --no-progress || FAILED=1
+run_step "digits on cuda --amp" 60 "$PYTHON" -m minitorch.examples.digits --device cuda --epochs 2 --amp --no-progress \
+    || FAILED=1
+run_step "bench/amp.py" 90 "$PYTHON" bench/amp.py --no-torch --repeats 5 || FAILED=1
+finish "$FAILED"

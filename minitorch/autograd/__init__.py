@@ -7,7 +7,9 @@
 - ``grad`` / ``backward`` (``gradients.py``): PyTorch's functional forms; ``grad`` returns
   the gradients of chosen tensors instead of adding into ``.grad``.
 - ``no_grad``, ``enable_grad``, ``set_grad_enabled``: turn recording off and on.
-- ``gradcheck``: analytic vs finite-difference gradients.
+- ``gradcheck``: analytic vs finite-difference gradients; ``gradgradcheck`` for the second.
+- ``graph_mode``: ``create_graph=True``, each op's backward run on values that record a graph.
+- ``functional``: ``jacobian``, ``hessian``, ``vjp``, ``jvp``, ``hvp``, ``vhp``.
 - ``detect_anomaly``: name the op whose backward produced NaN/Inf.
 - ``set_debug``: check every gradient's count, shape and dtype.
 - ``REGISTRY``, ``override_backward`` / ``restore_backward`` (``registry.py``): the built-in
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from minitorch.autograd import graph
+from minitorch.autograd import functional, graph
 from minitorch.autograd.anomaly import detect_anomaly, is_anomaly_enabled
 from minitorch.autograd.engine import (
     add_backward_observer,
@@ -30,8 +32,9 @@ from minitorch.autograd.engine import (
 )
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
-from minitorch.autograd.gradcheck import GradcheckError, gradcheck
+from minitorch.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from minitorch.autograd.gradients import backward, grad
+from minitorch.autograd.graph_arrays import DoubleBackwardError
 from minitorch.autograd.registry import REGISTRY, overridden_functions, override_backward, restore_backward
 
 
@@ -51,6 +54,7 @@ class debug_mode:
 __all__ = [
     "REGISTRY",
     "BackwardNode",
+    "DoubleBackwardError",
     "Function",
     "GradcheckError",
     "add_backward_observer",
@@ -59,9 +63,11 @@ __all__ = [
     "debug_mode",
     "detect_anomaly",
     "enable_grad",
+    "functional",
     "inference_mode",
     "grad",
     "gradcheck",
+    "gradgradcheck",
     "graph",
     "is_anomaly_enabled",
     "is_debug_enabled",

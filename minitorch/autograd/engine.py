@@ -9,6 +9,10 @@
 
 Buffers an op saved for backward are released as soon as its backward ran, unless
 ``retain_graph=True``.
+
+With ``create_graph=True`` the walk is the same, but the gradients are Tensors and each op's
+backward runs on graph values (``graph_mode.differentiable_backward``), so the backward pass is
+recorded as a graph of its own and its results can be differentiated again.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from minitorch import backends
 from minitorch.autograd.anomaly import check_gradient
+from minitorch.autograd.graph_mode import differentiable_backward, graph_add, graph_cast, graph_reshape
 from minitorch.errors import MiniTorchError
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.switches import SWITCHES
@@ -140,12 +145,24 @@ def consumer_counts(root: BackwardNode) -> dict[BackwardNode, int]:
 
 
 # ---------------------------------------------------------------------- the pass
-def tensor_backward(tensor: TensorBase, gradient: Any = None, retain_graph: bool = False) -> None:
+def tensor_backward(
+    tensor: TensorBase,
+    gradient: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Any = None,
+) -> None:
     """``tensor.backward()``: d tensor / d leaf for every leaf that requires grad, into ``leaf.grad``.
 
     With no ``gradient`` the tensor must hold one value (a loss): the pass starts from
     d loss / d loss = 1. Otherwise ``gradient`` (shaped like the tensor) is where it starts.
+    ``create_graph=True`` records the backward pass too, so ``.grad`` can be differentiated
+    again (``retain_graph`` then defaults to True, as in PyTorch).
     """
+    if inputs is not None:
+        raise MiniTorchError("backward(): inputs= is not supported in MiniTorch; use autograd.grad(output, inputs)")
+    if retain_graph is None:
+        retain_graph = create_graph
     if not tensor.requires_grad:
         raise MiniTorchError(
             "backward(): this tensor does not require grad and has no grad_fn; did you "
@@ -153,27 +170,37 @@ def tensor_backward(tensor: TensorBase, gradient: Any = None, retain_graph: bool
         )
     data, node = tensor.data, tensor.grad_fn
     if gradient is None and data.size == 1 and node is not None:  # a loss: d loss / d loss = 1
-        run_backward(tensor, node.xp.ones(data.shape, dtype=data.dtype), retain_graph)
+        seed = node.xp.ones(data.shape, dtype=data.dtype)
     else:
-        run_backward(tensor, _given_gradient(tensor, gradient), retain_graph)
+        seed = _given_gradient(tensor, gradient, create_graph)
+    if create_graph and not isinstance(seed, TensorBase):
+        seed = TensorBase._make(seed, None, False)
+    run_backward(tensor, seed, retain_graph, create_graph=create_graph)
 
 
 def run_backward(
-    root: TensorBase, gradient: Array, retain_graph: bool = False, capture: dict[Any, Array | None] | None = None
+    root: TensorBase,
+    gradient: Any,
+    retain_graph: bool = False,
+    capture: dict[Any, Any] | None = None,
+    create_graph: bool = False,
 ) -> None:
     """Backpropagate ``gradient`` (an array shaped like ``root``) through ``root``'s graph.
 
     ``capture`` (for ``autograd.grad``): a dict whose keys are leaf tensors and backward
     nodes; their gradients are stored in it, and no leaf's ``.grad`` is touched.
+    ``create_graph``: ``gradient`` is a Tensor, and so is every gradient of the pass, each
+    connected to the graph (see the module's docstring).
     """
     if root.grad_fn is None:  # backward of a leaf itself
         _backward_of_leaf(root, gradient, capture)
         return
     order, leaf_edges = backward_plan(root.grad_fn)
-    grads: dict[Any, Array] = {root.grad_fn: gradient}  # arriving at each node or leaf, summed
+    grads: dict[Any, Any] = {root.grad_fn: gradient}  # arriving at each node or leaf, summed
     handed_out: set[int] = set()  # ids of arrays stored as some leaf's .grad in this pass
     careful = SWITCHES.debug or SWITCHES.anomaly or bool(ENGINE.observers) or capture is not None
-    previous_mode, SWITCHES.grad_enabled = SWITCHES.grad_enabled, False  # backward records no graph
+    add = graph_add if create_graph else _add  # Tensors are added by an op (recorded), arrays by NumPy
+    previous_mode, SWITCHES.grad_enabled = SWITCHES.grad_enabled, create_graph  # record only if asked
     ENGINE.running += 1
     try:
         for node in order:
@@ -184,23 +211,29 @@ def run_backward(
                 _check_saved_versions(node)
             if node._pre_hooks is not None or careful:
                 grad_output = _before_step(node, grad_output, capture)
-            grad_inputs = node.function.backward(node, grad_output)  # the op's own backward
+            if create_graph:  # the op's own backward, on graph values: the step is recorded
+                grad_inputs = differentiable_backward(node, grad_output)
+            else:
+                # the op's own backward, or that of the fast kernel that ran its forward
+                op = node.function if node.fast_kernel is None else node.fast_kernel
+                grad_inputs = op.backward(node, grad_output)
             if type(grad_inputs) is not tuple or len(grad_inputs) != len(node.next_nodes) or careful:
                 grad_inputs = _check_step(node, grad_output, grad_inputs)
-            if not retain_graph:
-                node._saved, node._versions, node._freed = (), None, True
+            if not retain_graph:  # free what forward saved (inline: this loop is hot)
+                node._saved = node._kernel_saved = ()
+                node._versions, node._freed = None, True
             for nxt, g in zip(node.next_nodes, grad_inputs):  # accumulate into each input
                 if nxt is None or g is None:
                     continue
                 if not isinstance(nxt, TensorBase):  # an op's node: add up until it runs
                     previous = grads.get(nxt)
-                    grads[nxt] = g if previous is None else previous + g
+                    grads[nxt] = g if previous is None else add(previous, g)
                     continue
                 # A leaf: gather its gradients until its last edge, then add them into .grad.
                 if getattr(g, "shape", ()) != nxt.data.shape:
                     g = _fit_leaf_grad(node, g, nxt)
                 previous = grads.pop(nxt, None)
-                total = g if previous is None else previous + g
+                total = g if previous is None else add(previous, g)
                 leaf_edges[nxt] -= 1
                 if leaf_edges[nxt]:
                     grads[nxt] = total
@@ -221,9 +254,15 @@ def run_backward(
 
 
 # ---------------------------------------------------------------------- the pass, in detail
-def _given_gradient(tensor: TensorBase, gradient: Any) -> Array:
+def _add(a: Array, b: Array) -> Array:
+    """Two gradient arrays added (a new array: neither may be changed, another node may hold it)."""
+    return a + b
+
+
+def _given_gradient(tensor: TensorBase, gradient: Any, create_graph: bool = False) -> Any:
     """``backward(gradient=...)``'s starting gradient, checked, as a new array (ones for a
-    one-element leaf without one)."""
+    one-element leaf without one). With ``create_graph`` a Tensor gradient is kept as it is:
+    if it requires grad, the gradients of the pass depend on it (the double-backward trick)."""
     if gradient is None and tensor.data.size == 1:
         return backends.module_of(tensor.data).ones(tensor.data.shape, dtype=tensor.data.dtype)
     if gradient is None:
@@ -232,6 +271,13 @@ def _given_gradient(tensor: TensorBase, gradient: Any) -> Array:
             f"this tensor has shape {tuple(tensor.shape)}; reduce it first (e.g. "
             ".sum().backward()) or pass gradient= with that shape"
         )
+    if create_graph and isinstance(gradient, TensorBase) and gradient.requires_grad:
+        if tuple(gradient.shape) != tuple(tensor.shape):
+            raise MiniTorchError(
+                f"backward(): gradient has shape {tuple(gradient.shape)} but the tensor has "
+                f"shape {tuple(tensor.shape)}; they must match"
+            )
+        return gradient
     grad = gradient.data if isinstance(gradient, TensorBase) else gradient
     if backends.is_backend_array(grad) and backends.device_of(grad) != tensor.device:
         raise MiniTorchError(
@@ -276,12 +322,15 @@ def _before_step(node: BackwardNode, grad_output: Array, capture: dict[Any, Arra
     return grad_output
 
 
-def _check_step(node: BackwardNode, grad_output: Array, grad_inputs: Any) -> Gradients:
-    """After a node's backward: a tuple of one gradient per input, then the careful checks."""
+def _check_step(node: BackwardNode, grad_output: Any, grad_inputs: Any) -> Gradients:
+    """After a node's backward: a tuple of one gradient per input, then the careful checks
+    (on the arrays, also when the gradients are Tensors of a recorded backward)."""
     if type(grad_inputs) is not tuple:
         grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
     if SWITCHES.debug or SWITCHES.anomaly or ENGINE.observers:
-        _watch_step(node, grad_output, grad_inputs, SWITCHES.debug, SWITCHES.anomaly)
+        arrays = tuple(g.data if isinstance(g, TensorBase) else g for g in grad_inputs)
+        output = grad_output.data if isinstance(grad_output, TensorBase) else grad_output
+        _watch_step(node, output, arrays, SWITCHES.debug, SWITCHES.anomaly)
     elif len(grad_inputs) != len(node.next_nodes):
         _raise_count_mismatch(node, grad_inputs)
     return grad_inputs
@@ -309,8 +358,11 @@ def _watch_step(node: BackwardNode, grad_output: Array, grad_inputs: Gradients, 
         observer(node, grad_output, grad_inputs)
 
 
-def _accumulate_leaf(leaf: TensorBase, g: Array, handed_out: set[int]) -> None:
+def _accumulate_leaf(leaf: TensorBase, g: Any, handed_out: set[int]) -> None:
     """Add a leaf's gradient into its ``.grad``, after its hooks have had their say."""
+    if isinstance(g, TensorBase):  # a recorded backward (create_graph): .grad stays in the graph
+        _accumulate_leaf_in_graph(leaf, g)
+        return
     data = leaf.data
     if type(g) is not type(data):  # a NumPy scalar from a reduction, say
         g = backends.module_of(data).asarray(g)
@@ -339,7 +391,21 @@ def _accumulate_leaf(leaf: TensorBase, g: Array, handed_out: set[int]) -> None:
             hook(leaf)
 
 
-def _fit_leaf_grad(node: BackwardNode, g: Array, leaf: TensorBase) -> Array:
+def _accumulate_leaf_in_graph(leaf: TensorBase, g: TensorBase) -> None:
+    """``_accumulate_leaf`` for a gradient that is a Tensor of the graph: added out of place, as
+    PyTorch does under create_graph (the old ``.grad`` may be part of another graph)."""
+    if g.data.dtype != leaf.data.dtype:
+        g = graph_cast(g, leaf.data.dtype)
+    if leaf._hooks:
+        g = _run_tensor_hooks(leaf._hooks, g)
+    leaf._grad = g if leaf._grad is None else graph_add(leaf._grad, g)
+    post_hooks = leaf.__dict__.get("_post_accumulate_hooks")
+    if post_hooks:
+        for hook in list(post_hooks):
+            hook(leaf)
+
+
+def _fit_leaf_grad(node: BackwardNode, g: Any, leaf: TensorBase) -> Any:
     """A gradient whose shape differs from its leaf's: fine if only size-1 dims differ.
 
     Anything else is a wrong backward; say which op returned it rather than letting NumPy
@@ -347,6 +413,8 @@ def _fit_leaf_grad(node: BackwardNode, g: Array, leaf: TensorBase) -> Array:
     """
     g_shape, shape = tuple(getattr(g, "shape", ())), tuple(leaf.data.shape)
     if math.prod(g_shape) == math.prod(shape) and [s for s in g_shape if s != 1] == [s for s in shape if s != 1]:
+        if isinstance(g, TensorBase):
+            return graph_reshape(g, shape)
         return backends.module_of(leaf.data).asarray(g).reshape(shape)
     op = node.function.__name__
     index = next(i for i, nxt in enumerate(node.next_nodes) if nxt is leaf)  # for the message only
@@ -356,14 +424,16 @@ def _fit_leaf_grad(node: BackwardNode, g: Array, leaf: TensorBase) -> Array:
     )
 
 
-def _run_tensor_hooks(hooks: list[Hook], grad: Array) -> Array:
+def _run_tensor_hooks(hooks: list[Hook], grad: Any) -> Any:
     """Call ``register_hook`` functions in order; a hook may return a replacement gradient.
 
     A replacement must be a Tensor shaped like the gradient, of its dtype and device (as
     PyTorch checks): anything else would flow on and break, or silently broadcast, later.
+    (Under create_graph the gradient is already a Tensor of the graph, and so is the result.)
     """
+    in_graph = isinstance(grad, TensorBase)
     for hook in hooks:
-        result = hook(TensorBase._make(grad, None, False))
+        result = hook(grad if in_graph else TensorBase._make(grad, None, False))
         if result is None:
             continue
         name = getattr(hook, "__name__", type(hook).__name__)
@@ -373,17 +443,18 @@ def _run_tensor_hooks(hooks: list[Hook], grad: Array) -> Array:
                 f"gradient) or a Tensor of the gradient's shape {tuple(grad.shape)}"
             )
         new = result.data
-        if new.shape != grad.shape:
+        old = grad.data if in_graph else grad
+        if new.shape != old.shape:
             raise MiniTorchError(
-                f"hook '{name}' has changed the size of the gradient: it was {tuple(grad.shape)}, "
+                f"hook '{name}' has changed the size of the gradient: it was {tuple(old.shape)}, "
                 f"the hook returned {tuple(new.shape)}"
             )
-        if new.dtype != grad.dtype or backends.device_of(new) != backends.device_of(grad):
+        if new.dtype != old.dtype or backends.device_of(new) != backends.device_of(old):
             raise MiniTorchError(
-                f"hook '{name}' has changed the type of the gradient: it was {grad.dtype} on "
-                f"{backends.device_of(grad)}, the hook returned {new.dtype} on {backends.device_of(new)}"
+                f"hook '{name}' has changed the type of the gradient: it was {old.dtype} on "
+                f"{backends.device_of(old)}, the hook returned {new.dtype} on {backends.device_of(new)}"
             )
-        grad = new
+        grad = result if in_graph else new
     return grad
 
 

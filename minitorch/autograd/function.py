@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 from minitorch import backends
+from minitorch.autograd.graph_arrays import GraphArray, wrap
 from minitorch.autograd.registry import register
 from minitorch.errors import MiniTorchError, device_mismatch_message
 from minitorch.hints import Array, Gradients, Shape
@@ -67,6 +68,9 @@ class BackwardNode:
         "_saved",
         "_versions",
         "_freed",
+        "fast_kernel",
+        "_kernel_saved",
+        "_saved_roles",
         "xp",
         "out_shape",
         "out_dtype",
@@ -85,6 +89,13 @@ class BackwardNode:
     # _saved) per saved tensor, checked before backward; None when nothing needs checking
     _versions: tuple[tuple[Any, int, int, int], ...] | None
     _freed: bool
+    # the fast kernel whose backward runs this node (minitorch/kernels/), or None: the op's own
+    # (not ``kernel``: an op's forward may keep its own ``ctx.kernel``, a convolution's size)
+    fast_kernel: Any
+    _kernel_saved: tuple[Any, ...]  # what that kernel's forward kept for its backward (save_for_kernel)
+    # per saved value: the index of the input whose array it is, -1 for the output, None for
+    # anything else (what gradients of gradients need to put the graph back around it)
+    _saved_roles: tuple[int | None, ...]
     xp: Any  # the array library of the inputs' device: numpy or cupy
     out_shape: Shape
     out_dtype: Any  # the NumPy (or CuPy) dtype of the output
@@ -101,6 +112,22 @@ class BackwardNode:
     def save_for_backward(self, *arrays: Any) -> None:
         """Keep arrays (or anything) for backward; released after backward unless retained."""
         self._saved = arrays
+
+    def save_for_kernel(self, *arrays: Any) -> None:
+        """For fast kernels (``minitorch/kernels/``): keep arrays that only the kernel's own
+        backward reads, beside what the op's forward would save. Released with the rest."""
+        self._kernel_saved = arrays
+
+    @property
+    def kernel_saved(self) -> tuple[Any, ...]:
+        """What a fast kernel's forward passed to ``save_for_kernel``, as a tuple."""
+        if self._freed:
+            return self.saved_tensors  # raises the "second time" error
+        return self._kernel_saved
+
+    def release_saved(self) -> None:
+        """Let go of everything saved for backward (after backward, unless the graph is retained)."""
+        self._saved, self._kernel_saved, self._versions, self._freed = (), (), None, True
 
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
@@ -164,6 +191,9 @@ class _FunctionMeta(type):
         node_cls = type(name + "Backward", (BackwardNode,), {"__slots__": (), "function": cls})
         node_cls.__module__ = cls.__module__
         cls._node_cls = node_cls
+        # Fast kernels for this op (minitorch/kernels/ registers them; none for a learner's op).
+        # Each class has its own tuple, so a subclass never inherits its parent's kernels.
+        cls._kernels = ()
         if bases:
             cls.reference_backward = namespace.get("backward", getattr(cls, "backward", None))
             cls.backward_overridden = False
@@ -173,6 +203,8 @@ class _FunctionMeta(type):
 
 class Function(metaclass=_FunctionMeta):
     """Base class of every differentiable op: subclass it and write forward and backward."""
+
+    _kernels: tuple[Any, ...] = ()  # its fast kernels (minitorch/kernels/registry.py), tried in order
 
     @staticmethod
     def forward(ctx: BackwardNode, *args: Any) -> Array:
@@ -209,6 +241,8 @@ class Function(metaclass=_FunctionMeta):
                     needs.append(True)
                     next_nodes.append(arg if arg.grad_fn is None else arg.grad_fn)
                     continue
+            elif type(arg) is GraphArray:  # a backward under create_graph calling another op
+                return _apply_to_graph_arrays(cls, args)
             else:
                 arrays.append(arg)
                 is_tensor.append(False)
@@ -216,14 +250,17 @@ class Function(metaclass=_FunctionMeta):
             next_nodes.append(None)
 
         ctx = cls._node_cls()
-        ctx._saved = ()
+        ctx._saved = ctx._kernel_saved = ctx._saved_roles = ()
         ctx._versions = None
         ctx._freed = False
         ctx._pre_hooks = None
         xp: Any  # numpy or cupy (Backend.xp is None only for an unusable backend)
         xp = ctx.xp = np if backend is None else backend.xp
+        # The op's own forward, or a fast kernel registered for it that takes these arguments.
+        kernel = fast_kernel(cls, "cpu" if backend is None else backend.name, arrays) if cls._kernels else None
+        forward = cls.forward if kernel is None or kernel.forward is None else kernel.forward
         try:
-            out = cls.forward(ctx, *arrays)
+            out = forward(ctx, *arrays)
         except MiniTorchError:
             raise
         except Exception as exc:
@@ -237,6 +274,7 @@ class Function(metaclass=_FunctionMeta):
             if out.base is not None:
                 _share_counter_with_viewed_input(result, args)
             return result
+        ctx.fast_kernel = kernel if kernel is not None and kernel.backward is not None else None
         ctx.next_nodes = tuple(next_nodes)
         ctx.needs_input_grad = tuple(needs)
         ctx.is_tensor_input = tuple(is_tensor)
@@ -247,8 +285,30 @@ class Function(metaclass=_FunctionMeta):
         if out.base is not None:
             _share_counter_with_viewed_input(result, args)
         if ctx._saved:
-            ctx._versions = _saved_versions(ctx, args, result)
+            ctx._versions, ctx._saved_roles = _saved_versions(ctx, args, result)
         return result
+
+
+def _apply_to_graph_arrays(cls: type[Function], args: tuple[Any, ...]) -> Any:
+    """``cls.apply`` called from a backward run with create_graph=True on GraphArrays: on their
+    Tensors, the result again a GraphArray (so an op's backward may use other Functions)."""
+    return wrap(cls.apply(*(arg.tensor if type(arg) is GraphArray else arg for arg in args)))
+
+
+def fast_kernel(cls: type[Function], device: str, arrays: list[Any] | tuple[Any, ...]) -> Any:
+    """The first fast kernel registered for ``cls`` on this device that takes ``arrays``, or None.
+
+    None as well when ``SWITCHES.fast_kernels`` is off (everything runs the ops as written
+    in ``functions/``) or a learner's backward replaced the op's (it must see what the op's
+    own forward saved).
+    """
+    if not SWITCHES.fast_kernels or cls.backward_overridden:
+        return None
+    kernel: Any  # a minitorch.kernels.Kernel (that package sits above this one)
+    for kernel in cls._kernels:
+        if kernel.device == device and kernel.applies(*arrays):
+            return kernel
+    return None
 
 
 def _as_array(cls: type[Function], out: Any) -> Array:
@@ -285,13 +345,18 @@ def _share_counter_with_viewed_input(result: TensorBase, args: tuple[Any, ...]) 
             return
 
 
-def _saved_versions(ctx: BackwardNode, args: tuple[Any, ...], result: TensorBase) -> tuple[Any, ...] | None:
-    """The version of every tensor whose memory ``ctx`` saved, to check before backward."""
+def _saved_versions(
+    ctx: BackwardNode, args: tuple[Any, ...], result: TensorBase
+) -> tuple[tuple[Any, ...] | None, tuple[int | None, ...]]:
+    """The version of every tensor whose memory ``ctx`` saved, to check before backward, and
+    each saved value's role: the input it is (its index), the output (-1), or None."""
     records = []
+    roles: list[int | None] = []
     out = result.data
     for position, saved in enumerate(ctx._saved):
         if saved is out:
             tensor, index = result, -1
+            roles.append(-1)
         else:
             tensor, index = None, -1
             for i, arg in enumerate(args):  # the common case: the saved array is an input's own
@@ -300,13 +365,16 @@ def _saved_versions(ctx: BackwardNode, args: tuple[Any, ...], result: TensorBase
                     break
             else:
                 tensor, index = _input_holding(saved, args)
-            if tensor is None:
-                continue
+                roles.append(None)  # a view of an input at most: not the input itself
+                if tensor is None:
+                    continue
+            if len(roles) == position:
+                roles.append(index)
         counter = tensor._version_counter
         if counter is None:
             counter = tensor._counter()
         records.append((counter, counter.value, index, position))
-    return tuple(records) or None
+    return tuple(records) or None, tuple(roles)
 
 
 def _input_holding(saved: Any, args: tuple[Any, ...]) -> tuple[Any, int]:

@@ -4,6 +4,10 @@ For each input element x_i, the central difference (f(x + eps) - f(x - eps)) / (
 estimates d f / d x_i for every output element. Backward gives the same numbers, one row
 of the Jacobian per output element. They must agree within ``atol + rtol * |numeric|``.
 Use float64 inputs: in float32 the rounding error of f swamps the difference.
+
+``gradgradcheck`` does the same for the second derivatives: it checks the function
+(inputs, v) -> the gradient of f's outputs weighted by v, computed with
+``create_graph=True``, so the recorded backward pass is itself checked by gradcheck.
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from minitorch import backends
-from minitorch.autograd.grad_mode import no_grad
+from minitorch.autograd.grad_mode import enable_grad, no_grad
+from minitorch.autograd.gradients import grad as autograd_grad
 from minitorch.tensor_base import TensorBase
 
 if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
@@ -120,3 +125,55 @@ def gradcheck(
                 raise GradcheckError(message)
             return False
     return True
+
+
+def gradgradcheck(
+    fn: Callable[..., Any],
+    inputs: Any,
+    grad_outputs: Any = None,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    seed: int = 0,
+) -> bool:
+    """True when the second derivatives of ``fn`` (its backward, recorded with
+    ``create_graph=True``, then differentiated) match finite differences of its gradients.
+
+    ``grad_outputs``: one tensor per output of ``fn`` to weight them by (random float64
+    ones, requiring grad, when None, from a generator seeded with ``seed``). Both the inputs
+    and the ``grad_outputs`` are checked, as in PyTorch.
+    """
+    if isinstance(inputs, TensorBase):
+        inputs = (inputs,)
+    inputs = tuple(inputs)
+    differentiable = [i for i, t in enumerate(inputs) if isinstance(t, TensorBase) and t.requires_grad]
+    if not differentiable:
+        raise ValueError("gradgradcheck: no input has requires_grad=True, so there is nothing to check")
+    outputs = [o for o in _outputs(fn, inputs) if o.requires_grad]
+    if grad_outputs is None:
+        rng = np.random.default_rng(seed)
+        grad_outputs = tuple(
+            TensorBase._make(
+                backends.to_device(rng.standard_normal(o.data.shape), o.device).astype(o.data.dtype), None, True
+            )
+            for o in outputs
+        )
+    elif isinstance(grad_outputs, TensorBase):
+        grad_outputs = (grad_outputs,)
+    grad_outputs = tuple(grad_outputs)
+    if len(grad_outputs) != len(outputs):
+        raise ValueError(
+            f"gradgradcheck: {len(grad_outputs)} grad_outputs for {len(outputs)} outputs that require grad"
+        )
+    count = len(inputs)
+
+    def first_derivatives(*values: Any) -> tuple[Any, ...]:
+        with enable_grad():
+            outs = [o for o in _outputs(fn, values[:count]) if o.requires_grad]
+            grads = autograd_grad(
+                outs, [values[i] for i in differentiable], values[count:], create_graph=True, allow_unused=True
+            )
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(first_derivatives, inputs + grad_outputs, eps, atol, rtol, raise_exception)

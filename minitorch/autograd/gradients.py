@@ -7,9 +7,12 @@
     (dw,) = minitorch.autograd.grad(loss, [w])
 
 Both run the same engine (``engine.run_backward``); ``grad`` asks it to store the
-gradients of the chosen tensors instead of accumulating leaf gradients. MiniTorch records
-no graph during backward, so there are no higher-order gradients: ``create_graph=True``
-is refused.
+gradients of the chosen tensors instead of accumulating leaf gradients. With
+``create_graph=True`` the backward pass is recorded too (``graph_mode.py``): the gradients
+are Tensors with a ``grad_fn``, and can be differentiated again::
+
+    (g,) = minitorch.autograd.grad(y, [x], create_graph=True)   # dy/dx, in the graph
+    (h,) = minitorch.autograd.grad(g.sum(), [x])                # d2y/dx2 (summed)
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
 from minitorch.autograd.engine import run_backward
+from minitorch.autograd.graph_mode import graph_add, graph_broadcast, graph_cast
 from minitorch.errors import MiniTorchError
 from minitorch.hints import Array
 from minitorch.tensor_base import TensorBase
@@ -36,8 +40,45 @@ def _as_tuple(name: str, value: Any) -> tuple[Any, ...]:
     raise TypeError(f"autograd: {name} must be a Tensor or a sequence of Tensors, got {type(value).__name__}")
 
 
-def _seed(op: str, output: TensorBase, grad_output: Any) -> Array:
-    """The gradient that starts backward from ``output``: ones for a scalar, else the one given."""
+def _add(a: Array, b: Array) -> Array:
+    return a + b
+
+
+def _graph_results(
+    op: str, inputs: tuple[Any, ...], totals: dict[int, Any], allow_unused: bool | None, materialize_grads: bool
+) -> tuple[Any, ...]:
+    """``grad``'s results under create_graph: the gradient Tensors themselves, in the graph."""
+    results: list[Any] = []
+    for i, t in enumerate(inputs):
+        if i in totals:
+            g = totals[i]
+            if g.data.dtype != t.data.dtype:
+                g = graph_cast(g, t.data.dtype)
+            if tuple(g.shape) != tuple(t.shape):
+                g = graph_broadcast(g, tuple(t.shape))
+            results.append(g)
+        elif materialize_grads:
+            results.append(TensorBase._make(backends.module_of(t.data).zeros_like(t.data), None, False))
+        elif allow_unused:
+            results.append(None)
+        else:
+            raise MiniTorchError(
+                f"{op}: input {i} (shape {tuple(t.shape)}) appears to not have been used in the graph. "
+                "Set allow_unused=True if this is the desired behavior."
+            )
+    return tuple(results)
+
+
+def _seed(op: str, output: TensorBase, grad_output: Any, create_graph: bool = False) -> Any:
+    """The gradient that starts backward from ``output``: ones for a scalar, else the one given.
+
+    Under ``create_graph`` it is a Tensor, and a given one that requires grad is kept as it is,
+    so the gradients depend on it (``jvp`` from two ``vjp``s relies on this)."""
+    if create_graph and isinstance(grad_output, TensorBase) and grad_output.requires_grad:
+        _seed(op, output, grad_output.data)  # the checks, and their errors (an output in the graph, the shape)
+        return grad_output
+    if create_graph:
+        return TensorBase._make(_seed(op, output, grad_output), None, False)
     if not isinstance(output, TensorBase) or not output.requires_grad:
         raise MiniTorchError(
             f"{op}: element of the outputs does not require grad and does not have a grad_fn "
@@ -73,13 +114,13 @@ def grad(
 
     Returns one Tensor per input (None for an input the outputs do not depend on, which
     needs ``allow_unused=True`` or ``materialize_grads=True``, the latter giving zeros).
-    No ``.grad`` is changed. The graph is freed afterwards unless ``retain_graph=True``.
+    No ``.grad`` is changed. The graph is freed afterwards unless ``retain_graph=True``
+    (which defaults to ``create_graph``). With ``create_graph=True`` the gradients are in
+    the graph (``requires_grad``, a ``grad_fn``) and a ``grad_outputs`` tensor that requires
+    grad takes part in it.
     """
-    if create_graph:
-        raise MiniTorchError(
-            "autograd.grad: create_graph=True (gradients of gradients) is not supported: MiniTorch's "
-            "backward records no graph"
-        )
+    if retain_graph is None:
+        retain_graph = create_graph
     if is_grads_batched:
         raise MiniTorchError("autograd.grad: is_grads_batched=True is not supported in MiniTorch")
     outputs, inputs = _as_tuple("outputs", outputs), _as_tuple("inputs", inputs)
@@ -93,15 +134,19 @@ def grad(
             raise MiniTorchError(f"autograd.grad: input {i} does not require grad (give tensors that are in the graph)")
     # Where each input's gradient arrives: its own node for a computed tensor, itself for a leaf.
     slots = [t if t.grad_fn is None else t.grad_fn for t in inputs]
-    totals: dict[int, Array] = {}
+    totals: dict[int, Any] = {}
+    add = graph_add if create_graph else _add
     for k, (output, seed) in enumerate(zip(outputs, seeds)):
-        capture: dict[Any, Array | None] = dict.fromkeys(slots)
+        capture: dict[Any, Any] = dict.fromkeys(slots)
         keep = bool(retain_graph) or k < len(outputs) - 1  # later outputs may share the graph
-        run_backward(output, _seed("autograd.grad", output, seed), retain_graph=keep, capture=capture)
+        start = _seed("autograd.grad", output, seed, create_graph)
+        run_backward(output, start, retain_graph=keep, capture=capture, create_graph=create_graph)
         for i, slot in enumerate(slots):
             g = capture[slot]
             if g is not None:
-                totals[i] = g if i not in totals else totals[i] + g
+                totals[i] = g if i not in totals else add(totals[i], g)
+    if create_graph:
+        return _graph_results("autograd.grad", inputs, totals, allow_unused, materialize_grads)
     results: list[TensorBase | None] = []
     for i, t in enumerate(inputs):
         if i in totals:
@@ -125,10 +170,8 @@ def backward(
     tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None, create_graph: bool = False
 ) -> None:
     """``tensors[i].backward(grad_tensors[i])`` for each output: gradients add into the leaves' ``.grad``."""
-    if create_graph:
-        raise MiniTorchError(
-            "autograd.backward: create_graph=True is not supported: MiniTorch's backward records no graph"
-        )
+    if retain_graph is None:
+        retain_graph = create_graph
     tensors = _as_tuple("tensors", tensors)
     seeds = (None,) * len(tensors) if grad_tensors is None else _as_tuple("grad_tensors", grad_tensors)
     if len(seeds) != len(tensors):
@@ -137,4 +180,5 @@ def backward(
         )
     for k, (t, seed) in enumerate(zip(tensors, seeds)):
         keep = bool(retain_graph) or k < len(tensors) - 1
-        run_backward(t, _seed("autograd.backward", t, seed), retain_graph=keep)
+        start = _seed("autograd.backward", t, seed, create_graph)
+        run_backward(t, start, retain_graph=keep, create_graph=create_graph)

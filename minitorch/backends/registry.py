@@ -171,4 +171,4 @@ def kernels_for(array: Any) -> Any:
     """The hand-written kernels of ``array``'s backend, or None (none there, or switched off)."""
     if type(array) is np.ndarray:
         return None
-    return of(array).kernels if SWITCHES.custom_kernels else None
+    return of(array).kernels if SWITCHES.fast_kernels else None

@@ -6,6 +6,7 @@
 - ``kernels.py``: hand-written CUDA kernels (CuPy ``ElementwiseKernel``s) that the fused
   ops use on a GPU.
 - ``graphs.py``: ``capture_step``, an opt-in CUDA Graph of a whole training step (unverified).
+- ``syncs.py``: ``synchronises(step)``, whether a step makes Python wait for the GPU.
 
 Everything here is safe to import and call on a machine without a GPU (or without CuPy):
 ``is_available()`` is False and ``unavailable_reason()`` says why.

@@ -47,7 +47,9 @@ class CapturedStep:
         self.replays = 0
 
     def __call__(self):
-        self.graph.launch(self.stream)
+        # On the caller's current stream, so that the replay runs after the copies into the
+        # captured inputs queued there (the capture stream does not wait for other streams).
+        self.graph.launch()
         self.replays += 1
         return self.output
 
@@ -60,6 +62,7 @@ def capture_step(step, warmup=3):
     cupy = backends.require("cuda", "capture a CUDA graph").xp
     stream = cupy.cuda.Stream(non_blocking=True)
     pool = cupy.cuda.MemoryPool()  # private: the captured arrays keep their addresses
+    cupy.cuda.Device().synchronize()  # the side stream does not wait for work queued elsewhere (the inputs)
     with stream:
         for _ in range(warmup):
             step()

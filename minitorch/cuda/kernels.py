@@ -41,10 +41,12 @@ BIAS_RELU_FORWARD = (
 # Softmax-cross-entropy backward for logits (N, C), integer targets (N, 1) and the
 # gradient scale (g / N for a mean): dlogits = (softmax - onehot(target)) * scale.
 # ``i % C`` is the column of element i in a C-contiguous (N, C) output.
+# float16 arithmetic in CuPy's headers gives a float, so ``(T)(...)`` casts the product back:
+# without it the two branches of ``?:`` (T and float) are ambiguous and float16 fails to compile.
 SOFTMAX_XENT_BACKWARD = (
     "T p, int64 target, T scale, int64 C, int64 ignore",
     "T dx",
-    "dx = target == ignore ? (T)0 : (p - ((i % C) == target ? (T)1 : (T)0)) * scale",
+    "dx = target == ignore ? (T)0 : (T)((p - ((i % C) == target ? (T)1 : (T)0)) * scale)",
     "minitorch_softmax_xent_backward",
 )
 
@@ -57,20 +59,24 @@ SOFTMAX_XENT_BACKWARD = (
 # and count 0 (the mean divides by the sum of the counts) and, in backward, no gradient.
 # Any other target outside [0, C) sets ``bad`` and reads column 0 instead of stray memory;
 # the op reports ``bad.any()`` at the next sync point (the device-side range check).
+# ``A`` is the type the row's max, exponentials and sum are computed in: the type of T + T,
+# which is T for float32 and float64 but float for float16 (its arithmetic gives a float), so
+# float16 logits are summed in float, as PyTorch does, and cast back to T once, when stored.
 SOFTMAX_XENT_FORWARD = (
     "raw T x, int64 target, int64 C, int64 ignore",
     "raw T p, T loss, T count, bool bad",
     """
+    typedef decltype((T)0 + (T)0) A;
     const ptrdiff_t row = i * C;
-    T top = x[row];
-    for (ptrdiff_t j = 1; j < C; ++j) top = max(top, x[row + j]);
-    T total = 0;
-    for (ptrdiff_t j = 0; j < C; ++j) { T e = exp(x[row + j] - top); p[row + j] = e; total += e; }
-    for (ptrdiff_t j = 0; j < C; ++j) p[row + j] /= total;
+    A top = x[row];
+    for (ptrdiff_t j = 1; j < C; ++j) top = max(top, (A)x[row + j]);
+    A total = 0;
+    for (ptrdiff_t j = 0; j < C; ++j) { A e = exp((A)x[row + j] - top); p[row + j] = (T)e; total += e; }
+    for (ptrdiff_t j = 0; j < C; ++j) p[row + j] = (T)((A)p[row + j] / total);
     const bool skip = target == ignore;
     bad = !skip && (target < 0 || target >= C);
     const ptrdiff_t t = (skip || bad) ? 0 : target;
-    loss = skip ? (T)0 : log(total) - (x[row + t] - top);
+    loss = skip ? (T)0 : (T)(log(total) - ((A)x[row + t] - top));
     count = skip ? (T)0 : (T)1;
     """,
     "minitorch_softmax_xent_forward",
@@ -101,23 +107,40 @@ ADAM_STEP = (
     "minitorch_adam_step",
 )
 
+# Keeps the GPU busy for ``ns`` nanoseconds (one thread reading the GPU's nanosecond clock,
+# %globaltimer, until that much time has passed) and writes the time it spun to ``elapsed``.
+# Not an op: ``minitorch.cuda.syncs`` queues it before a step to see whether the host waits.
+SPIN = (
+    "int64 ns",
+    "int64 elapsed",
+    """
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while ((long long)(now - start) < ns);
+    elapsed = (long long)(now - start);
+    """,
+    "minitorch_spin",
+)
+
 _CACHE = {}  # spec -> compiled ElementwiseKernel
 
 
 def custom_kernels_enabled():
     """True when GPU ops use the hand-written kernels (the default)."""
-    return SWITCHES.custom_kernels
+    return SWITCHES.fast_kernels
 
 
 @contextlib.contextmanager
 def use_custom_kernels(enabled=True):
     """``with use_custom_kernels(False):`` runs GPU ops on plain CuPy expressions instead."""
-    previous = SWITCHES.custom_kernels
-    SWITCHES.custom_kernels = bool(enabled)
+    previous = SWITCHES.fast_kernels
+    SWITCHES.fast_kernels = bool(enabled)
     try:
         yield
     finally:
-        SWITCHES.custom_kernels = previous
+        SWITCHES.fast_kernels = previous
 
 
 def get_kernel(spec):
@@ -192,6 +215,14 @@ def adam_step(p, m, v, g, step_size, beta1, beta2, eps, weight_decay, decay, bia
     scalar = p.dtype.type
     numbers = (step_size, beta1, beta2, eps, weight_decay, decay, bias2)
     get_kernel(ADAM_STEP)(g, *(scalar(x) for x in numbers), p, m, v)
+
+
+def spin(ns):
+    """Queue one kernel that keeps the GPU busy for ``ns`` nanoseconds; returns its (1,) int64 output."""
+    cupy = backends.require("cuda", "spin the GPU").xp
+    elapsed = cupy.empty(1, dtype="int64")
+    get_kernel(SPIN)(int(ns), elapsed)
+    return elapsed
 
 
 # ---------------------------------------------------------------------- NumPy twins

@@ -90,8 +90,6 @@ def train(model_name="mlp", epochs=20, lr=1e-2, batch_size=64, seed=0, device="c
     ``amp=True``: mixed precision (autocast + GradScaler); the history also has the loss
     scale and the number of skipped steps per epoch.
     """
-    from tqdm.auto import tqdm
-
     if device == "cuda" and not minitorch.cuda.is_available():
         raise MiniTorchError(f"--device cuda: no usable GPU ({minitorch.cuda.unavailable_reason()})")
     minitorch.manual_seed(seed)
@@ -118,7 +116,11 @@ def train(model_name="mlp", epochs=20, lr=1e-2, batch_size=64, seed=0, device="c
         total, count, skipped = 0.0, 0, 0
         if sampler is not None:
             sampler.set_epoch(epoch)  # a new shuffle each epoch, the same on every rank
-        batches = tqdm(loader, desc=f"epoch {epoch}/{epochs}", leave=False, disable=not progress, file=sys.stderr)
+        batches = loader
+        if progress:  # tqdm only for the bar: --no-progress runs without it (bench/gpu_check.sh)
+            from tqdm.auto import tqdm
+
+            batches = tqdm(loader, desc=f"epoch {epoch}/{epochs}", leave=False, file=sys.stderr)
         for xb, yb in batches:
             with minitorch.autocast(device, enabled=amp):
                 loss = loss_fn(trained(xb), yb)

@@ -29,6 +29,10 @@ Importing this package imports every op module, so every built-in op is in
 
 # The ops networks are built of (nn.functional gives them their PyTorch names).
 from minitorch.factories import random_values_like
+
+# array_api: NumPy's names for these ops, for backward formulas run with create_graph=True
+# (it imports the op modules it maps names onto).
+from minitorch.functions import array_api  # noqa: F401
 from minitorch.functions.activations import (
     ELU,
     Hardtanh,

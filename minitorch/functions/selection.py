@@ -144,8 +144,10 @@ class ScatterReduce(Function):
         out = a.copy()
         if reduce == "add":
             backends.of(out).index_add(out, coords, values)
-        else:
+        elif backends.of(out).is_host:
             ctx.xp.multiply.at(out, coords, values)
+        else:  # CuPy has no multiply.at (NotImplementedError)
+            _multiply_at_by_slices(out, coords, values, axis)
         ctx.reduce = reduce
         return out
 
@@ -155,6 +157,19 @@ class ScatterReduce(Function):
             f"scatter(..., reduce={ctx.reduce!r}): the derivative is not implemented (as in PyTorch); for a "
             "gradient use scatter of the plain form, or index_add / a one-hot matmul for sums"
         )
+
+
+def _multiply_at_by_slices(out: Array, coords: tuple[Array, ...], values: Array, axis: int) -> None:
+    """``multiply.at(out, coords, values)`` without ``multiply.at``: one slice of the index along ``axis`` at a time.
+
+    Two positions of the same slice differ in another coordinate, so their targets differ:
+    within a slice a plain gather, multiply and scatter is exact. Repeated targets come from
+    different slices and are multiplied in turn, slice 0 first, in NumPy's order.
+    """
+    for k in range(values.shape[axis]):
+        part = (slice(None),) * axis + (slice(k, k + 1),)
+        at = tuple(c[part] if c.shape[axis] != 1 else c for c in coords)  # the other coordinates broadcast
+        out[at] = out[at] * values[part]
 
 
 def scatter(

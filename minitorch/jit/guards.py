@@ -106,7 +106,7 @@ def environment(fn: Any, names: list[str], cells: list[int]) -> tuple[Any, ...]:
 def switches() -> tuple[Any, ...]:
     """The process switches that change which ops a step records."""
     s = SWITCHES
-    return (s.grad_enabled, s.debug, s.anomaly, s.autocast, s.custom_kernels, s.default_dtype, s.conv_design)
+    return (s.grad_enabled, s.debug, s.anomaly, s.autocast, s.fast_kernels, s.default_dtype, s.conv_design)
 
 
 def signature(flat: list[Any], keywords: tuple[str, ...], env: tuple[Any, ...]) -> Any:
@@ -138,6 +138,6 @@ def explain_key(key: Any) -> list[str]:
             lines.append(f"a module the step reads (the same object), its settings (training...) {value[2]}")
         else:
             lines.append(f"a number the step reads from its globals or closure: {value!r}")
-    names = ("grad_enabled", "debug", "anomaly", "autocast", "custom_kernels", "default_dtype", "conv_design")
+    names = ("grad_enabled", "debug", "anomaly", "autocast", "fast_kernels", "default_dtype", "conv_design")
     lines.append("switches: " + ", ".join(f"{n}={v}" for n, v in zip(names, switch_values)))
     return lines

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.autograd import engine
+from minitorch.autograd.function import fast_kernel
 from minitorch.tensor_base import TensorBase
 
 
@@ -138,16 +139,20 @@ def forward_on_fresh_ctx(step: OpStep, *arrays: Any) -> tuple[Any, Any]:
     checks and wrapping: (the output array, the ctx its backward needs, or None without a node)."""
     function = step.function
     ctx = function._node_cls()
-    ctx._saved = ()
+    ctx._saved = ctx._kernel_saved = ctx._saved_roles = ()
     ctx._versions = None
     ctx._freed = False
     ctx._pre_hooks = None
     ctx.xp = step.xp
-    out = function.forward(ctx, *arrays)
+    # the fast kernel eager would take for these arguments (the same calls: the same bits)
+    kernel = fast_kernel(function, "cpu" if step.xp is np else "cuda", arrays) if function._kernels else None
+    forward = function.forward if kernel is None or kernel.forward is None else kernel.forward
+    out = forward(ctx, *arrays)
     if type(out) is not step.xp.ndarray:  # a NumPy scalar from a reduction, as apply converts it
         out = np.asarray(out) if isinstance(out, np.generic) else step.xp.asarray(out)
     if step.needs_input_grad is None:
         return out, None
+    ctx.fast_kernel = kernel if kernel is not None and kernel.backward is not None else None
     ctx.needs_input_grad = step.needs_input_grad
     ctx.is_tensor_input = step.is_tensor_input
     ctx.next_nodes = (None,) * len(step.is_tensor_input)  # some backwards read its length
@@ -158,8 +163,9 @@ def forward_on_fresh_ctx(step: OpStep, *arrays: Any) -> tuple[Any, Any]:
 
 
 def backward_of(ctx: Any, grad_output: Any) -> tuple[Any, ...]:
-    """``ctx.function.backward``, its result always a tuple (one entry per input)."""
-    grad_inputs = ctx.function.backward(ctx, grad_output)
+    """The op's backward (or its fast kernel's, as the engine picks), its result always a tuple."""
+    op = ctx.function if ctx.fast_kernel is None else ctx.fast_kernel
+    grad_inputs = op.backward(ctx, grad_output)
     if type(grad_inputs) is not tuple:
         grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
     return grad_inputs
@@ -180,7 +186,7 @@ def _run_backward(
         ctx = ctxs[node]
         grad_inputs = backward_of(ctx, grad_output)
         if not step.retain_graph:
-            ctx._saved, ctx._freed = (), True
+            ctx.release_saved()
         if missing is not None:
             missing.update((node, i) for i, where in enumerate(destinations) if where is not None and
                            (i >= len(grad_inputs) or grad_inputs[i] is None))  # fmt: skip

@@ -341,14 +341,14 @@ class _OnFakeGpu:
 @pytest.fixture
 def fake_gpu(monkeypatch):
     """The device tests' fake CuPy as ``cupy``: CUDA autocast runs on the CPU's arrays."""
-    import sys
 
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "devices"))
+    import fake_cupy
     from fake_cupy import FakeCupy
 
     from minitorch import backends
 
-    monkeypatch.setitem(sys.modules, "cupy", FakeCupy())
+    fake_cupy.install(monkeypatch, FakeCupy())
     backends.reset_probes()
     assert minitorch.cuda.is_available()
     yield

@@ -1,19 +1,23 @@
-"""The fake GPU shared by the device tests: ``fake_cupy.FakeCupy`` installed as ``cupy``."""
+"""The fake GPU shared by the device tests: ``fake_cupy.FakeCupy`` installed as ``cupy``.
 
-import sys
+``cuda_source`` is imported first, so the installed CuPy (if any) is loaded before any test
+puts a fake in its place in ``sys.modules``.
+"""
 
+import cuda_source  # noqa: F401 - loads the real CuPy before any fake replaces it
+import fake_cupy
 import pytest
-from fake_cupy import FakeCupy
 
 import minitorch
 from minitorch import backends
+
+cuda_source.installed_cupy()
 
 
 @pytest.fixture
 def fake_gpu(monkeypatch):
     """A usable fake GPU for one test (the backends are probed again before and after it)."""
-    fake = FakeCupy()
-    monkeypatch.setitem(sys.modules, "cupy", fake)
+    fake = fake_cupy.install(monkeypatch)
     backends.reset_probes()
     assert minitorch.cuda.is_available()
     yield fake

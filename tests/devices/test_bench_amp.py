@@ -26,13 +26,13 @@ def test_runs_and_prints_a_row_per_measurement(capsys):
 
 
 def test_gpu_rows_run_on_the_fake_gpu(monkeypatch, capsys):
-    import sys
 
+    import fake_cupy
     from fake_cupy import FakeCupy
 
     from minitorch import backends
 
-    monkeypatch.setitem(sys.modules, "cupy", FakeCupy())
+    fake_cupy.install(monkeypatch, FakeCupy())
     backends.reset_probes()
     try:
         spec = importlib.util.spec_from_file_location("bench_amp", BENCH)

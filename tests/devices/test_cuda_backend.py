@@ -7,6 +7,7 @@ without a GPU. The same computations on a real GPU are in ``test_devices.py``.
 
 import sys
 
+import fake_cupy
 import numpy as np
 import pytest
 from fake_cupy import FakeCupy, FakeDeviceArray, FakeElementwiseKernel
@@ -22,7 +23,10 @@ def use_cupy(monkeypatch):
     """Install a module as ``cupy`` for one test and probe again before and after."""
 
     def install(module):
-        monkeypatch.setitem(sys.modules, "cupy", module)
+        if isinstance(module, FakeCupy):
+            fake_cupy.install(monkeypatch, module)  # its cupyx too
+        else:
+            monkeypatch.setitem(sys.modules, "cupy", module)
         backends.reset_probes()
         return module
 
@@ -267,6 +271,26 @@ def test_fused_cross_entropy_on_cuda_matches_cpu(fake_gpu, rng):
     assert results[1][2] == "SoftmaxCrossEntropyBackward"
     assert results[0][0] == pytest.approx(results[1][0], rel=1e-6)
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("ignore_index", [None, 1])
+def test_float16_cross_entropy_on_cuda_matches_cpu(fake_gpu, rng, ignore_index):
+    """A ``.half()`` classifier on cuda: the loss kernels' float16 sources compile (the fake compiles
+    each call's real CUDA source) and the loss and gradient match the CPU's float16 and float64."""
+    logits = rng.standard_normal((6, 4)).astype(np.float16)
+    target = np.array([0, 3, 1, 1, 2, 0])
+    kwargs = {} if ignore_index is None else {"ignore_index": ignore_index}
+    results = []
+    for device, dtype in (("cpu", np.float64), ("cpu", np.float16), ("cuda", np.float16)):
+        x = minitorch.tensor(logits.astype(dtype)).to(device).requires_grad_()
+        loss = minitorch.nn.functional.cross_entropy(x, minitorch.tensor(target).to(device), **kwargs)
+        loss.backward()
+        assert loss.dtype == x.dtype and x.grad.dtype == x.dtype
+        results.append((float(loss.item()), x.grad.cpu().numpy().astype(np.float64)))
+    (want_loss, want_grad), (cpu_loss, cpu_grad), (gpu_loss, gpu_grad) = results
+    assert gpu_loss == pytest.approx(want_loss, rel=2e-3) and gpu_loss == pytest.approx(cpu_loss, rel=2e-3)
+    np.testing.assert_allclose(gpu_grad, want_grad, rtol=1e-2, atol=2e-4)
+    np.testing.assert_allclose(gpu_grad, cpu_grad, rtol=1e-2, atol=2e-4)
 
 
 def test_fused_ops_gradcheck_on_cpu(rng):

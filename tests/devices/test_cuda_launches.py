@@ -9,8 +9,8 @@ Sequential's Linear -> ReLU fusion has its own tests in ``test_cuda_fusion.py``.
 Also here: the device-side range checks, the CuPy seed, and dropout's float32 masks.
 """
 
-import sys
 
+import fake_cupy
 import numpy as np
 import pytest
 from fake_cupy import LAUNCHES, FakeCupy
@@ -159,7 +159,7 @@ def test_manual_seed_seeds_cupy_and_dropout_draws_float32(fake_gpu):
 def test_seed_set_before_the_gpu_is_found_reaches_cupy(monkeypatch):
     minitorch.manual_seed(7)
     fake = FakeCupy()
-    monkeypatch.setitem(sys.modules, "cupy", fake)
+    fake_cupy.install(monkeypatch, fake)
     backends.reset_probes()
     try:
         assert minitorch.cuda.is_available() and fake.seeds == [7]

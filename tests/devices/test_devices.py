@@ -6,8 +6,8 @@ GPU code paths run on every machine). Each test computes on the device and check
 values, gradients and where the results live against a CPU run of the same thing.
 """
 
-import sys
 
+import fake_cupy
 import numpy as np
 import pytest
 from fake_cupy import FakeCupy
@@ -29,7 +29,7 @@ def device(request, monkeypatch):
     if request.param != "fake-cuda":
         yield request.param
         return
-    monkeypatch.setitem(sys.modules, "cupy", FakeCupy())
+    fake_cupy.install(monkeypatch, FakeCupy())
     backends.reset_probes()
     assert minitorch.cuda.is_available()
     yield "cuda"

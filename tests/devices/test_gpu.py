@@ -1,4 +1,4 @@
-"""Real-GPU checks: the CUDA kernels against NumPy, no hidden syncs, the memory pool.
+"""Real-GPU checks: the CUDA kernels against NumPy, no hidden syncs, capture_step, the memory pool.
 
 Skipped (with the reason) on machines without a usable GPU; ``bench/gpu_check.sh`` runs
 them with ``pytest -m gpu`` where there is one. The device-generic comparisons with the
@@ -12,6 +12,7 @@ import pytest
 
 import minitorch
 from minitorch.cuda import kernels as cuda_kernels
+from minitorch.cuda import syncs
 from minitorch.functions.fused import bias_relu, softmax_cross_entropy
 from minitorch.nn import functional as F
 
@@ -125,10 +126,7 @@ def test_data_really_lives_on_the_gpu(cupy):
     assert minitorch.cuda.device_count() >= 1 and minitorch.cuda.get_device_name()
 
 
-def test_training_step_never_synchronises(cupy):
-    """Forward, backward and step only queue GPU work: no copy back, no wait (cupyx checks)."""
-    import cupyx
-
+def _training_step():
     minitorch.manual_seed(0)
     model = minitorch.nn.Sequential(
         minitorch.nn.Linear(32, 64), minitorch.nn.ReLU(), minitorch.nn.Linear(64, 10)
@@ -144,12 +142,145 @@ def test_training_step_never_synchronises(cupy):
         opt.step()
         return loss
 
-    step()  # warm-up: compiles the kernels
-    minitorch.cuda.synchronize()
-    with cupyx.allow_synchronize(False):
-        for _ in range(3):
-            loss = step()
-    assert np.isfinite(loss.item())
+    return step
+
+
+def test_training_step_never_synchronises(cupy):
+    """Forward, backward and step only queue GPU work: the event behind a spinning kernel is still
+    pending when the step returns (``minitorch.cuda.syncs``, which sees any kind of sync)."""
+    step = _training_step()
+    assert syncs.synchronises(step) is False
+    assert np.isfinite(step().item())
+
+
+@pytest.mark.parametrize("kind", ["item", "float", "mask", "synchronize"])
+def test_a_deliberate_sync_is_seen(cupy, kind):
+    """The control: the same step with one sync in it is caught, whatever the kind."""
+    step = _training_step()
+    read = {
+        "item": lambda loss: loss.item(),
+        "float": lambda loss: float(loss),
+        "mask": lambda loss: loss.reshape(1)[loss.reshape(1) > 0],
+        "synchronize": lambda loss: minitorch.cuda.synchronize(),
+    }[kind]
+    assert syncs.synchronises(lambda: read(step())) is True
+
+
+@pytest.mark.parametrize("ignore_index", [-100, 1])
+def test_float16_cross_entropy_on_the_gpu(rng, ignore_index):
+    """A .half() classifier: the float16 loss kernels compile and agree with float64 on the CPU."""
+    logits = rng.standard_normal((64, 10)).astype(np.float16)
+    target = rng.integers(0, 10, 64)
+    results = []
+    for device, dtype in (("cpu", np.float64), ("cuda", np.float16)):
+        x = minitorch.tensor(logits.astype(dtype), device=device, requires_grad=True)
+        loss = F.cross_entropy(x, minitorch.tensor(target, device=device), ignore_index=ignore_index)
+        loss.backward()
+        assert loss.dtype == x.dtype and x.grad.dtype == x.dtype
+        results.append((loss.item(), x.grad.cpu().numpy().astype(np.float64)))
+    assert results[1][0] == pytest.approx(results[0][0], rel=2e-3)
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-2, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_float16_and_wide_softmax_kernels_match_numpy(cupy, rng, dtype):
+    """The forward loss kernel for every float dtype (float16 sums in float) against its NumPy twin."""
+    x = (rng.standard_normal((33, 7)) * 3).astype(dtype)
+    target = rng.integers(0, 7, 33)
+    loss, p, counts, bad = cuda_kernels.softmax_xent_forward(cupy.asarray(x), cupy.asarray(target))
+    want_loss, want_p, _, _ = cuda_kernels.reference_softmax_xent_forward(x.astype(np.float64), target)
+    tol = 2e-3 if dtype == np.float16 else 1e-5
+    np.testing.assert_allclose(loss.get().astype(np.float64), want_loss, rtol=tol, atol=tol)
+    np.testing.assert_allclose(p.get().astype(np.float64), want_p, rtol=tol, atol=tol)
+
+
+def test_scatter_multiply_on_the_gpu(rng):
+    a = rng.standard_normal((4, 5)).astype(np.float32)
+    src = rng.standard_normal((4, 5)).astype(np.float32)
+    index = rng.integers(0, 4, (4, 5))  # repeated rows: products of several values
+    want = minitorch.scatter(minitorch.tensor(a), 0, minitorch.tensor(index), minitorch.tensor(src), reduce="multiply")
+    got = minitorch.scatter(minitorch.tensor(a, device="cuda"), 0, minitorch.tensor(index, device="cuda"),
+                            minitorch.tensor(src, device="cuda"), reduce="multiply")
+    np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-6)
+
+
+def test_capture_step_trains_like_the_eager_step(cupy, rng):
+    """``capture_step`` on a real GPU: replays with new inputs copied in train the same weights."""
+    batches = [(rng.standard_normal((64, 16)).astype(np.float32), rng.integers(0, 4, 64)) for _ in range(6)]
+
+    def make():
+        minitorch.manual_seed(0)
+        model = minitorch.nn.Sequential(
+            minitorch.nn.Linear(16, 32), minitorch.nn.ReLU(), minitorch.nn.Linear(32, 4)
+        ).to("cuda")
+        opt = minitorch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        x = minitorch.zeros(64, 16, device="cuda")
+        y = minitorch.zeros(64, dtype=minitorch.int64, device="cuda")
+
+        def step():
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        def feed(batch):
+            x.data[...] = cupy.asarray(batch[0])
+            y.data[...] = cupy.asarray(batch[1])
+
+        return model, step, feed
+
+    eager_model, eager_step, eager_feed = make()
+    eager_feed(batches[0])
+    for _ in range(3):  # what capture_step's warm-up does
+        eager_step()
+    eager_losses = []
+    for batch in batches[1:]:
+        eager_feed(batch)
+        eager_losses.append(eager_step().item())
+
+    model, step, feed = make()
+    feed(batches[0])
+    graphed = minitorch.cuda.capture_step(step, warmup=3)
+    losses = []
+    for batch in batches[1:]:
+        feed(batch)
+        losses.append(graphed().item())
+    assert graphed.replays == len(batches) - 1
+    np.testing.assert_allclose(losses, eager_losses, rtol=1e-5)
+    for p, q in zip(model.parameters(), eager_model.parameters()):
+        np.testing.assert_allclose(p.detach().cpu().numpy(), q.detach().cpu().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_source_matches_cupy(cupy):
+    """``tests/devices/cuda_source.py`` (how ``make test`` compiles without a GPU) generates the very
+    source real CuPy compiled for the same call, layouts and 64-bit indexing included."""
+    import cuda_source
+
+    k = cuda_kernels
+    x = cupy.arange(30, dtype=cupy.float32).reshape(5, 6)
+    cases = [
+        (k.RELU_FORWARD, (x,)),
+        (k.RELU_FORWARD, (x.T,)),
+        (k.RELU_FORWARD, (cupy.zeros((4, 3, 2, 6), cupy.float16).transpose(3, 1, 0, 2)[::2],)),
+        (k.BIAS_RELU_FORWARD, (x, cupy.ones(6, cupy.float32))),
+        (k.SOFTMAX_XENT_BACKWARD, (x, cupy.zeros((5, 1), cupy.int64), cupy.float32(0.5), 6, -100)),
+        (k.SOFTMAX_XENT_BACKWARD, (x.astype(cupy.float16), cupy.zeros((5, 1), cupy.int64), x.sum().astype(
+            cupy.float16), 6, -100)),
+        (k.SGD_MOMENTUM_STEP, (x, 0.1, 0.9, 0.0, x.copy(), x.copy())),
+        (k.SPIN, (0, cupy.empty(1, cupy.int64))),
+    ]
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    if free > 6 * 2**30:  # arrays over 2 GiB: 64-bit indexing
+        big = cupy.zeros(2**30 + 8, cupy.float16)
+        cases.append((k.RELU_FORWARD, (big,)))
+    for spec, args in cases:
+        kernel = cupy.ElementwiseKernel(*spec)
+        kernel(*args)
+        ours = cuda_source.kernel_call(spec, args).source()
+        header = "".join(f"#include <{h}>\n" for h in cupy._core.core._cupy_header_list)
+        assert ours == header + kernel.cached_code, spec[3]
+    cupy.cuda.Device().synchronize()
 
 
 def test_memory_api_follows_allocations(cupy):

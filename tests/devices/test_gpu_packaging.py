@@ -1,7 +1,9 @@
 """The GPU install routes: pip's ``gpu`` extra and conda's ``environment-gpu.yml``.
 
-CuPy is never in the base or dev dependencies (a 137 MB wheel CI doesn't need); the
-conda GPU file is environment.yml plus CuPy and the CUDA version pin, nothing else.
+CuPy is never in the base or dev dependencies: a machine without a GPU gets it only through
+the ``gpu-compile`` extra (CuPy's code generator, NVRTC and the CUDA headers, which
+``make setup`` installs so that ``make test`` compiles every kernel), without cuBLAS and the
+rest of ``[ctk]``. The conda GPU file is environment.yml plus CuPy and the CUDA version pin.
 """
 
 from pathlib import Path
@@ -24,8 +26,15 @@ def test_gpu_extra_is_cupy_only():
     assert [d for d in extras["gpu"] if d.startswith("cupy")] == extras["gpu"]
     assert any(d.startswith("cupy-cuda12x[ctk]") for d in extras["gpu"])  # CuPy 14 needs [ctk] or a toolkit
     assert [d for d in extras["gpu13"] if d.startswith("cupy-cuda13x[ctk]")] == extras["gpu13"]
-    for group in [project["dependencies"], extras["dev"]]:
+    for group in [project["dependencies"], extras["dev"], extras["gpu-check"]]:
         assert not any("cupy" in d for d in group)
+
+
+def test_make_setup_installs_what_compiles_the_kernels_without_a_gpu():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    names = sorted(d.split(">")[0].split("[")[0] for d in project["optional-dependencies"]["gpu-compile"])
+    assert names == ["cupy-cuda12x", "nvidia-cuda-nvrtc-cu12", "nvidia-cuda-runtime-cu12"]  # no [ctk]: no cuBLAS
+    assert "gpu-compile" in (ROOT / "Makefile").read_text().split("pip install -q -e")[1].splitlines()[0]
 
 
 def test_conda_gpu_environment_is_base_plus_cupy():

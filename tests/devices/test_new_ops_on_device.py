@@ -475,3 +475,22 @@ def test_data_dependent_shapes_sync_once_as_in_pytorch(fake_gpu, syncs, rng):
         syncs["n"] = 0
         check_lives_on(fn(), "cuda")
         assert syncs["n"] <= 1
+
+
+# ---------------------------------------------------------------------- scatter with reduce="multiply"
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+@pytest.mark.parametrize("dim", [0, 1])
+def test_scatter_multiply_with_repeated_indices(device, dtype, dim, rng):
+    """CuPy has no ``multiply.at``: on a device, repeated targets are still multiplied together, in
+    NumPy's order (the same bits as the CPU), and the rest of ``input`` is untouched."""
+    a = (rng.standard_normal((3, 4)) * 4).astype(dtype)
+    src = (rng.standard_normal((3, 5)) * 4).astype(dtype)  # larger than the index along dim 1
+    index = [[2, 0, 2, 2], [0, 1, 2, 2], [2, 2, 0, 1]] if dim == 0 else [[3, 3, 0], [1, 3, 3], [0, 0, 0]]
+    want = minitorch.scatter(minitorch.tensor(a), dim, minitorch.tensor(index), minitorch.tensor(src),
+                             reduce="multiply")
+    got = minitorch.scatter(on(device, a), dim, on(device, index), on(device, src), reduce="multiply")
+    check_lives_on(got, device)
+    np.testing.assert_array_equal(host(got), want.numpy())
+    flat = on(device, a[0]).scatter(0, on(device, [1, 1, 3, 1]), on(device, src[0, :4]), reduce="multiply")
+    np.testing.assert_array_equal(host(flat), minitorch.tensor(a[0]).scatter(
+        0, minitorch.tensor([1, 1, 3, 1]), minitorch.tensor(src[0, :4]), reduce="multiply").numpy())

@@ -183,12 +183,13 @@ def flat_grads(model):
 @scenario
 def nccl_with_fake_cupy():
     """The nccl backend's plumbing (pointers, counts, dtypes) against a fake NCCL over MPI."""
-    from fake_cupy import FakeCupy
+    from fake_cupy import FakeCupy, modules
     from fake_nccl import CALLS, install
 
     from minitorch import backends
 
-    sys.modules["cupy"] = install(FakeCupy())
+    replaced = {name: sys.modules.get(name) for name in ("cupy", "cupyx", "cupyx.scipy", "cupyx.scipy.special")}
+    sys.modules.update(modules(install(FakeCupy())))
     backends.reset_probes()
     dist.destroy_process_group()
     dist.init_process_group("nccl")
@@ -211,7 +212,11 @@ def nccl_with_fake_cupy():
     finally:
         dist.destroy_process_group()
         dist.init_process_group("mpi")
-        del sys.modules["cupy"]
+        for name, module in replaced.items():  # the real modules back (or none)
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
         backends.reset_probes()
 
 

@@ -115,11 +115,12 @@ def test_ddp_state_dict_has_the_module_prefix_and_module_is_the_model(world_of_o
 
 def test_nccl_backend_on_one_fake_gpu(world_of_one, monkeypatch):
     # Unverified on real GPUs: the fake NCCL does its reductions with MPI on host memory.
+    import fake_cupy
     from fake_cupy import FakeCupy, FakeDeviceArray
     from fake_nccl import CALLS, install
 
     monkeypatch.setattr(FakeDeviceArray, "__cuda_array_interface__", None, raising=False)
-    monkeypatch.setitem(sys.modules, "cupy", install(FakeCupy()))
+    fake_cupy.install(monkeypatch, install(FakeCupy()))
     backends.reset_probes()
     dist.destroy_process_group()
     try:

@@ -25,7 +25,8 @@ HARD_MAX_LINES = 600
 # Layers that must not import the layers above them.
 CORE = ("minitorch.backends", "minitorch.cuda", "minitorch.tensor", "minitorch.autograd", "minitorch.functions")
 ABOVE_CORE = (
-    "minitorch.nn", "minitorch.optim", "minitorch.data", "minitorch.distributed", "minitorch.examples", "widgets",
+    "minitorch.kernels", "minitorch.nn", "minitorch.optim", "minitorch.data", "minitorch.distributed",
+    "minitorch.examples", "widgets",
 )
 
 
@@ -162,6 +163,15 @@ def test_the_core_never_imports_the_layers_above_it():
         if name.startswith(CORE):
             above = [t for t in targets if t.startswith(ABOVE_CORE)]
             assert not above, f"{name} imports {above}"
+
+
+def test_the_ops_and_the_optimizers_never_import_the_fast_kernels():
+    # functions/ and optim/ are the math as taught; the kernels import them and attach themselves
+    # (docs/ARCHITECTURE.md, "Fast kernels"), so a learner reading an op never meets a speed trick.
+    for name, targets in GRAPH.items():
+        if name.startswith(("minitorch.functions", "minitorch.optim", "minitorch.autograd")):
+            kernels = [t for t in targets if t.startswith("minitorch.kernels")]
+            assert not kernels, f"{name} imports {kernels}"
 
 
 def test_minitorch_never_imports_widgets():

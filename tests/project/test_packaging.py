@@ -5,8 +5,10 @@ with the same version bound. Known differences are spelled out here:
 - conda-forge's ``python-graphviz`` is PyPI's ``graphviz`` (the Python wrapper), and
   conda's ``graphviz`` is the ``dot`` binary, which pip cannot install at all;
 - ``python`` and ``pip`` are conda's own entries;
-- the ``gpu``/``gpu13`` (CuPy, hardware-specific) and ``bench`` (PyTorch, an oracle only) extras
-  are pip-only on purpose.
+- the ``gpu``/``gpu13`` (CuPy, hardware-specific), ``gpu-compile`` (CUDA 12 wheels that
+  compile the kernels without a GPU, for ``make test``), ``gpu-check`` (what
+  ``bench/gpu_check.sh`` puts in the pip venv it makes) and ``bench`` (PyTorch, an oracle
+  only) extras are pip-only on purpose.
 """
 
 import re
@@ -22,7 +24,7 @@ yaml = pytest.importorskip("yaml")
 ROOT = Path(__file__).resolve().parents[2]
 CONDA_TO_PIP = {"python-graphviz": "graphviz"}
 CONDA_ONLY = {"python", "pip", "graphviz"}  # conda's graphviz is the dot binary
-PIP_ONLY_EXTRAS = {"gpu", "gpu13", "bench"}
+PIP_ONLY_EXTRAS = {"gpu", "gpu13", "gpu-compile", "gpu-check", "bench"}
 
 
 def normalize(name):

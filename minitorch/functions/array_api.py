@@ -1,0 +1,289 @@
+"""NumPy's names for the differentiable ops: what an op's backward may call under create_graph.
+
+An op's backward is written on arrays: ``grad * xp.exp(x)``, ``g.sum(axis=0)``,
+``xp.where(mask, g, 0)``. With ``create_graph=True`` the engine runs the same lines on
+``GraphArray``s (``autograd/graph_mode.py``), and each NumPy name below is the op that
+records that step in the graph, called with NumPy's arguments (``axis``, ``keepdims``,
+``newshape`` ...). A name missing here is refused on a value with a gradient, with an error
+naming the op and the function: never a silent constant.
+
+Comparisons, ``sign`` and the ``*_like`` constructors have no gradient: they run on the arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from minitorch import backends
+from minitorch.autograd.graph_arrays import register_numpy_function
+from minitorch.dtypes import get_dtype
+from minitorch.functions import (
+    arithmetic,
+    clamping,
+    conversion,
+    cumulative,
+    elementwise_logic,
+    indexing,
+    linalg,
+    ordering,
+    reductions,
+    shape,
+    unary,
+)
+from minitorch.tensor_base import TensorBase
+
+
+def _tensor(value: Any) -> Any:
+    """An array constant as a Tensor without a gradient; Tensors and numbers as they are."""
+    if isinstance(value, TensorBase) or isinstance(value, (int, float, bool)):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    return arithmetic.as_operand(value)
+
+
+def _data(value: Any) -> Any:
+    return value.data if isinstance(value, TensorBase) else value
+
+
+def _constant(array: Any) -> TensorBase:
+    return TensorBase._make(array, None, False)
+
+
+def _axes(axis: Any) -> Any:
+    """NumPy's ``axis`` as MiniTorch's ``dim`` (None: every axis)."""
+    if axis is None or isinstance(axis, int):
+        return axis
+    return tuple(axis)
+
+
+def _binary(op: Any) -> Any:
+    def function(a: Any, b: Any, **kwargs: Any) -> Any:
+        if kwargs.get("dtype") is not None:
+            raise TypeError("dtype= is not supported on graph values")
+        return op(_tensor(a), _tensor(b))
+
+    return function
+
+
+def _unary(op: Any) -> Any:
+    def function(a: Any, **kwargs: Any) -> Any:
+        return op(a)
+
+    return function
+
+
+def _no_gradient(np_function: Any) -> Any:
+    """A NumPy function whose result carries no gradient: computed on the arrays (NumPy
+    hands CuPy arrays on to CuPy)."""
+
+    def function(*args: Any, **kwargs: Any) -> TensorBase:
+        return _constant(np_function(*(_data(a) for a in args), **{k: _data(v) for k, v in kwargs.items()}))
+
+    return function
+
+
+def _sum(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+    return reductions.sum(a, _axes(axis), keepdims, None if dtype is None else get_dtype(np.dtype(dtype).name))
+
+
+def _mean(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+    if dtype is not None:
+        a = conversion.cast(a, get_dtype(np.dtype(dtype).name))
+    return reductions.mean(a, _axes(axis), keepdims)
+
+
+def _max(a: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:
+    return reductions.amax(a, _axes(axis), keepdims)
+
+
+def _min(a: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:
+    return reductions.amin(a, _axes(axis), keepdims)
+
+
+def _prod(a: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:
+    if axis is None:
+        return cumulative.prod(shape.reshape(a, (-1,)), 0, keepdims) if not keepdims else shape.reshape(
+            cumulative.prod(shape.reshape(a, (-1,)), 0), (1,) * a.ndim)
+    return cumulative.prod(a, axis, keepdims)
+
+
+def _cumsum(a: Any, axis: Any = None, **kwargs: Any) -> Any:
+    if axis is None:
+        return cumulative.cumsum(shape.reshape(a, (-1,)), 0)
+    return cumulative.cumsum(a, axis)
+
+
+def _reshape(a: Any, newshape: Any = None, *, shape_: Any = None, **kwargs: Any) -> Any:
+    target = kwargs.get("shape", newshape)
+    if isinstance(target, int):
+        target = (target,)
+    return shape.reshape(_tensor(a), tuple(target))
+
+
+def _transpose(a: Any, axes: Any = None) -> Any:
+    axes = tuple(reversed(range(a.ndim))) if axes is None else tuple(axes)
+    return shape.permute(a, axes)
+
+
+def _swapaxes(a: Any, axis1: int, axis2: int) -> Any:
+    return shape.transpose(a, axis1, axis2)
+
+
+def _moveaxis(a: Any, source: Any, destination: Any) -> Any:
+    source = [source] if isinstance(source, int) else list(source)
+    destination = [destination] if isinstance(destination, int) else list(destination)
+    source = [s % a.ndim for s in source]
+    destination = [d % a.ndim for d in destination]
+    order = [n for n in range(a.ndim) if n not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return shape.permute(a, tuple(order))
+
+
+def _expand_dims(a: Any, axis: Any) -> Any:
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    ndim = a.ndim + len(axes)
+    for ax in sorted(x % ndim for x in axes):
+        a = shape.unsqueeze(a, ax)
+    return a
+
+
+def _squeeze(a: Any, axis: Any = None) -> Any:
+    return shape.squeeze(a, _axes(axis))
+
+
+def _broadcast_to(a: Any, shape_: Any) -> Any:
+    return shape.broadcast_to(_tensor(a), tuple(shape_))
+
+
+def _concatenate(arrays: Sequence[Any], axis: int = 0, **kwargs: Any) -> Any:
+    return shape.cat([_tensor(a) for a in arrays], axis)
+
+
+def _stack(arrays: Sequence[Any], axis: int = 0, **kwargs: Any) -> Any:
+    return shape.stack([_tensor(a) for a in arrays], axis)
+
+
+def _flip(a: Any, axis: Any = None) -> Any:
+    dims = tuple(range(a.ndim)) if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
+    return ordering.flip(a, dims=dims)
+
+
+def _where(condition: Any, a: Any, b: Any) -> Any:
+    return elementwise_logic.where(_data(condition), _tensor(a), _tensor(b))
+
+
+def _clip(a: Any, a_min: Any = None, a_max: Any = None, **kwargs: Any) -> Any:
+    return clamping.clamp(_tensor(a), _tensor(a_min) if a_min is not None else None,
+                          _tensor(a_max) if a_max is not None else None)
+
+
+def _astype(a: Any, dtype: Any, **kwargs: Any) -> Any:
+    return conversion.cast(a, get_dtype(np.dtype(dtype).name))
+
+
+def _copy(a: Any, **kwargs: Any) -> Any:
+    return conversion.Clone.apply(a)
+
+
+def _getitem(a: Any, index: Any) -> Any:
+    return indexing.getitem(a, index)
+
+
+def _matmul(a: Any, b: Any, **kwargs: Any) -> Any:
+    a, b = _tensor(a), _tensor(b)
+    if not isinstance(a, TensorBase):
+        a = _constant(np.asarray(a))
+    if not isinstance(b, TensorBase):
+        b = _constant(np.asarray(b))
+    return linalg.matmul(a, b)
+
+
+def _square(a: Any, **kwargs: Any) -> Any:
+    return arithmetic.mul(a, a)
+
+
+def _zeros_like(a: Any, dtype: Any = None, **kwargs: Any) -> TensorBase:
+    return _constant(backends.module_of(_data(a)).zeros_like(_data(a), dtype=dtype))
+
+
+def _ones_like(a: Any, dtype: Any = None, **kwargs: Any) -> TensorBase:
+    return _constant(backends.module_of(_data(a)).ones_like(_data(a), dtype=dtype))
+
+
+_TABLE = {
+    # arithmetic
+    "add": _binary(arithmetic.add),
+    "subtract": _binary(arithmetic.sub),
+    "multiply": _binary(arithmetic.mul),
+    "divide": _binary(arithmetic.div),
+    "power": _binary(arithmetic.pow),
+    "negative": _unary(arithmetic.neg),
+    "maximum": _binary(elementwise_logic.maximum),
+    "minimum": _binary(elementwise_logic.minimum),
+    "matmul": _matmul,
+    "dot": _matmul,
+    # elementwise functions
+    "absolute": _unary(unary.abs),
+    "exp": _unary(unary.exp),
+    "exp2": _unary(unary.exp2),
+    "expm1": _unary(unary.expm1),
+    "log": _unary(unary.log),
+    "log1p": _unary(unary.log1p),
+    "log2": _unary(unary.log2),
+    "log10": _unary(unary.log10),
+    "sqrt": _unary(unary.sqrt),
+    "square": _square,
+    "reciprocal": _unary(unary.reciprocal),
+    "tanh": _unary(unary.tanh),
+    "sin": _unary(unary.sin),
+    "cos": _unary(unary.cos),
+    "tan": _unary(unary.tan),
+    "clip": _clip,
+    "where": _where,
+    # no gradient: masks and signs
+    "sign": _no_gradient(np.sign),
+    "greater": _no_gradient(np.greater),
+    "greater_equal": _no_gradient(np.greater_equal),
+    "less": _no_gradient(np.less),
+    "less_equal": _no_gradient(np.less_equal),
+    "equal": _no_gradient(np.equal),
+    "not_equal": _no_gradient(np.not_equal),
+    "isnan": _no_gradient(np.isnan),
+    "isfinite": _no_gradient(np.isfinite),
+    "zeros_like": _zeros_like,
+    "ones_like": _ones_like,
+    "empty_like": _zeros_like,
+    # reductions
+    "sum": _sum,
+    "mean": _mean,
+    "max": _max,
+    "min": _min,
+    "prod": _prod,
+    "cumsum": _cumsum,
+    # shapes
+    "reshape": _reshape,
+    "transpose": _transpose,
+    "swapaxes": _swapaxes,
+    "moveaxis": _moveaxis,
+    "expand_dims": _expand_dims,
+    "squeeze": _squeeze,
+    "broadcast_to": _broadcast_to,
+    "concatenate": _concatenate,
+    "stack": _stack,
+    "flip": _flip,
+    "ascontiguousarray": lambda a, **kwargs: a,
+    # indexing, dtypes, copies
+    "getitem": _getitem,
+    "astype": _astype,
+    "copy": _copy,
+}
+
+for _name, _implementation in _TABLE.items():
+    register_numpy_function(_name, _implementation)
+
+NAMES = tuple(sorted(_TABLE))

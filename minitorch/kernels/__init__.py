@@ -1,0 +1,57 @@
+"""Fast kernels: every speed trick of MiniTorch, apart from the ops it speeds up.
+
+``minitorch/functions/`` holds each op as taught, forward and backward in plain array math.
+This package holds the faster ways to compute some of them, each registered for one op and
+one device with a predicate saying when it applies (``registry.py``), each with a test
+against the op it replaces (``tests/kernels/``). The ops never import it.
+
+    minitorch.kernels.use_fast_kernels(False)      # from now on: the reference ops only
+    with minitorch.kernels.use_fast_kernels(False):
+        ...                                        # just here
+
+``MINITORCH_FAST_KERNELS=0`` in the environment before ``import minitorch`` does the same for
+the whole process. Either way the numbers agree with the fast path's to rounding; only the
+time differs (docs/benchmarks.md says by how much).
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from minitorch.kernels.cpu import conv, host_memory, pooling  # noqa: F401  (each registers its kernels)
+from minitorch.kernels.registry import Kernel, all_kernels, kernels_of, register, unregister
+from minitorch.switches import FAST_KERNELS_AT_IMPORT, SWITCHES
+
+# glibc keeps freed memory for the next step's arrays (cpu/host_memory.py says why): a speed
+# trick too, so only in a process that starts with the fast kernels on.
+host_memory.keep_freed_memory_from_environment(FAST_KERNELS_AT_IMPORT)
+
+
+class use_fast_kernels:  # noqa: N801  (used like a function, as PyTorch's switches are)
+    """Turn the fast kernels on or off; as a context manager, only inside the ``with``."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.previous = SWITCHES.fast_kernels
+        SWITCHES.fast_kernels = bool(enabled)
+
+    def __enter__(self) -> use_fast_kernels:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
+        SWITCHES.fast_kernels = self.previous
+
+
+def fast_kernels_enabled() -> bool:
+    """True when ops take their fast kernels where they apply (the default)."""
+    return SWITCHES.fast_kernels
+
+
+__all__ = [
+    "Kernel",
+    "all_kernels",
+    "fast_kernels_enabled",
+    "kernels_of",
+    "register",
+    "unregister",
+    "use_fast_kernels",
+]
