@@ -44,6 +44,14 @@ def test_erf_matches_math_erf_to_float64_precision():
     assert np.isnan(erf_array(np, np.array([np.nan])))[0]
 
 
+def test_erf_of_float16_is_computed_in_float32_as_torch():
+    x = np.linspace(-4, 4, 161).astype(np.float16)
+    got = minitorch.erf(minitorch.tensor(x))
+    assert got.dtype == minitorch.float16
+    want = torch.erf(torch.tensor(x)).numpy()
+    np.testing.assert_allclose(got.numpy().astype(np.float32), want.astype(np.float32), rtol=1e-3, atol=1e-3)
+
+
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 def test_gelu_gradcheck(rng, approximate):
     check(lambda x: F.gelu(x, approximate=approximate), leaf(rng.standard_normal((3, 5)) * 2))
@@ -60,46 +68,6 @@ def test_erf_gelu_vs_torch(rng, dtype):
     compare(lambda lib, a: a.erf(), [x], dtype)
     compare(lambda lib, a: fn_of(lib).gelu(a), [x], dtype)
     compare(lambda lib, a: fn_of(lib).gelu(a, approximate="tanh"), [x], dtype)
-
-
-def test_float32_normal_cdf_keeps_its_tails():
-    """GELU's float32 Phi (a fitted erfc, in float32) against math.erfc, to relative precision in the tails."""
-    from minitorch.functions.special import normal_cdf_float32
-
-    x = np.concatenate([np.linspace(-12, 12, 4801), [np.inf, -np.inf, 0.0]]).astype(np.float32)
-    cdf, pdf, _ = normal_cdf_float32(x)
-    assert cdf.dtype == pdf.dtype == np.float32
-    exact = np.array([0.5 * math.erfc(-float(v) / math.sqrt(2)) for v in x])
-    density = np.array([math.exp(-float(v) ** 2 / 2) / math.sqrt(2 * math.pi) for v in x])
-    near = np.abs(x) < 5
-    np.testing.assert_allclose(cdf[near], exact[near], rtol=3e-6)
-    np.testing.assert_allclose(pdf[near], density[near], rtol=3e-6)
-    np.testing.assert_allclose(cdf, exact, rtol=3e-5, atol=1e-37)  # the far tail: float32's own rounding of x^2
-    nan_cdf, nan_pdf, _ = normal_cdf_float32(np.array([np.nan], np.float32))
-    assert np.isnan(nan_cdf[0]) and np.isnan(nan_pdf[0])
-
-
-def test_float32_gelu_over_several_blocks_matches_float64_and_torch():
-    """An input longer than one block (the last one partial), laid out transposed: the float32
-    GELU, its Phi and its gradient agree with the float64 path and with PyTorch."""
-    from minitorch.functions.special import _BLOCK
-
-    rng = np.random.default_rng(3)
-    x64 = (rng.standard_normal((3 * _BLOCK // 128 + 7, 128)) * 2).T  # not C-contiguous
-    up = rng.standard_normal(x64.shape)
-    outs, grads = [], []
-    for dtype in ("float32", "float64"):
-        x = minitorch.tensor(x64.astype(dtype), requires_grad=True)
-        y = F.gelu(x)
-        y.backward(minitorch.tensor(up.astype(dtype)))
-        outs.append(y.detach().numpy().astype(np.float64))
-        grads.append(x.grad.numpy().astype(np.float64))
-    np.testing.assert_allclose(outs[0], outs[1], rtol=2e-6, atol=1e-7)
-    np.testing.assert_allclose(grads[0], grads[1], rtol=2e-6, atol=1e-6)
-    t = torch.tensor(x64.astype(np.float32), requires_grad=True)
-    TF.gelu(t).backward(torch.tensor(up.astype(np.float32)))
-    np.testing.assert_allclose(outs[0], TF.gelu(t).detach().numpy(), rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(grads[0], t.grad.numpy(), rtol=1e-5, atol=1e-5)
 
 
 def test_erf_of_integers_is_float32():
