@@ -284,43 +284,26 @@ def test_recurrent_layers_gradcheck(rng, bias):
     check(lambda *a: weighted(rnn_layer(*a, "relu")), x, h0, p(H, I), p(H, H), *b(1))
 
 
-def test_lstm_layer_gradcheck_over_several_chunks_of_steps_with_one_sample(rng):
-    # The backward walks the steps in chunks (recurrent._CHUNK): 11 steps make a full chunk and
-    # a partial one. With N = 1 the gradient of c_T, transposed, is contiguous: it must be copied.
-    from minitorch.functions import lstm_layer
-    from minitorch.functions.recurrent import _CHUNK
+@pytest.mark.parametrize(
+    "options",
+    [dict(proj_size=2), dict(bidirectional=True, num_layers=2), dict(proj_size=1, bidirectional=True, bias=False)],
+)
+def test_the_lstm_as_written_gradchecks_through_nn_lstm(rng, options):
+    # With the fast kernels off: LSTMLayer as functions/recurrent.py writes it (tests/kernels
+    # checks the CPU kernel against it), with a projection and in both directions.
+    with minitorch.kernels.use_fast_kernels(False):
+        lstm = minitorch.nn.LSTM(3, 4, **options).double()
+        layers = options.get("num_layers", 1) * (2 if options.get("bidirectional") else 1)
+        x = leaf(rng.standard_normal((5, 2, 3)))
+        h0 = leaf(rng.standard_normal((layers, 2, options.get("proj_size") or 4)))
+        c0 = leaf(rng.standard_normal((layers, 2, 4)))
 
-    T, N, I, H = _CHUNK + 3, 1, 2, 2
+        def run(x, h0, c0):
+            out, (h_n, c_n) = lstm(x, (h0, c0))
+            return out.sum() + (h_n * 2).sum() + (c_n * 3).sum()
 
-    def p(*shape):
-        return leaf(rng.standard_normal(shape) * 0.7)
-
-    def weighted(outputs):
-        return sum(o.sum() * (i + 1) for i, o in enumerate(outputs))
-
-    args = p(T, N, I), p(N, H), p(N, H), p(4 * H, I), p(4 * H, H), p(4 * H), p(4 * H)
-    check(lambda *a: weighted(lstm_layer(*a)), *args)
-
-
-def test_lstm_layer_backward_leaves_the_incoming_gradient_alone(rng):
-    from minitorch.functions.recurrent import LSTMLayer
-
-    class Ctx:  # what LSTMLayer's forward and backward use of a BackwardNode
-        xp = np
-        needs_input_grad = (True,) * 5 + (False,) * 3
-
-        def save_for_backward(self, *arrays):
-            self.saved_tensors = arrays
-
-    T, N, I, H = 3, 1, 2, 3
-    arrays = [rng.standard_normal(s) for s in [(T, N, I), (N, H), (N, H), (4 * H, I), (4 * H, H)]]
-    ctx = Ctx()
-    out = LSTMLayer.forward(ctx, *arrays, None, None)
-    grad = rng.standard_normal(out.shape)
-    kept = grad.copy()
-    grads = LSTMLayer.backward(ctx, grad)
-    np.testing.assert_array_equal(grad, kept)
-    assert not any(np.shares_memory(g, grad) for g in grads if g is not None)
+        check(run, x, h0, c0)
+        assert gradcheck(lambda *weights: run(x, h0, c0), tuple(lstm.parameters()))  # (nudged in place)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
