@@ -23,13 +23,15 @@ _ERFS: dict[type, Any] = {}  # array type -> CuPy's erf for it, or None
 
 
 def cupy_erf(array_type: type) -> Any:
-    """``cupyx.scipy.special.erf`` for arrays of this type, or None where their CuPy has no
-    ``cupyx`` (asked once per array type: a stand-in CuPy in the tests has none)."""
+    """``cupyx.scipy.special.erf`` for arrays of this type: CuPy's own arrays, where ``cupyx``
+    imports; None for any other (the stand-in CuPy of the tests). Asked once per array type."""
     if array_type not in _ERFS:
-        try:
-            from cupyx.scipy.special import erf
-        except Exception:  # not installed, or not importable beside this CuPy (a stand-in fails inside cupyx)
-            erf = None
+        erf = None
+        if array_type.__module__.split(".")[0] == "cupy":
+            try:
+                from cupyx.scipy.special import erf
+            except Exception:  # not installed, or not importable beside this CuPy
+                erf = None
         _ERFS[array_type] = erf
     return _ERFS[array_type]
 
