@@ -82,9 +82,8 @@ class RMSprop(Optimizer):
 
     def _update_parameter(self, p: Tensor, grad: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         """One RMSprop step of ``p``: the formula at the top of this file, line by line."""
-        lr, alpha, eps, weight_decay, momentum = (
-            group["lr"], group["alpha"], group["eps"], group["weight_decay"], group["momentum"]
-        )
+        lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
+        weight_decay = group["weight_decay"]
         xp = backends.module_of(p.data)
         g = -grad if group["maximize"] else grad
         state["step"] += 1

@@ -93,8 +93,12 @@ def test_random_shapes_give_the_formulas_numbers(shapes, dtype, config, seed):
     arrays = [rng.standard_normal(s).astype(dtype) for s in shapes]
     name, kwargs = config
     with use_fast_kernels(True):
-        check_update_kernel(ADAM_FOREACH, lambda ps: getattr(minitorch.optim, name)(ps, foreach=True, **kwargs),
-                            arrays, random_grads(rng, arrays, 5))
+        check_update_kernel(
+            ADAM_FOREACH,
+            lambda ps: getattr(minitorch.optim, name)(ps, foreach=True, **kwargs),
+            arrays,
+            random_grads(rng, arrays, 5),
+        )
 
 
 @pytest.mark.parametrize("name,kwargs", CONFIGS, ids=IDS)

@@ -63,8 +63,9 @@ def random_grads(rng, values, steps=STEPS):
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_each_foreach_kernel_computes_the_formula(rng, kernel, name, kwargs, dtype):
     values = layouts(rng, dtype)
-    check_update_kernel(kernel, lambda ps: getattr(minitorch.optim, name)(ps, **kwargs), values,
-                        random_grads(rng, values))
+    check_update_kernel(
+        kernel, lambda ps: getattr(minitorch.optim, name)(ps, **kwargs), values, random_grads(rng, values)
+    )
 
 
 @pytest.mark.parametrize("kernel,name,kwargs", [CASES[0], CASES[-1]], ids=[IDS[0], IDS[-1]])
@@ -80,8 +81,9 @@ def test_two_parameter_groups_with_their_own_settings(rng, kernel, name, kwargs)
 
 def test_one_large_parameter_with_foreach_true(rng):
     values = [rng.standard_normal(300_000).astype(np.float32)]  # one, and large: only as asked
-    check_update_kernel(ADAM_FOREACH, lambda ps: minitorch.optim.Adam(ps, foreach=True), values,
-                        random_grads(rng, values, steps=2))
+    check_update_kernel(
+        ADAM_FOREACH, lambda ps: minitorch.optim.Adam(ps, foreach=True), values, random_grads(rng, values, steps=2)
+    )
 
 
 def test_every_cpu_update_kernel_has_its_test():
@@ -193,8 +195,12 @@ def test_register_update_checks_what_it_is_given():
         register_update(minitorch.optim.SGD, device="tpu", kind="fused", applies=lambda *a: True, step=lambda *a: None)
     before = update_kernels_of(minitorch.optim.Adam)
     calls = []
-    mine = register_update(minitorch.optim.AdamW, kind="foreach", applies=lambda *a: True,
-                           step=lambda opt, group, params, *rest: calls.append(len(params)))
+    mine = register_update(
+        minitorch.optim.AdamW,
+        kind="foreach",
+        applies=lambda *a: True,
+        step=lambda opt, group, params, *rest: calls.append(len(params)),
+    )
     try:
         assert update_kernels_of(minitorch.optim.AdamW) == (*before, mine)
         assert update_kernels_of(minitorch.optim.Adam) == before  # a subclass's kernels stay its own

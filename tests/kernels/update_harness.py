@@ -83,8 +83,9 @@ def assert_close(what: str, got: Any, want: Any) -> None:
     np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=what)
 
 
-def assert_same_state(params: list[minitorch.Tensor], opt: Any, ref_params: list[minitorch.Tensor], ref: Any,
-                      what: str) -> None:
+def assert_same_state(
+    params: list[minitorch.Tensor], opt: Any, ref_params: list[minitorch.Tensor], ref: Any, what: str
+) -> None:
     """Parameters and every state entry as the reference's."""
     for i, (p, q) in enumerate(zip(params, ref_params)):
         assert_close(f"{what}: parameter {i}", p.data, q.data)
@@ -119,4 +120,4 @@ def check_update_kernel(
         chosen.clear()
         assert_same_state(params, opt, ref_params, ref, f"{kernel.name}, step {step}")
         bumps = [p._version - v for p, v in zip(ref_params + params, versions)]
-        assert bumps[len(params):] == bumps[: len(params)], f"{kernel.name}, step {step}: version bumps {bumps}"
+        assert bumps[len(params) :] == bumps[: len(params)], f"{kernel.name}, step {step}: version bumps {bumps}"

@@ -190,8 +190,18 @@ def test_state_dict_repr_and_argument_checks():
     saved = opt.state_dict()
     assert list(saved["state"][0]) == ["step", "exp_avg", "exp_avg_sq"]
     assert sorted(saved["param_groups"][0]) == [  # PyTorch 2.13's keys
-        "amsgrad", "betas", "capturable", "decoupled_weight_decay", "differentiable", "eps", "foreach", "fused",
-        "lr", "maximize", "params", "weight_decay",
+        "amsgrad",
+        "betas",
+        "capturable",
+        "decoupled_weight_decay",
+        "differentiable",
+        "eps",
+        "foreach",
+        "fused",
+        "lr",
+        "maximize",
+        "params",
+        "weight_decay",
     ]
     assert minitorch.optim.AdamW([p], foreach=np.bool_(False)).param_groups[0]["foreach"] is False
     with pytest.raises(TypeError, match="foreach must be None, True or False"):
