@@ -528,6 +528,9 @@ def jvp_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
         if "input 0 does not require grad" in got.error:
             return False, _("u must require grad (requires_grad=True): the second grad differentiates J^T u with "
                             "respect to u")
+        if "appears to not have been used" in got.error:
+            return False, _("the first gradient does not depend on u: give u as grad_outputs of the first grad "
+                            "(with create_graph=True), so that the second grad can differentiate with respect to u")
         if "a grad_output has shape" in got.error:
             return False, _("v has x's shape, not f(x)'s: the first grad takes u (f(x)'s shape) as grad_outputs, "
                             "the second one takes v")
