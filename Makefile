@@ -1,7 +1,10 @@
 # A newcomer needs two commands:  `make lab` (open the lessons)  and  `make test`.
-# Both create .venv on first use. System packages (graphviz's `dot`, Chromium for the
-# browser test, the Noto CJK fonts for the Chinese lessons) are installed with apt-get when
-# we are root, else the command is printed.
+# Both create .venv on first use: `make lab` with the learner's lab stack only (pip install -e .),
+# `make setup` / `make test` with the dev, dist and course extras too. The optional system
+# packages (graphviz's `dot`, Chromium for the browser test, the Noto CJK fonts for the Chinese
+# lessons) are installed when we are root and know the package manager (apt, dnf, pacman,
+# zypper); otherwise the line to run is printed for this system (brew on macOS) and we go on
+# without them (minitorch_course/system_packages.py). Learners without make: README, Quick start.
 #
 # The Chinese course: `make lab LANG=zh`, `make course LANG=zh`. LANG is also the shell's
 # locale (LANG=C.UTF-8 in CI, en_US.UTF-8 ...): a LANG starting with zh, given on make's
@@ -12,6 +15,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+LAB_STAMP := $(VENV)/.installed-lab
 # PyTorch is a test oracle and benchmark yardstick only. Install it only from the local
 # CPU wheel when the machine has one: any other torch download is several gigabytes.
 TORCH_WHEEL := $(firstword $(wildcard /opt/wheels/torch-2.13.0*.whl))
@@ -20,6 +24,9 @@ HUB_PORT ?= 8000
 # JupyterHub's proxy is a node program from the npm registry, installed into .hub/.
 CHP_VERSION := 5.3.0
 CHP := .hub/node_modules/.bin/configurable-http-proxy
+# Graphviz for the browser (graphs without `dot`): the pinned @viz-js/viz from npm, put into
+# the package by tools/fetch_viz.py (pin: widgets/draw/browser/viz.json); shipped in the wheel.
+VIZ := widgets/draw/browser/viz.js
 COURSE_LANG := $(if $(filter zh%,$(LANG)),zh,en)
 LAB_NOTEBOOK := $(if $(filter zh,$(COURSE_LANG)),lessons/zh/00_welcome.ipynb,lessons/00_welcome.ipynb)
 ifeq ($(origin LANG),command line)
@@ -27,9 +34,19 @@ ifeq ($(origin LANG),command line)
 override LANG := C.UTF-8
 endif
 
-.PHONY: setup system-deps lab test course release collect autograde feedback grades roster hub hub-proxy test-package test-lessons test-browser lint bench lessons example example-dist clean
+.PHONY: setup lab-setup system-deps lab-system-deps viz wheel lab test course release collect autograde feedback grades roster hub hub-proxy test-package test-lessons test-browser lint bench lessons example example-dist clean
 
-setup: $(STAMP) system-deps
+setup: viz $(STAMP) system-deps
+
+# The learner's install: the lab stack only (no nbgrader, JupyterHub, Playwright, mypy).
+lab-setup: viz lab-system-deps
+	@if test -f $(STAMP); then $(MAKE) --no-print-directory $(STAMP); else $(MAKE) --no-print-directory $(LAB_STAMP); fi
+
+$(LAB_STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	touch $(LAB_STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,27 +57,29 @@ ifneq ($(TORCH_WHEEL),)
 else
 	@echo "note: no local torch 2.13.0 wheel; tests that compare against PyTorch will skip"
 endif
-	touch $(STAMP)
+	touch $(STAMP) $(LAB_STAMP)
 
+# Optional: each is installed (root + a known package manager) or its install line printed.
 system-deps:
-	@missing=""; \
-	command -v dot >/dev/null 2>&1 || missing="$$missing graphviz"; \
-	command -v chromium >/dev/null 2>&1 || test -x /usr/bin/chromium || missing="$$missing chromium"; \
-	fc-list 2>/dev/null | grep -q "Noto Sans CJK SC" || missing="$$missing fonts-noto-cjk"; \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing system packages:$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
-	  else \
-	    echo "Please install the system packages:$$missing"; \
-	    echo "    sudo apt-get install -y$$missing"; \
-	  fi; \
-	fi
+	@$(PYTHON) -m minitorch_course.system_packages --install graphviz cjk-fonts chromium
+
+lab-system-deps:
+	@$(PYTHON) -m minitorch_course.system_packages --install graphviz cjk-fonts
+
+viz:
+	@$(PYTHON) -m tools.fetch_viz --check >/dev/null 2>&1 || $(PYTHON) -m tools.fetch_viz || \
+	  echo "note: without $(VIZ) graphs need Graphviz's dot program (make system-deps installs it)"
+
+# The wheel a learner installs (pip install dist/minitorch_course-*.whl): framework, widgets,
+# the lessons and the minitorch-course command; it must carry Graphviz for the browser.
+wheel: viz
+	@test -x $(PY) || $(MAKE) --no-print-directory $(LAB_STAMP)
+	MINITORCH_REQUIRE_VIZ=1 $(PY) -m pip wheel -q --no-deps -w dist .
 
 # JupyterLab refuses to start as root unless told; containers often run as root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-lab: setup
+lab: lab-setup
 	$(VENV)/bin/jupyter lab --port $(LAB_PORT) $(ALLOW_ROOT) $(LAB_NOTEBOOK)
 
 example: setup

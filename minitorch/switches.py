@@ -45,8 +45,9 @@ class Switches:
         self.default_dtype = "float32"  # Python floats and float factories (set_default_dtype)
         self.default_device = "cpu"  # where factories put new tensors (set_default_device)
         self.autocast: tuple[str, str] | None = None  # (device type, dtype name) inside autocast
-        # Which design conv2d uses: "im2col", "shifted" (stride 1 only; else im2col) or "auto"
-        # (the faster one for the shape, as measured by bench/train_cnn.py --design).
+        # Which fast kernel conv2d takes (minitorch/kernels/cpu/conv.py): "im2col", "shifted"
+        # (stride 1 only; else im2col) or "auto" (the faster one for the shape, as measured by
+        # bench/train_cnn.py --designs). With the fast kernels off, every design is the op as written.
         self.conv_design = "auto"
 
     def __repr__(self) -> str:

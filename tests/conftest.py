@@ -51,3 +51,39 @@ def _cuda_param():
 def device(request):
     """Each device MiniTorch can run on: "cpu" always, "cuda" where a GPU is usable."""
     return request.param
+
+
+def path_without(programs, folder):
+    """A PATH like this one on which none of ``programs`` is found (Graphviz's ``dot``, say).
+
+    Removing a whole folder such as /usr/bin would take Python and the shell with it, so
+    ``folder`` gets a link to every other program of every PATH folder, and that folder
+    alone is the PATH.
+    """
+    import os
+    from pathlib import Path
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        if not entry or not os.path.isdir(entry):
+            continue
+        for item in os.scandir(entry):
+            link = folder / item.name
+            if item.name in programs or link.exists() or link.is_symlink():
+                continue  # a program hidden, or one an earlier PATH folder already has
+            if item.is_file() and os.access(item.path, os.X_OK):
+                link.symlink_to(item.path)
+    return str(folder)
+
+
+@pytest.fixture(scope="session")
+def path_without_dot(tmp_path_factory):
+    """A PATH on which Graphviz's ``dot`` is not found: graphs are drawn in the browser."""
+    return path_without({"dot"}, tmp_path_factory.mktemp("path-without-dot"))
+
+
+@pytest.fixture(scope="session")
+def make_path_without():
+    """``path_without(programs, folder)`` for tests that need such a PATH in a folder of their own."""
+    return path_without

@@ -58,7 +58,8 @@ def parts() -> dict[str, list[tuple[list[str], dict[str, str] | None]]]:
     bin_dir = Path(PY).parent
     return {
         "lint": [
-            ([str(bin_dir / "ruff"), "check", "minitorch", "widgets", "tests", "bench", "tools", "examples"], None),
+            ([str(bin_dir / "ruff"), "check", "minitorch", "minitorch_course", "widgets", "tests", "bench", "tools",
+              "examples", "setup.py"], None),
             ([str(bin_dir / "mypy")], None),
         ],
         "package": [([PY, "-m", "pytest", "tests"], None)],

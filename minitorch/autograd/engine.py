@@ -214,7 +214,8 @@ def run_backward(
             if create_graph:  # the op's own backward, on graph values: the step is recorded
                 grad_inputs = differentiable_backward(node, grad_output)
             else:
-                op = node.function if node.kernel is None else node.kernel  # the op, or the fast kernel that ran it
+                # the op's own backward, or that of the fast kernel that ran its forward
+                op = node.function if node.fast_kernel is None else node.fast_kernel
                 grad_inputs = op.backward(node, grad_output)
             if type(grad_inputs) is not tuple or len(grad_inputs) != len(node.next_nodes) or careful:
                 grad_inputs = _check_step(node, grad_output, grad_inputs)

@@ -68,7 +68,7 @@ class BackwardNode:
         "_saved",
         "_versions",
         "_freed",
-        "kernel",
+        "fast_kernel",
         "_kernel_saved",
         "_saved_roles",
         "xp",
@@ -89,7 +89,9 @@ class BackwardNode:
     # _saved) per saved tensor, checked before backward; None when nothing needs checking
     _versions: tuple[tuple[Any, int, int, int], ...] | None
     _freed: bool
-    kernel: Any  # the fast kernel whose backward runs this node (minitorch/kernels/), or None: the op's own
+    # the fast kernel whose backward runs this node (minitorch/kernels/), or None: the op's own
+    # (not ``kernel``: an op's forward may keep its own ``ctx.kernel``, a convolution's size)
+    fast_kernel: Any
     _kernel_saved: tuple[Any, ...]  # what that kernel's forward kept for its backward (save_for_kernel)
     # per saved value: the index of the input whose array it is, -1 for the output, None for
     # anything else (what gradients of gradients need to put the graph back around it)
@@ -202,6 +204,8 @@ class _FunctionMeta(type):
 class Function(metaclass=_FunctionMeta):
     """Base class of every differentiable op: subclass it and write forward and backward."""
 
+    _kernels: tuple[Any, ...] = ()  # its fast kernels (minitorch/kernels/registry.py), tried in order
+
     @staticmethod
     def forward(ctx: BackwardNode, *args: Any) -> Array:
         """Compute the output array from input arrays (tensors arrive unwrapped)."""
@@ -270,7 +274,7 @@ class Function(metaclass=_FunctionMeta):
             if out.base is not None:
                 _share_counter_with_viewed_input(result, args)
             return result
-        ctx.kernel = kernel if kernel is not None and kernel.backward is not None else None
+        ctx.fast_kernel = kernel if kernel is not None and kernel.backward is not None else None
         ctx.next_nodes = tuple(next_nodes)
         ctx.needs_input_grad = tuple(needs)
         ctx.is_tensor_input = tuple(is_tensor)
@@ -300,6 +304,7 @@ def fast_kernel(cls: type[Function], device: str, arrays: list[Any] | tuple[Any,
     """
     if not SWITCHES.fast_kernels or cls.backward_overridden:
         return None
+    kernel: Any  # a minitorch.kernels.Kernel (that package sits above this one)
     for kernel in cls._kernels:
         if kernel.device == device and kernel.applies(*arrays):
             return kernel

@@ -293,10 +293,10 @@ class GraphArray:
     def __ge__(self, other: Any) -> Any:
         return call("greater_equal", self, other)
 
-    def __eq__(self, other: Any) -> Any:  # type: ignore[override]
+    def __eq__(self, other: Any) -> Any:
         return call("equal", self, other)
 
-    def __ne__(self, other: Any) -> Any:  # type: ignore[override]
+    def __ne__(self, other: Any) -> Any:
         return call("not_equal", self, other)
 
     __hash__ = None  # type: ignore[assignment]

@@ -4,7 +4,6 @@
   (``xp``: ``numpy`` or ``cupy``) and its array type.
 - ``CPU`` (``cpu.py``): NumPy, always there. The GPU backend lives in ``minitorch/cuda/``
   and registers itself when ``minitorch`` is imported.
-- ``host_memory.py``: keeps freed host memory for reuse (fewer page faults on the CPU).
 - ``registry.py``: ``register``, ``get(device)``, ``of(array)`` and the helpers every layer
   uses (``device_of``, ``module_of``, ``to_device``, ``normalize_device``, ...).
 
@@ -34,11 +33,6 @@ from minitorch.backends.registry import (
 )
 
 register(CPU)
-
-# Freed NumPy temporaries stay in malloc's heap for the next step (host_memory.py: why).
-from minitorch.backends.host_memory import keep_freed_memory_from_environment  # noqa: E402
-
-keep_freed_memory_from_environment()
 
 # PyTorch's ``torch.backends.*`` answers, and the device object (``minitorch.device``).
 from minitorch.backends import cuda, cudnn, mps  # noqa: E402

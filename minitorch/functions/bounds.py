@@ -89,7 +89,7 @@ def label_rows(
     safe = xp.where(keep, t, 0)
     row_weight = keep.astype(dtype)
     if class_weight is not None:
-        row_weight *= class_weight[safe]
+        row_weight = row_weight * class_weight[safe]
     return safe, row_weight
 
 

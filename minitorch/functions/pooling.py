@@ -1,8 +1,9 @@
 """Average pooling over images (N, C, H, W) or one unbatched image (C, H, W).
 
 - ``AvgPool2d``: the mean of each (kh, kw) window, zero padding counted in the divisor
-  (PyTorch's default ``count_include_pad=True``). Forward sums a strided view of every
-  window; backward spreads each output's gradient evenly over its window (col2im).
+  (PyTorch's default ``count_include_pad=True``). Forward sums every window (``windows``);
+  backward spreads each output's gradient evenly over its window (``col2im``). A faster
+  CPU kernel sums a strided view instead (``minitorch/kernels/cpu/pooling.py``).
 - ``AdaptiveAvgPool2d``: the output size is given and the windows follow from it. Output row
   i averages input rows [floor(i*H/oh), ceil((i+1)*H/oh)), so windows may overlap and differ
   in size by one. Averaging rows is a matrix product with a (oh, H) matrix whose row i holds
@@ -16,17 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchValueError, check_int
-from minitorch.functions.conv import col2im, pool_geometry, windows
+from minitorch.functions.conv import accumulator, col2im, pool_geometry, windows
+from minitorch.functions.shape import squeeze, unsqueeze
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
 
 if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
     from minitorch.tensor import Tensor
-
-
-def _accumulator(xp: Any, dtype: Any) -> Any:
-    """The dtype to sum in: float32 for float16 (whose 11-bit sums drift), as PyTorch sums half."""
-    return xp.float32 if dtype == xp.float16 else dtype
 
 
 class AvgPool2d(Function):
@@ -37,21 +34,19 @@ class AvgPool2d(Function):
     def forward(
         ctx: BackwardNode, x: Array, kernel: tuple[int, int], stride: tuple[int, int], padding: tuple[int, int]
     ) -> Array:
-        xp = ctx.xp
         (kh, kw), (sh, sw), (ph, pw) = kernel, stride, padding
-        if padding != (0, 0):
-            x = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
-        ctx.meta = (x.shape, kernel, stride, padding)
-        total = windows(x, kh, kw, sh, sw).sum(axis=(4, 5), dtype=_accumulator(xp, x.dtype))
+        padded = ctx.xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))  # zeros, counted in the mean
+        ctx.padded_shape, ctx.kernel_size, ctx.stride, ctx.padding = padded.shape, kernel, stride, padding
+        total = windows(padded, kh, kw, sh, sw).sum(axis=(4, 5), dtype=accumulator(x.dtype))
         if x.dtype.kind in "iu":  # PyTorch divides integers rounding toward zero
-            return xp.sign(total) * (xp.abs(total) // (kh * kw))
+            return ctx.xp.sign(total) * (ctx.xp.abs(total) // (kh * kw))
         return (total / (kh * kw)).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        shape, (kh, kw), (sh, sw), (ph, pw) = ctx.meta
+        shape, (kh, kw), (sh, sw), (ph, pw) = ctx.padded_shape, ctx.kernel_size, ctx.stride, ctx.padding
         n, c, ho, wo = grad.shape
-        # Every pixel of a window gets an equal share: a broadcast view, no copy until col2im.
+        # Every pixel of a window gets an equal share of the window's gradient.
         share = ctx.xp.broadcast_to((grad / (kh * kw))[..., None, None], (n, c, ho, wo, kh, kw))
         out = col2im(share, shape, sh, sw)
         return out[:, :, ph : shape[2] - ph, pw : shape[3] - pw], None, None, None
@@ -80,7 +75,7 @@ def avg_pool2d(
         )
     _check_image("avg_pool2d", input)
     if input.ndim == 3:  # one unbatched image, as PyTorch accepts
-        return avg_pool2d(input.unsqueeze(0), kernel_size, stride, padding).squeeze(0)
+        return squeeze(avg_pool2d(unsqueeze(input, 0), kernel_size, stride, padding), 0)
     kernel, stride, padding = pool_geometry("avg_pool2d", kernel_size, stride, padding)
     h, w = input.shape[2] + 2 * padding[0], input.shape[3] + 2 * padding[1]
     if h < kernel[0] or w < kernel[1]:
@@ -120,7 +115,7 @@ class AdaptiveAvgPool2d(Function):
     def forward(ctx: BackwardNode, x: Array, output_size: tuple[int, int]) -> Array:
         xp = ctx.xp
         (oh, ow), (h, w) = output_size, x.shape[2:]
-        acc = _accumulator(xp, x.dtype)
+        acc = accumulator(x.dtype)
         rows, cols = averaging_matrix(xp, h, oh, acc), averaging_matrix(xp, w, ow, acc)
         ctx.save_for_backward(rows, cols)
         return xp.matmul(xp.matmul(rows, x.astype(acc, copy=False)), cols.T).astype(x.dtype, copy=False)
@@ -152,5 +147,5 @@ def adaptive_avg_pool2d(input: TensorBase, output_size: Any) -> Tensor:
     if min(target) < 0:
         raise MiniTorchValueError(f"adaptive_avg_pool2d: output_size must be >= 0, got {output_size!r}")
     if input.ndim == 3:
-        return AdaptiveAvgPool2d.apply(input.unsqueeze(0), target).squeeze(0)
+        return squeeze(AdaptiveAvgPool2d.apply(unsqueeze(input, 0), target), 0)
     return AdaptiveAvgPool2d.apply(input, target)

@@ -162,7 +162,7 @@ def _extreme_grad(
     winners = a == out
     if nan_wins:
         xp = backends.module_of(a)
-        winners |= xp.isnan(a) & xp.isnan(out)
+        winners = winners | (xp.isnan(a) & xp.isnan(out))
     count = winners.sum(axis=axes, keepdims=True)
     grad = _grad_keepdim(grad, axes, keepdim)
     return (grad * winners / count).astype(a.dtype, copy=False)

@@ -152,7 +152,7 @@ def forward_on_fresh_ctx(step: OpStep, *arrays: Any) -> tuple[Any, Any]:
         out = np.asarray(out) if isinstance(out, np.generic) else step.xp.asarray(out)
     if step.needs_input_grad is None:
         return out, None
-    ctx.kernel = kernel if kernel is not None and kernel.backward is not None else None
+    ctx.fast_kernel = kernel if kernel is not None and kernel.backward is not None else None
     ctx.needs_input_grad = step.needs_input_grad
     ctx.is_tensor_input = step.is_tensor_input
     ctx.next_nodes = (None,) * len(step.is_tensor_input)  # some backwards read its length
@@ -164,7 +164,7 @@ def forward_on_fresh_ctx(step: OpStep, *arrays: Any) -> tuple[Any, Any]:
 
 def backward_of(ctx: Any, grad_output: Any) -> tuple[Any, ...]:
     """The op's backward (or its fast kernel's, as the engine picks), its result always a tuple."""
-    op = ctx.function if ctx.kernel is None else ctx.kernel
+    op = ctx.function if ctx.fast_kernel is None else ctx.fast_kernel
     grad_inputs = op.backward(ctx, grad_output)
     if type(grad_inputs) is not tuple:
         grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)

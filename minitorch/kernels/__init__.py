@@ -18,8 +18,13 @@ from __future__ import annotations
 
 from types import TracebackType
 
+from minitorch.kernels.cpu import conv, host_memory, pooling  # noqa: F401  (each registers its kernels)
 from minitorch.kernels.registry import Kernel, all_kernels, kernels_of, register, unregister
-from minitorch.switches import SWITCHES
+from minitorch.switches import FAST_KERNELS_AT_IMPORT, SWITCHES
+
+# glibc keeps freed memory for the next step's arrays (cpu/host_memory.py says why): a speed
+# trick too, so only in a process that starts with the fast kernels on.
+host_memory.keep_freed_memory_from_environment(FAST_KERNELS_AT_IMPORT)
 
 
 class use_fast_kernels:  # noqa: N801  (used like a function, as PyTorch's switches are)

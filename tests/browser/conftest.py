@@ -87,9 +87,13 @@ def _write_settings(settings_dir):
 
 
 class Lab:
-    """A running JupyterLab server: ``url``, ``token``, ``root`` (its notebook dir)."""
+    """A running JupyterLab server: ``url``, ``token``, ``root`` (its notebook dir).
 
-    def __init__(self, base):
+    ``env_overrides``: variables for the server and its kernels on top of this process's (``PATH`` without
+    Graphviz's ``dot``, say).
+    """
+
+    def __init__(self, base, env_overrides=None):
         self.base = Path(base)
         self.root = self.base / "root"
         self.root.mkdir()
@@ -112,6 +116,7 @@ class Lab:
             # kernels import this checkout's minitorch and widgets, whatever is installed
             PYTHONPATH=os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
         )
+        env.update(env_overrides or {})
         jupyter = str(Path(sys.executable).parent / "jupyter")
         self.log = open(self.base / "server.log", "w")  # noqa: SIM115 (closed in stop())
         self.process = subprocess.Popen(
@@ -180,6 +185,16 @@ def lab(tmp_path_factory):
         server.stop()
 
 
+@pytest.fixture(scope="module")
+def lab_without_dot(tmp_path_factory, path_without_dot):
+    """A JupyterLab whose kernels find no Graphviz ``dot``: every graph is drawn in the browser."""
+    server = Lab(tmp_path_factory.mktemp("jupyterlab-no-dot"), {"PATH": path_without_dot})
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 # Module scope, not session: while a Playwright sync context is open its event loop runs in
 # this thread, and any later test that opens its own (the classroom round in tests/course)
 # would be refused ("using Playwright Sync API inside the asyncio loop").
@@ -226,9 +241,8 @@ def run_all(page, attempts=3):
     raise AssertionError(f"Run All started no cell in {attempts} attempts")
 
 
-@pytest.fixture
-def run_notebook(lab, browser):
-    """``run_notebook(path, extra_files=()) -> page``: open a copy in JupyterLab and Run All."""
+def _notebook_runner(lab, browser):
+    """``(run, close)``: ``run(path, extra_files=(), timeout_s=90) -> page`` opens a copy in ``lab`` and runs all."""
     contexts = []
 
     def run(path, extra_files=(), timeout_s=90):
@@ -259,10 +273,29 @@ def run_notebook(lab, browser):
                                  f"see screenshots/failed_{path.stem}.png and {lab.base / 'server.log'}") from exc
         return page
 
+    def close():
+        for context in contexts:
+            context.close()
+        contexts.clear()
+        lab.delete_sessions()
+
+    return run, close
+
+
+@pytest.fixture
+def run_notebook(lab, browser):
+    """``run_notebook(path, extra_files=()) -> page``: open a copy in JupyterLab and Run All."""
+    run, close = _notebook_runner(lab, browser)
     yield run
-    for context in contexts:
-        context.close()
-    lab.delete_sessions()
+    close()
+
+
+@pytest.fixture
+def run_notebook_without_dot(lab_without_dot, browser):
+    """``run_notebook`` in the JupyterLab whose kernels have no Graphviz ``dot``."""
+    run, close = _notebook_runner(lab_without_dot, browser)
+    yield run
+    close()
 
 
 @pytest.fixture

@@ -17,6 +17,11 @@ browser page, one after the other, and every image output is measured where it i
 
 The failure lists notebook, cell index, the text and its size. Screenshots of the graphs
 and figures of lessons 06, 12 and 15 go to ``tests/browser/screenshots/``.
+
+``test_graphs_drawn_in_the_browser_are_readable`` is the same check without Graphviz's ``dot``:
+each lesson that shows a graph runs (up to its last graph) in a JupyterLab whose kernels find
+no ``dot`` on their PATH, so the browser lays out and draws every graph (viz.js,
+``widgets/draw/browser_view.py``); every graph cell must show one, every text >= 9 px.
 """
 
 import json
@@ -149,3 +154,95 @@ def test_every_graph_and_figure_is_readable(lab, browser, screenshot):
         (SCREENSHOTS / "text_size.json").write_text(json.dumps(report, indent=1))  # what was measured, to read
     assert measured >= 40, f"only {measured} graphs and figures found in the lessons"
     assert not problems, f"{len(problems)} texts below {MIN_TEXT_PX} px:\n" + "\n".join(problems)
+
+
+# ---------------------------------------------------------------- the same lessons without Graphviz's dot
+# Every cell that shows a graph in the stored solution (SVG drawn by dot) or holds a backward
+# stepper must show it drawn by the browser (viz.js, widgets/draw/browser_view.py) when the
+# kernel finds no dot on its PATH; each of its texts is measured where it is drawn (inline SVG).
+GRAPH_MEASURE_JS = """
+() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].map((cell, index) => ({
+  cell: index,
+  errors: [...cell.querySelectorAll('.minitorch-graph-error')].map(e => e.textContent),
+  graphs: [...cell.querySelectorAll('.minitorch-graph')].map(box => {
+    const svg = box.querySelector('svg');
+    const rect = svg.getBoundingClientRect();
+    return {rankdir: box.dataset.rankdir, size: box.dataset.size, boxes: box.dataset.boxes,
+            area: box.closest('.jp-OutputArea-output')?.clientWidth, width: rect.width,
+            texts: [...svg.querySelectorAll('text')].map(t => [t.textContent.trim(), t.getBoundingClientRect().height])
+                                                     .filter(([label]) => label)};
+  }),
+})).filter(c => c.graphs.length || c.errors.length)
+"""
+
+
+def graph_cells(nb):
+    """Indices of the cells that show a graph: stored SVG output, or a backward stepper."""
+    found = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        svg = any("image/svg+xml" in out.get("data", {}) for out in cell.get("outputs", []))
+        if svg or "BackwardStepper(" in cell.source:
+            found.append(index)
+    return found
+
+
+def up_to_last_graph(path, folder):
+    """A copy of the solution ``path`` that ends with its last graph cell, outputs cleared; (copy, graph cells)."""
+    nb = nbformat.read(path, as_version=4)
+    cells = graph_cells(nb)
+    nb.cells = nb.cells[: cells[-1] + 1]
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    copy = Path(folder) / path.name
+    nbformat.write(nb, copy)
+    return copy, cells
+
+
+def test_graphs_drawn_in_the_browser_are_readable(run_notebook_without_dot, screenshot, tmp_path):
+    lessons = [p for p in sorted(SOLUTIONS.glob("*.ipynb")) if graph_cells(nbformat.read(p, as_version=4))]
+    problems, report, cells = [], {}, 0
+    for path in lessons:
+        copy, expected = up_to_last_graph(path, tmp_path)
+        cells += len(expected)
+        page = run_notebook_without_dot(copy, timeout_s=240)
+        errors = page.locator(".jp-RenderedText[data-mime-type='application/vnd.jupyter.error']")
+        assert errors.count() == 0, f"{path.name}: a cell raised: {errors.all_inner_texts()}"
+        try:  # the widgets draw after the cells ran: viz.js is loaded once, then each graph is laid out
+            page.wait_for_function(
+                """(cells) => cells.every(i => document.querySelectorAll('.jp-Notebook .jp-Cell')[i]
+                                               ?.querySelector('.minitorch-graph svg, .minitorch-graph-error'))""",
+                arg=expected, timeout=60_000, polling=250)
+        except Exception:
+            pass  # reported below, cell by cell
+        measured = {c["cell"]: c for c in page.evaluate(GRAPH_MEASURE_JS)}
+        for index in expected:
+            where = f"{path.stem} cell {index}"
+            cell = measured.get(index)
+            if cell is None or not cell["graphs"]:
+                problems.append(f"{where}: no graph drawn")
+                continue
+            problems += [f"{where}: {error}" for error in cell["errors"]]
+            for graph in cell["graphs"]:
+                if graph["width"] <= 0 or not graph["texts"]:
+                    problems.append(f"{where}: graph not shown (width {graph['width']}, {len(graph['texts'])} texts)")
+                problems += [f"{where}: SVG text {label!r} is {height:.1f} px high" for label, height in graph["texts"]
+                             if height < MIN_TEXT_PX]
+                smallest = min((h for _, h in graph.pop("texts")), default=None)
+                report.setdefault(path.stem, []).append({"cell": index, **graph, "smallest_text_px": smallest})
+        if path.name.startswith("04_"):  # the stepper redraws in the browser: Next shows step 1
+            page.locator(".minitorch-stepper button", has_text="Next").first.click()
+            page.wait_for_selector(".minitorch-stepper-graph[data-step='1'] svg", timeout=30_000)
+        if path.name.startswith(("02_", "04_", "12_")):
+            page.set_viewport_size({"width": 1400, "height": 2600})
+            for index in expected:
+                output = page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-OutputArea")
+                output.scroll_into_view_if_needed()
+                screenshot(output, f"no_dot_{path.stem}_cell{index}")
+        page.context.close()
+    SCREENSHOTS.mkdir(exist_ok=True)
+    (SCREENSHOTS / "text_size_no_dot.json").write_text(json.dumps(report, indent=1))
+    assert len(lessons) >= 8 and cells >= 18, f"only {cells} graph cells found in {[p.stem for p in lessons]}"
+    assert not problems, f"{len(problems)} problems without dot:\n" + "\n".join(problems)

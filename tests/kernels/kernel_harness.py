@@ -78,7 +78,7 @@ def check_kernel(kernel: Kernel, *args: Any, exact: bool = False, scale: float =
     rng = np.random.default_rng(seed)
     grad = rng.standard_normal(ref.data.shape).astype(ref.data.dtype)
     want = op.backward(node_ref, grad.copy())
-    got = (op if node_fast.kernel is None else node_fast.kernel).backward(node_fast, grad.copy())
+    got = (op if node_fast.fast_kernel is None else node_fast.fast_kernel).backward(node_fast, grad.copy())
     reference_on_kernel_node = op.backward(node_fast, grad.copy())
     want, got, reference_on_kernel_node = (
         tuple(g) if isinstance(g, (tuple, list)) else (g,) for g in (want, got, reference_on_kernel_node)

@@ -34,7 +34,7 @@ from minitorch.tensor import Tensor
 from minitorch.tensor_base import TensorBase
 from widgets import style
 from widgets.check import arguments
-from widgets.draw import graph_legend, layout, recorder
+from widgets.draw import browser_view, graph_legend, layout, recorder
 from widgets.draw.picture import GraphPicture
 from widgets.draw.program import compiled_of, draw_program
 from widgets.i18n import _, get_language
@@ -240,6 +240,9 @@ def draw_graph(
 ) -> GraphPicture:
     """The graph behind ``root`` as a ``graphviz.Digraph`` (shows as SVG in a notebook).
 
+    Drawn by Graphviz's ``dot`` program; where it is not installed, by the browser's copy of
+    Graphviz, with the same layout rules (``widgets/draw/browser_view.py``).
+
     ``params``: a Module (its ``named_parameters()`` name the parameter boxes and group them
     per sub-module), a ``{name: tensor}`` dict or ``model.named_parameters()``. ``names``:
     more ``{name: tensor}`` labels, intermediate results too (``names={"h": h}``).
@@ -259,6 +262,7 @@ def draw_graph(
     the picture is then its program, the flat list of kernels (``widgets/draw/program.py``).
     """
     w = "draw_graph"
+    browser_view.require_renderer()  # no dot and no browser copy of Graphviz: say so now, and how to fix it
     compiled = compiled_of(root)
     if compiled is not None:  # a compiled step: its flat list of kernels (widgets/draw/program.py)
         return draw_program(compiled, rankdir="TB" if rankdir in ("LR", "auto") else rankdir)

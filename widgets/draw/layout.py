@@ -12,11 +12,17 @@ layout is (``dot -Tplain``, no drawing) and picks, in this order:
    note that ``show_all=True`` draws all of them (smaller).
 
 With ``show_all=True`` step 4 is skipped: the whole graph is shrunk to the width.
+
+Without Graphviz's ``dot`` program (``widgets.draw.browser_view.use_browser()``) nothing can be
+measured in Python: ``fit_to_notebook`` then makes every candidate picture of the steps above
+(both directions, each summary size) and the browser measures and picks them in the same order
+with Graphviz compiled to WebAssembly (``widgets/draw/browser/graph_view.js``).
 """
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from widgets.draw import browser_view
 from widgets.draw.picture import GraphPicture
 
 # JupyterLab's output area is 968 CSS px wide in a 1400 px window with the file
@@ -34,12 +40,42 @@ def natural_size(picture: GraphPicture) -> tuple[float, float]:
 
 
 class Fitted(NamedTuple):
-    """The picture that fits, and how: its direction, Graphviz ``size`` (None: full size) and box budget."""
+    """The picture that fits, and how: its direction, Graphviz ``size`` (None: full size) and box budget.
+
+    On the browser path the choice is the browser's: ``picture`` is the first candidate, and
+    ``picture.browser_plan`` holds all of them (``browser_plan``).
+    """
 
     picture: GraphPicture
     rankdir: str
     size: str | None
     max_nodes: int
+
+
+def summary_sizes(max_nodes: int, show_all: bool = False) -> list[int]:
+    """The box budgets tried one after the other: all of them, then 0.7 times fewer, down to MIN_SUMMARY_NODES."""
+    sizes = [max_nodes]
+    while not show_all and sizes[-1] > MIN_SUMMARY_NODES:
+        sizes.append(max(MIN_SUMMARY_NODES, int(sizes[-1] * 0.7)))
+    return sizes
+
+
+def browser_plan(make: Callable[[str, int], GraphPicture], directions: tuple[str, ...], max_nodes: int,
+                 show_all: bool) -> Fitted:
+    """Every candidate picture, for the browser to measure and pick from (``graph_view.js``: ``choose``)."""
+    levels: list[dict[str, Any]] = []
+    first = None
+    for boxes in summary_sizes(max_nodes, show_all):
+        pictures = []
+        for direction in directions:
+            picture = make(direction, boxes)
+            first = first or picture
+            pictures.append({"rankdir": direction, "dot": picture.source})
+        levels.append({"boxes": boxes, "pictures": pictures})
+    assert first is not None
+    first.browser_plan = {"levels": levels, "fit": {"width_in": NOTEBOOK_WIDTH_IN, "min_scale": MIN_SCALE,
+                                                    "show_all": show_all, "fixed": False}}
+    return Fitted(first, directions[0], None, max_nodes)
 
 
 def fit_to_notebook(make: Callable[[str, int], GraphPicture], max_nodes: int, rankdir: str = "auto",
@@ -50,8 +86,10 @@ def fit_to_notebook(make: Callable[[str, int], GraphPicture], max_nodes: int, ra
     ``make`` builds the picture without a ``size`` attribute; the one returned may get one.
     """
     directions = ("LR", "TB") if rankdir == "auto" else (rankdir,)
-    nodes = max_nodes
-    while True:
+    if browser_view.use_browser():
+        return browser_plan(make, directions, max_nodes, show_all)
+    sizes = summary_sizes(max_nodes, show_all)
+    for nodes in sizes:
         sized = []
         for direction in directions:
             picture = make(direction, nodes)
@@ -60,8 +98,8 @@ def fit_to_notebook(make: Callable[[str, int], GraphPicture], max_nodes: int, ra
                 return Fitted(picture, direction, None, nodes)
             sized.append((width, height, direction, picture))
         width, height, direction, picture = min(sized, key=lambda s: s[0])
-        if show_all or width * MIN_SCALE <= NOTEBOOK_WIDTH_IN or nodes <= MIN_SUMMARY_NODES:
+        if show_all or width * MIN_SCALE <= NOTEBOOK_WIDTH_IN or nodes == sizes[-1]:
             size = f"{NOTEBOOK_WIDTH_IN:g},{height:.4g}"
             picture.attr(size=size)  # Graphviz shrinks it to the width
             return Fitted(picture, direction, size, nodes)
-        nodes = max(MIN_SUMMARY_NODES, int(nodes * 0.7))
+    raise AssertionError("summary_sizes ends with a size that is always drawn")

@@ -7,7 +7,10 @@ Two things differ from a plain Digraph:
   with a time limit. ``graphviz.Digraph.pipe`` (graphviz 0.20, 0.21) waits for ``dot``
   without one, and ``dot`` can take many minutes on a graph of thousands of boxes: the
   kernel would freeze. ``draw_graph`` already keeps pictures small (``MAX_GRAPH_NODES``);
-  the time limit is the second guard.
+  the time limit is the second guard;
+- where ``dot`` is not installed, a notebook shows it through the browser's copy of Graphviz
+  (``widgets/draw/browser_view.py``): ``browser_plan`` then holds the candidate layouts
+  ``draw_graph`` made (``widgets/draw/layout.py``), else the picture is drawn as it is.
 """
 
 import re
@@ -18,6 +21,7 @@ from typing import Any
 import graphviz
 from graphviz.backend import dot_command
 
+from widgets.draw import browser_view
 from widgets.i18n import _
 
 RENDER_TIMEOUT_S = 20  # seconds; a picture of MAX_GRAPH_NODES boxes takes well under one
@@ -25,6 +29,18 @@ RENDER_TIMEOUT_S = 20  # seconds; a picture of MAX_GRAPH_NODES boxes takes well 
 
 class GraphPicture(graphviz.Digraph):
     """A ``graphviz.Digraph`` with a stable text form whose rendering cannot hang."""
+
+    # Without ``dot``: the pictures the browser chooses from (``layout.browser_plan``); None: this one.
+    browser_plan: dict[str, Any] | None = None
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> Any:
+        """SVG drawn by ``dot``; where ``dot`` is not installed, the browser's drawing (a widget)."""
+        if browser_view.use_browser():
+            plan = self.browser_plan
+            if plan is None or plan["levels"][0]["pictures"][0]["dot"] != self.source:  # none, or changed since
+                plan = browser_view.fixed_plan(self.source)
+            return browser_view.mimebundle(plan, repr(self))
+        return super()._repr_mimebundle_(include, exclude, **kwargs)
 
     def node_count(self) -> int:
         return len(re.findall(r"^\t+(?!node \[|edge \[|graph \[)\w+ \[", self.source, flags=re.M))

@@ -15,6 +15,9 @@ starts with the first ``draw_graph`` or stepper, or ``widgets.record_gradients()
 
 In a notebook checked by nbval, put ``# NBVAL_IGNORE_OUTPUT`` on the stepper's cell: a
 widget's output embeds the SVG, which depends on the graphviz version.
+
+Without Graphviz's ``dot`` program the graph panel is a ``browser_view`` widget instead of SVG:
+the browser picks the layout once (as ``draw_graph`` does) and redraws each step's DOT in it.
 """
 
 from typing import Any
@@ -28,7 +31,7 @@ from minitorch.hints import Array, Gradients
 from minitorch.tensor import Tensor
 from widgets import style
 from widgets.check import arguments
-from widgets.draw import layout, recorder
+from widgets.draw import browser_view, layout, recorder
 from widgets.draw.graph import DEFAULT_MAX_NODES, build_graph, render
 from widgets.draw.picture import GraphPicture
 from widgets.i18n import _
@@ -139,6 +142,7 @@ class BackwardStepper:
                                "first, e.g. BackwardStepper(loss.sum()) or loss.mean()", widget=w,
                                value=arguments.what(loss)))
         rankdir = rankdir if rankdir == "auto" else arguments.need_rankdir(w, rankdir)
+        browser_view.require_renderer()
         self.loss = loss
         self.graph, self.modules = build_graph(loss, params, names, max_nodes, widget=w)
         # One layout for every step, chosen as draw_graph chooses it; every node stays (a step
@@ -147,6 +151,10 @@ class BackwardStepper:
             lambda direction, _boxes: render(self.graph, None, rankdir=direction, modules=self.modules, legend=False,
                                         size=None), len(self.graph.nodes), rankdir, show_all=True)
         self.rankdir, self.size = fitted.rankdir, fitted.size
+        # Without dot the browser chooses among these directions (fitted.picture.browser_plan).
+        plan = fitted.picture.browser_plan
+        self._browser_plan = plan
+        self._directions = [p["rankdir"] for p in plan["levels"][0]["pictures"]] if plan else [self.rankdir]
         recorder.install()  # so a later stepper can replay a plain loss.backward()
         try:
             self.steps = record_backward(loss)
@@ -181,10 +189,10 @@ class BackwardStepper:
             states[node] = "current" if i == k - 1 else ("done" if i < k else "pending")
         return states
 
-    def show(self, k: int) -> GraphPicture:
-        """The graph after ``k`` backward steps, as a ``graphviz.Digraph``."""
+    def show(self, k: int, rankdir: str | None = None) -> GraphPicture:
+        """The graph after ``k`` backward steps, as a ``graphviz.Digraph`` (``rankdir``: the layout's, by default)."""
         grads = StepGradients(self.steps, k, self._position, self._uses)
-        return render(self.graph, grads, rankdir=self.rankdir, modules=self.modules,
+        return render(self.graph, grads, rankdir=rankdir or self.rankdir, modules=self.modules,
                       states=self.states(k), legend=False, size=self.size)
 
     def caption(self, k: int) -> str:
@@ -221,12 +229,16 @@ class BackwardStepper:
         widgets.jslink((self.play, "value"), (self.slider, "value"))
         self.caption_html = widgets.HTML()
         self.order_html = widgets.HTML()
-        self.graph_html = widgets.HTML(layout=widgets.Layout(overflow="auto"))
+        if self._browser_plan is None:
+            self.graph_html = widgets.HTML(layout=widgets.Layout(overflow="auto"))
+            self.graph_panel = self.graph_html
+        else:  # no dot: the browser draws each step (graph_view.js)
+            self.graph_panel = browser_view.graph_view(self._browser_plan, frame=self._frame(0), step=0)
         self.prev_button.on_click(lambda _: self._move(-1))
         self.next_button.on_click(lambda _: self._move(+1))
         self.slider.observe(lambda change: self._update(change["new"]), names="value")
         controls = widgets.HBox([self.play, self.prev_button, self.slider, self.next_button])
-        self.widget = widgets.VBox([controls, self.caption_html, self.order_html, self.graph_html])
+        self.widget = widgets.VBox([controls, self.caption_html, self.order_html, self.graph_panel])
         self.widget.add_class("minitorch-stepper")
         self._update(0)
 
@@ -254,7 +266,16 @@ class BackwardStepper:
         after = _(" ... {n:,} later steps", n=len(self.order) - last) if last < len(self.order) else ""
         shown = before + "".join(chips) + after
         self.order_html.value = f'<div style="font-family:sans-serif">{_("engine order:")} {shown}</div>'
-        self.graph_html.value = f'<div class="minitorch-stepper-graph" data-step="{k}">{self._svg(k)}</div>'
+        if self._browser_plan is None:
+            self.graph_html.value = f'<div class="minitorch-stepper-graph" data-step="{k}">{self._svg(k)}</div>'
+        elif self.graph_panel.step != k:  # one message to the browser: the step's DOT in every candidate layout
+            with self.graph_panel.hold_sync():
+                self.graph_panel.frame = self._frame(k)
+                self.graph_panel.step = k
+
+    def _frame(self, k: int) -> dict[str, str]:
+        """Step ``k``'s DOT in each direction the browser may choose (it picks one, once)."""
+        return {direction: self.show(k, direction).source for direction in self._directions}
 
     def _ipython_display_(self) -> None:
         from IPython.display import display

@@ -7,11 +7,13 @@ at the top of its heap back to the OS once over 128 KB of it is free. Fresh page
 zeroed by the OS on their first touch, one page fault for every 4 KB: thousands a step,
 which cost the charlm transformer step about a third of its time (bench/compiled.py).
 
-``keep_freed_memory()`` (run when ``minitorch`` is imported) raises both thresholds with
-``mallopt``, so freed blocks stay in the heap and the next step's arrays reuse them, as
-PyTorch's CPU allocator does: the process keeps its peak memory instead of returning it.
-Only glibc (Linux) has ``mallopt``; elsewhere nothing changes. Set the environment variable
-``MINITORCH_KEEP_FREED_MEMORY=0`` before importing ``minitorch`` to keep glibc's defaults.
+``keep_freed_memory()`` raises both thresholds with ``mallopt``, so freed blocks stay in the
+heap and the next step's arrays reuse them, as PyTorch's CPU allocator does: the process
+keeps its peak memory instead of returning it. It is a speed trick, so it runs when
+``minitorch`` is imported with the fast kernels on (``minitorch/kernels/__init__.py``):
+``MINITORCH_FAST_KERNELS=0``, or ``MINITORCH_KEEP_FREED_MEMORY=0`` alone, in the environment
+before the import keeps glibc's defaults. Only glibc (Linux) has ``mallopt``; elsewhere
+nothing changes.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ _M_MMAP_THRESHOLD = -3
 MMAP_THRESHOLD = 32 * 1024 * 1024
 TRIM_THRESHOLD = 256 * 1024 * 1024
 
+KEPT_AT_IMPORT = False  # whether the import of minitorch set the thresholds
+
 
 def keep_freed_memory(mmap_threshold: int = MMAP_THRESHOLD, trim_threshold: int = TRIM_THRESHOLD) -> bool:
     """Set glibc's mmap and trim thresholds (bytes); True if set, False where there is no glibc."""
@@ -44,8 +48,11 @@ def keep_freed_memory(mmap_threshold: int = MMAP_THRESHOLD, trim_threshold: int 
     return bool(mallopt(_M_MMAP_THRESHOLD, mmap_threshold)) and bool(mallopt(_M_TRIM_THRESHOLD, trim_threshold))
 
 
-def keep_freed_memory_from_environment() -> bool:
-    """``keep_freed_memory()`` unless ``MINITORCH_KEEP_FREED_MEMORY`` is ``0``: what the import runs."""
-    if os.environ.get("MINITORCH_KEEP_FREED_MEMORY", "1").strip() == "0":
+def keep_freed_memory_from_environment(fast_kernels: bool = True) -> bool:
+    """``keep_freed_memory()`` unless the fast kernels are off or ``MINITORCH_KEEP_FREED_MEMORY``
+    is ``0``: what the import runs. True if the thresholds were set."""
+    global KEPT_AT_IMPORT
+    if not fast_kernels or os.environ.get("MINITORCH_KEEP_FREED_MEMORY", "1").strip() == "0":
         return False
-    return keep_freed_memory()
+    KEPT_AT_IMPORT = keep_freed_memory()
+    return KEPT_AT_IMPORT

@@ -1,4 +1,4 @@
-"""minitorch.backends.host_memory: freed NumPy temporaries are reused, not faulted in afresh."""
+"""minitorch.kernels.cpu.host_memory: freed NumPy temporaries are reused, not faulted in afresh."""
 
 import platform
 import subprocess
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import minitorch  # noqa: F401  (the import sets the thresholds)
-from minitorch.backends import host_memory
+from minitorch.kernels.cpu import host_memory
 
 glibc = pytest.mark.skipif(
     not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's"
@@ -36,13 +36,23 @@ def test_big_temporaries_reuse_freed_memory():
     assert _faults_of_big_temporaries() < 200
 
 
+def _kept_at_import(**env: str) -> str:
+    """``host_memory.KEPT_AT_IMPORT`` in a fresh process with ``env``."""
+    code = "import minitorch; from minitorch.kernels.cpu import host_memory as h; print(h.KEPT_AT_IMPORT)"
+    out = subprocess.run([sys.executable, "-c", code], env={**env, "PATH": "", "PYTHONPATH": ":".join(sys.path)},
+                         capture_output=True, text=True, check=True, timeout=120)  # fmt: skip
+    return out.stdout.strip()
+
+
 @glibc
-def test_environment_variable_keeps_glibc_defaults():
-    code = "import minitorch.backends.host_memory as h; print(h.keep_freed_memory_from_environment())"
-    env = {"MINITORCH_KEEP_FREED_MEMORY": "0", "PATH": ""}
-    out = subprocess.run([sys.executable, "-c", code], env={**env, "PYTHONPATH": ":".join(sys.path)},
-                         capture_output=True, text=True, check=True)  # fmt: skip
-    assert out.stdout.strip() == "False"
+def test_the_import_keeps_freed_memory_with_the_fast_kernels_on():
+    assert _kept_at_import() == "True"
+
+
+@glibc
+@pytest.mark.parametrize("variable", ["MINITORCH_KEEP_FREED_MEMORY", "MINITORCH_FAST_KERNELS"])
+def test_either_environment_variable_keeps_glibc_defaults(variable):
+    assert _kept_at_import(**{variable: "0"}) == "False"
 
 
 def test_no_glibc_leaves_malloc_alone(monkeypatch):
