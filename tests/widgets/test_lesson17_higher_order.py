@@ -1,4 +1,4 @@
-"""Lesson 17's parts and checks (widgets/lessons/lesson17_higher_order.py), outside the notebook.
+"""Lesson 17's parts and checks (widgets/lessons/lesson17_*.py), outside the notebook.
 
 The wrong answers through the lesson's own cells are the hint table's (tests/lessons/
 test_hint_table.py); here: the parts themselves are right (TanhGrad's double backward passes
@@ -18,6 +18,7 @@ from minitorch import autograd
 from widgets import check_backward, check_function, i18n
 from widgets.check import scoreboard
 from widgets.lessons import lesson17_higher_order as parts
+from widgets.lessons import lesson17_penalty as wgan
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 F64 = minitorch.float64
@@ -113,9 +114,9 @@ def test_penalty_hint_in_chinese():
         return ((g * g).sum().sqrt() - 1) ** 2
 
     def check():
-        return first_hint(check_function("gradient penalty", parts.penalty_runs(whole_batch),
-                                         parts.penalty_runs(parts.reference_penalty), cases=parts.PENALTY_CASES,
-                                         compare=parts.penalty_hint, describe=parts.describe_case))
+        return first_hint(check_function("gradient penalty", wgan.penalty_runs(whole_batch),
+                                         wgan.penalty_runs(wgan.reference_penalty), cases=wgan.PENALTY_CASES,
+                                         compare=wgan.penalty_hint, describe=wgan.describe_case))
     english, chinese = in_both(check)
     assert english.startswith("one norm for the whole batch")
     assert_chinese(english, chinese, "dim=1", "(norm - 1)**2")
@@ -127,10 +128,10 @@ def test_penalty_without_create_graph_has_the_right_value_and_says_what_is_missi
         (g,) = autograd.grad(critic(x_hat).sum(), x_hat)
         return (((g * g).sum(dim=1).sqrt() - 1) ** 2).mean()
 
-    got = parts.penalty_runs(no_graph)("critic, 6 points")
-    expected = parts.penalty_runs(parts.reference_penalty)("critic, 6 points")
+    got = wgan.penalty_runs(no_graph)("critic, 6 points")
+    expected = wgan.penalty_runs(wgan.reference_penalty)("critic, 6 points")
     np.testing.assert_allclose(got.value, expected.value, rtol=1e-12)
-    ok, hint = parts.penalty_hint(got, expected)
+    ok, hint = wgan.penalty_hint(got, expected)
     assert not ok and "create_graph=True" in hint
 
 
@@ -164,10 +165,10 @@ def test_a_tuple_returned_is_named():
 
 def test_gradient_norms_is_the_slope_at_each_interpolate():
     minitorch.manual_seed(0)
-    critic = parts.Critic(dtype=F64)
-    real, fake = (minitorch.tensor(a, dtype=F64) for a in parts.ring_and_blob(5, np.random.default_rng(0)))
+    critic = wgan.Critic(dtype=F64)
+    real, fake = (minitorch.tensor(a, dtype=F64) for a in wgan.ring_and_blob(5, np.random.default_rng(0)))
     eps = minitorch.tensor(np.full((5, 1), 0.5), dtype=F64)
-    norms = parts.gradient_norms(critic, real, fake, eps)
-    penalty = parts.reference_penalty(critic, real, fake, eps)
+    norms = wgan.gradient_norms(critic, real, fake, eps)
+    penalty = wgan.reference_penalty(critic, real, fake, eps)
     assert norms.shape == (5,)
     np.testing.assert_allclose(((norms - 1) ** 2).mean(), penalty.item(), rtol=1e-12)

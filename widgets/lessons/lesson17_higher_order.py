@@ -1,12 +1,9 @@
-"""Lesson 17's parts and checks: a double backward by hand, a Hessian-vector product, the
-WGAN-GP gradient penalty and a jvp from two vjps.
+"""Lesson 17's parts and checks: a double backward by hand, a Hessian-vector product, a jvp from two vjps.
 
     check_backward(TanhGrad, tanh_grad_backward, shapes=TANH_GRAD_SHAPES, install=True,
                    mistakes=double_backward_mistakes)
     check_function("Hessian-vector product", hvp_runs(hvp), hvp_runs(reference_hvp),
                    cases=HVP_CASES, compare=hvp_hint, describe=describe_case)
-    check_function("gradient penalty", penalty_runs(gradient_penalty), penalty_runs(reference_penalty),
-                   cases=PENALTY_CASES, compare=penalty_hint, describe=describe_case)
     check_function("jvp from two vjps", jvp_runs(jvp), jvp_runs(reference_jvp),
                    cases=JVP_CASES, compare=jvp_hint, describe=describe_case)
 
@@ -15,27 +12,32 @@ its own (PyTorch's ``tanh_backward``); its backward is tanh's *double* backward,
 learner derives. ``Tanh`` is tanh with that op as its backward, so that ``gradgradcheck``
 on it checks the learner's formula.
 
-The three other checks run the learner's function on fresh inputs (``*_runs``) and keep
-what came out — the value, or the error it raised — in a record; the reference's record
-also holds the values of the wrong answers learners write (the Hessian times ones instead
-of v, a norm over the whole batch, the vjp instead of the jvp...), and ``*_hint`` names
-the one the learner's value equals, or says what an error means here (``create_graph``
-missing, a tensor that does not require grad).
+The other two checks run the learner's function on fresh inputs (``*_runs``) and keep what
+came out in an ``Outcome`` (``lesson17_outcome.py``); the reference's also holds the values
+of the wrong answers learners write (the Hessian times ones instead of v, the vjp instead of
+the jvp...), and ``*_hint`` names the one the learner's value equals, or says what an error
+means here (``create_graph`` missing, a tensor that does not require grad). The gradient
+penalty's part is ``lesson17_penalty.py``.
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 import minitorch
-from minitorch import autograd, nn
+from minitorch import autograd
 from minitorch.autograd import Function
 from minitorch.tensor import Tensor
 from widgets.i18n import _
-
-F64 = minitorch.float64
+from widgets.lessons.lesson17_outcome import (
+    Outcome,
+    as_tensor,
+    common_hint,
+    grad_error_hint,
+    named_wrong,
+    outcome_of,
+)
 
 
 # ---------------------------------------------------------------------- exercise 1: tanh's double backward
@@ -115,83 +117,19 @@ def double_backward_mistakes(k: int, got: np.ndarray, inputs: list[Any], grad_ou
     return None
 
 
-# ---------------------------------------------------------------------- shared: what a learner's call gave
-@dataclass
-class Outcome:
-    """What one call of a learner's function gave: an array (``value``), or what else it returned or raised.
-
-    ``kind`` is the type of a result that is not one tensor (``"tuple"``, ``"NoneType"``...;
-    ``count`` its length for a tuple or list), ``error`` the message of an exception it
-    raised, ``graph`` whether the result was in a graph, ``grads`` gradients its backward
-    gave (the penalty's critic); ``wrong`` (reference side only) holds the values of typical
-    wrong answers, by name.
-    """
-
-    value: Any = None
-    kind: str = ""
-    count: int = 0
-    error: str = ""
-    graph: bool = False
-    grads: list[Any] = field(default_factory=list)
-    wrong: dict[str, Any] = field(default_factory=dict)
-
-    def __repr__(self) -> str:
-        if self.error:
-            return _("error: {error}", error=self.error.splitlines()[0][:80])
-        if self.kind:
-            return self.kind
-        return np.array2string(np.asarray(self.value), precision=4, threshold=6)
-
-
-def _outcome(result: Any) -> Outcome:
-    """An ``Outcome`` for a learner's result that should be one tensor."""
-    if isinstance(result, Tensor):
-        return Outcome(value=result.detach().numpy().copy(), graph=result.requires_grad)
-    count = len(result) if isinstance(result, (tuple, list)) else 0
-    return Outcome(kind=type(result).__name__, count=count)
-
-
-def _common_hint(got: Outcome, expected: Outcome) -> tuple[bool, str] | None:
-    """The hint for a result that is not one tensor of the right shape, or None to go on."""
-    if got.kind in ("tuple", "list"):
-        return False, _("returned a {type} of {n}: autograd.grad returns a tuple with one gradient per input; "
-                        "unpack it, (g,) = autograd.grad(...)", type=got.kind, n=got.count)
-    if got.kind == "NoneType":
-        return False, _("returned None: did you forget `return`?")
-    if got.kind:
-        return False, _("returned a {type}: return the tensor", type=got.kind)
-    if got.value.shape != expected.value.shape:
-        return False, _("shape {got}, expected {expected}", got=got.value.shape, expected=expected.value.shape)
-    return None
-
-
-def _named_wrong(got: Outcome, expected: Outcome, texts: dict[str, str]) -> str | None:
-    """The text of the first wrong answer (by name, in ``texts``' order) that the learner's value equals."""
-    for name, text in texts.items():
-        value = expected.wrong.get(name)
-        if value is not None and np.shape(value) == got.value.shape and np.allclose(got.value, value, rtol=1e-6,
-                                                                                   atol=1e-9):
-            return text
-    return None
-
-
+# ---------------------------------------------------------------------- the cases of exercises 2 and 4
 def describe_case(args: tuple[Any, ...]) -> str:
     """The table's name for a case, in the learner's language."""
     names = {
         "quadratic": _("a quadratic, 0.5 x.Ax + b.x"),
         "tanh layer": _("a tanh layer, x of shape (3, 2)"),
         "mlp loss": _("a small MLP's loss, first-layer weights (2, 8)"),
-        "critic, 6 points": _("a critic on 6 points"),
-        "critic, 32 points": _("a critic on 32 points"),
         "2 outputs, 3 inputs": _("f: 3 numbers to 2"),
         "3 outputs, 3 inputs": _("f: 3 numbers to 3 (a square Jacobian)"),
         "elementwise (2, 3)": _("f elementwise on a (2, 3) tensor"),
     }
     return names.get(args[0], str(args[0]))
 
-
-def _tensor(values: Any, requires_grad: bool = False) -> Tensor:
-    return minitorch.tensor(np.asarray(values, dtype=np.float64), dtype=F64, requires_grad=requires_grad)
 
 
 # ---------------------------------------------------------------------- exercise 2: a Hessian-vector product
@@ -200,29 +138,29 @@ def hvp_problem(case: str) -> tuple[Callable[[Tensor], Tensor], Tensor, Tensor]:
     rng = np.random.default_rng({"quadratic": 1, "tanh layer": 2, "mlp loss": 3}[case])
     if case == "quadratic":
         m = rng.standard_normal((4, 4))
-        a, b = _tensor(m @ m.T / 4 + np.eye(4)), _tensor(rng.standard_normal(4))
+        a, b = as_tensor(m @ m.T / 4 + np.eye(4)), as_tensor(rng.standard_normal(4))
 
         def f(x: Tensor) -> Tensor:
             return 0.5 * (x * (a @ x)).sum() + (b * x).sum()
 
         shape: tuple[int, ...] = (4,)
     elif case == "tanh layer":
-        data, weights = _tensor(rng.standard_normal((5, 3))), _tensor(rng.standard_normal((5, 2)))
+        data, weights = as_tensor(rng.standard_normal((5, 3))), as_tensor(rng.standard_normal((5, 2)))
 
         def f(x: Tensor) -> Tensor:
             return (weights * minitorch.tanh(data @ x)).sum()
 
         shape = (3, 2)
     else:
-        data, w2 = _tensor(rng.standard_normal((6, 2))), _tensor(rng.standard_normal((8, 1)) / 3)
-        target = _tensor(rng.standard_normal((6, 1)))
+        data, w2 = as_tensor(rng.standard_normal((6, 2))), as_tensor(rng.standard_normal((8, 1)) / 3)
+        target = as_tensor(rng.standard_normal((6, 1)))
 
         def f(x: Tensor) -> Tensor:
             return ((minitorch.tanh(data @ x) @ w2 - target) ** 2).mean()
 
         shape = (2, 8)
-    x = _tensor(rng.standard_normal(shape), requires_grad=True)
-    v = _tensor(rng.standard_normal(shape))
+    x = as_tensor(rng.standard_normal(shape), requires_grad=True)
+    v = as_tensor(rng.standard_normal(shape))
     return f, x, v
 
 
@@ -257,7 +195,7 @@ def hvp_runs(hvp_fn: Callable[..., Any]) -> Callable[[str], Outcome]:
     def run(case: str) -> Outcome:
         f, x, v = hvp_problem(case)
         try:
-            outcome = _outcome(hvp_fn(f, x, v))
+            outcome = outcome_of(hvp_fn(f, x, v))
         except NotImplementedError:
             raise
         except Exception as exc:  # the error is the learner's answer here: the hint explains it
@@ -269,17 +207,6 @@ def hvp_runs(hvp_fn: Callable[..., Any]) -> Callable[[str], Outcome]:
     return run
 
 
-def _grad_error_hint(error: str, scalar: str = "") -> str | None:
-    """What an error of ``autograd.grad`` means in these exercises, or None. ``scalar``: the hint for
-    a non-scalar output given no grad_outputs."""
-    if "does not have a grad_fn" in error:
-        return _("the first gradient has no graph: call the first autograd.grad with create_graph=True, so that "
-                 "its backward is recorded and can be differentiated again (and never .detach() it)")
-    if "only for scalar outputs" in error and scalar:
-        return scalar
-    return None
-
-
 def hvp_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
     """``compare``: H v within rounding, or the mistake named."""
     if got.error:
@@ -288,13 +215,13 @@ def hvp_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
                             "product g @ v")
         scalar = _("autograd.grad needs a scalar to differentiate (or grad_outputs): sum the products, "
                    "(g * v).sum()")
-        return False, _grad_error_hint(got.error, scalar) or got.error.splitlines()[0]
-    common = _common_hint(got, expected)
+        return False, grad_error_hint(got.error, scalar) or got.error.splitlines()[0]
+    common = common_hint(got, expected)
     if common:
         return common
     if np.allclose(got.value, expected.value, rtol=1e-7, atol=1e-10):
         return True, ""
-    named = _named_wrong(got, expected, {
+    named = named_wrong(got, expected, {
         "H ones": _("that is H times a vector of ones: multiply the gradient by v before the second grad, "
                     "(g * v).sum()"),
         "H ones * v": _("that is (H 1) * v elementwise: v goes inside the second grad, as (g * v).sum(), "
@@ -308,165 +235,19 @@ def hvp_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
                              "first (g,) = grad(f(x), x, create_graph=True), then grad((g * v).sum(), x)")
 
 
-# ---------------------------------------------------------------------- exercise 3: the WGAN-GP gradient penalty
-class Critic(nn.Module):
-    """A tiny WGAN critic for 2-D points: tanh(x @ W1 + b1) @ W2 + b2, one score per point."""
-
-    def __init__(self, hidden: int = 16, dtype: Any = minitorch.float32) -> None:
-        super().__init__()
-        self.W1 = nn.Parameter((minitorch.randn(2, hidden) * 0.8).to(dtype))
-        self.b1 = nn.Parameter(minitorch.zeros(hidden).to(dtype))
-        self.W2 = nn.Parameter((minitorch.randn(hidden, 1) * hidden ** -0.5).to(dtype))
-        self.b2 = nn.Parameter(minitorch.zeros(1).to(dtype))
-
-    def forward(self, x: Tensor) -> Tensor:
-        """Scores of shape (n, 1) for points of shape (n, 2)."""
-        return minitorch.tanh(x @ self.W1 + self.b1) @ self.W2 + self.b2
-
-
-def ring_and_blob(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` real points (a noisy unit circle) and ``n`` fake ones (a blob centred at (2.5, 0)), float32."""
-    angle = rng.uniform(0, 2 * np.pi, n)
-    real = np.stack([np.cos(angle), np.sin(angle)], axis=1) + rng.normal(0, 0.05, (n, 2))
-    fake = rng.normal(0, 0.3, (n, 2)) + np.array([2.5, 0.0])
-    return real.astype(np.float32), fake.astype(np.float32)
-
-
-def _penalty_problem(case: str) -> tuple[Critic, Tensor, Tensor, Tensor]:
-    """(critic, real, fake, eps) in float64 for a case ``"critic, N points"``."""
-    n = int(case.split(", ")[1].split()[0])
-    minitorch.manual_seed(n)
-    critic = Critic(dtype=F64)
-    rng = np.random.default_rng(n)
-    real, fake = ring_and_blob(n, rng)
-    eps = rng.uniform(0, 1, (n, 1))
-    return critic, _tensor(real), _tensor(fake), _tensor(eps)
-
-
-PENALTY_CASES = [("critic, 6 points",), ("critic, 32 points",)]
-
-
-def reference_penalty(critic: Any, real: Tensor, fake: Tensor, eps: Tensor) -> Tensor:
-    """mean over the batch of (|d critic / d x_hat| - 1)**2, x_hat = eps real + (1 - eps) fake."""
-    x_hat = (eps * real + (1 - eps) * fake).requires_grad_()
-    (g,) = autograd.grad(critic(x_hat).sum(), x_hat, create_graph=True)
-    norm = (g * g).sum(dim=1).sqrt()
-    return ((norm - 1) ** 2).mean()
-
-
-def _penalty_wrong(critic: Any, real: Tensor, fake: Tensor, eps: Tensor) -> dict[str, Any]:
-    """The values of the wrong penalties learners write."""
-
-    def slopes(points: Tensor) -> Tensor:
-        points = points.detach().requires_grad_()
-        (g,) = autograd.grad(critic(points).sum(), points)
-        return g
-
-    g = slopes(eps * real + (1 - eps) * fake)
-    squares = (g * g).sum(dim=1)
-    norm = squares.sqrt()
-    at = {name: ((slopes(p) * slopes(p)).sum(dim=1).sqrt() - 1) ** 2
-          for name, p in (("real", real), ("fake", fake), ("reversed", (1 - eps) * real + eps * fake))}
-    return {
-        "whole batch": (((g * g).sum().sqrt() - 1) ** 2).numpy(),
-        "no sqrt": ((squares - 1) ** 2).mean().numpy(),
-        "no minus 1": (norm ** 2).mean().numpy(),
-        "sum": ((norm - 1) ** 2).sum().numpy(),
-        "abs": (norm - 1).abs().mean().numpy(),
-        "mean first": ((norm.mean() - 1) ** 2).numpy(),
-        "norm over dim 0": (((g * g).sum(dim=0).sqrt() - 1) ** 2).mean().numpy(),
-        "reversed": at["reversed"].mean().numpy(),
-        "real": at["real"].mean().numpy(),
-        "fake": at["fake"].mean().numpy(),
-    }
-
-
-def penalty_runs(penalty_fn: Callable[..., Any]) -> Callable[[str], Outcome]:
-    """``run(case)``: the penalty of a fresh critic, and the critic's parameter gradients from its backward."""
-    reference = penalty_fn is reference_penalty
-
-    def run(case: str) -> Outcome:
-        critic, real, fake, eps = _penalty_problem(case)
-        try:
-            penalty = penalty_fn(critic, real, fake, eps)
-            outcome = _outcome(penalty)
-            if outcome.value is not None and outcome.graph:
-                penalty.backward()
-                outcome.grads = [None if p.grad is None else p.grad.numpy().copy() for p in critic.parameters()]
-        except NotImplementedError:
-            raise
-        except Exception as exc:
-            return Outcome(error=f"{type(exc).__name__}: {exc}")
-        if reference:
-            outcome.wrong = _penalty_wrong(*_penalty_problem(case))
-        return outcome
-
-    return run
-
-
-def penalty_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
-    """``compare``: the penalty's value and the critic's gradients, or the mistake named."""
-    if got.error:
-        if "input 0 does not require grad" in got.error:
-            return False, _("x_hat does not require grad, so there is no gradient with respect to it: make it a "
-                            "leaf that does, x_hat = (...).requires_grad_()")
-        scalar = _("the critic gives one score per point, shape (n, 1): differentiate their sum, "
-                   "critic(x_hat).sum() (each score depends on its own point only, so row i of the gradient is "
-                   "still the gradient of score i)")
-        return False, _grad_error_hint(got.error, scalar) or got.error.splitlines()[0]
-    common = _common_hint(got, expected)
-    if common:
-        return common
-    if np.allclose(got.value, expected.value, rtol=1e-7, atol=1e-10):
-        if not got.graph:
-            return False, _("the right value, but the critic's weights get no gradient from it: call autograd.grad "
-                            "with create_graph=True, so that the penalty can be trained")
-        for p, (g, e) in enumerate(zip(got.grads, expected.grads)):
-            if e is None and g is None:  # b2: the slopes do not depend on the critic's last bias
-                continue
-            if g is None or e is None or not np.allclose(g, e, rtol=1e-6, atol=1e-9):
-                return False, _("the right value, but the gradient of the critic's parameter {p} differs: build "
-                                "the penalty from the gradient autograd.grad(..., create_graph=True) returns, "
-                                "without .detach() or .item()", p=p)
-        return True, ""
-    named = _named_wrong(got, expected, {
-        "whole batch": _("one norm for the whole batch: the penalty takes each point's own gradient norm, "
-                         "sum over dim=1 only, then the mean of (norm - 1)**2"),
-        "norm over dim 0": _("the norm is over each point's coordinates, dim=1 (the gradient has shape (n, 2))"),
-        "no sqrt": _("(|g|**2 - 1)**2: take the square root of the sum of squares, the norm |g|, before "
-                     "subtracting 1"),
-        "no minus 1": _("the penalty pulls the norm towards 1: (norm - 1)**2, not norm**2"),
-        "sum": _("the sum over the batch: take the mean of (norm - 1)**2"),
-        "abs": _("|norm - 1|: WGAN-GP squares it, (norm - 1)**2"),
-        "mean first": _("(mean of the norms - 1)**2: square each point's (norm - 1) first, then take the mean"),
-        "reversed": _("x_hat = eps * real + (1 - eps) * fake: eps weighs the real point"),
-        "real": _("that is the penalty at the real points: take it at the interpolates x_hat between real and fake"),
-        "fake": _("that is the penalty at the fake points: take it at the interpolates x_hat between real and fake"),
-    })
-    return False, named or _("differs from the penalty mean((|d critic(x_hat) / d x_hat| - 1)**2), x_hat = eps * "
-                             "real + (1 - eps) * fake")
-
-
-def gradient_norms(critic: Any, real: Tensor, fake: Tensor, eps: Tensor) -> np.ndarray:
-    """Each interpolate's gradient norm |d critic / d x_hat|, as a NumPy array (for the plots)."""
-    x_hat = (eps * real + (1 - eps) * fake).requires_grad_()
-    (g,) = autograd.grad(critic(x_hat).sum(), x_hat)
-    return np.sqrt((g.numpy() ** 2).sum(axis=1))
-
-
-# ---------------------------------------------------------------------- exercise 4: jvp from two vjps
+# ---------------------------------------------------------------------- exercise 4 (section 6): jvp from two vjps
 def jvp_problem(case: str) -> tuple[Callable[[Tensor], Tensor], Tensor, Tensor]:
     """(f, x, v) for a case: f of x, x a leaf that requires grad, v of x's shape."""
     rng = np.random.default_rng(len(case))
     if case == "2 outputs, 3 inputs":
-        a = _tensor(rng.standard_normal((2, 3)))
+        a = as_tensor(rng.standard_normal((2, 3)))
 
         def f(x: Tensor) -> Tensor:
             return minitorch.tanh(a @ x)
 
         shape: tuple[int, ...] = (3,)
     elif case == "3 outputs, 3 inputs":
-        b = _tensor(rng.standard_normal((3, 3)))
+        b = as_tensor(rng.standard_normal((3, 3)))
 
         def f(x: Tensor) -> Tensor:
             return minitorch.tanh(b @ x) * x
@@ -477,8 +258,8 @@ def jvp_problem(case: str) -> tuple[Callable[[Tensor], Tensor], Tensor, Tensor]:
             return x * minitorch.exp(-x * x)
 
         shape = (2, 3)
-    x = _tensor(rng.uniform(-1, 1, shape), requires_grad=True)
-    v = _tensor(rng.standard_normal(shape))
+    x = as_tensor(rng.uniform(-1, 1, shape), requires_grad=True)
+    v = as_tensor(rng.standard_normal(shape))
     return f, x, v
 
 
@@ -510,7 +291,7 @@ def jvp_runs(jvp_fn: Callable[..., Any]) -> Callable[[str], Outcome]:
     def run(case: str) -> Outcome:
         f, x, v = jvp_problem(case)
         try:
-            outcome = _outcome(jvp_fn(f, x, v))
+            outcome = outcome_of(jvp_fn(f, x, v))
         except NotImplementedError:
             raise
         except Exception as exc:
@@ -536,16 +317,16 @@ def jvp_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
                             "the second one takes v")
         scalar = _("f(x) is not a scalar: give u (zeros of f(x)'s shape that require grad) as grad_outputs of the "
                    "first grad")
-        return False, _grad_error_hint(got.error, scalar) or got.error.splitlines()[0]
+        return False, grad_error_hint(got.error, scalar) or got.error.splitlines()[0]
     if got.value is not None and got.value.shape != expected.value.shape:
         return False, _("shape {got}, expected {expected}: J v has f(x)'s shape; did you differentiate with respect "
                         "to x instead of u, or return J^T u?", got=got.value.shape, expected=expected.value.shape)
-    common = _common_hint(got, expected)
+    common = common_hint(got, expected)
     if common:
         return common
     if np.allclose(got.value, expected.value, rtol=1e-7, atol=1e-10):
         return True, ""
-    named = _named_wrong(got, expected, {
+    named = named_wrong(got, expected, {
         "vjp": _("that is v^T J, a vjp: for J v, give u as grad_outputs of the first grad and v to the second, "
                  "which differentiates with respect to u"),
         "zeros": _("all zeros: J^T u at u = 0 (or its derivative with respect to x) is zero; differentiate J^T u "
@@ -556,27 +337,19 @@ def jvp_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
 
 
 __all__ = [
-    "Critic",
     "HVP_CASES",
     "JVP_CASES",
-    "Outcome",
-    "PENALTY_CASES",
     "TANH_GRAD_SHAPES",
     "Tanh",
     "TanhGrad",
     "describe_case",
     "double_backward_mistakes",
-    "gradient_norms",
     "hvp_hint",
     "hvp_problem",
     "hvp_runs",
     "jvp_hint",
     "jvp_problem",
     "jvp_runs",
-    "penalty_hint",
-    "penalty_runs",
     "reference_hvp",
     "reference_jvp",
-    "reference_penalty",
-    "ring_and_blob",
 ]
