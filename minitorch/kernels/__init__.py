@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from types import TracebackType
 
-from minitorch.kernels.cpu import conv, host_memory, pooling  # noqa: F401  (each registers its kernels)
+from minitorch.kernels.cpu import conv, gru, host_memory, lstm, pooling, special  # noqa: F401  (each registers its kernels)
+from minitorch.kernels.cuda import special as cuda_special  # noqa: F401
 from minitorch.kernels.registry import Kernel, all_kernels, kernels_of, register, unregister
 from minitorch.switches import FAST_KERNELS_AT_IMPORT, SWITCHES
 
