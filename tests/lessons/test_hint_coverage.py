@@ -1,7 +1,7 @@
-"""Every exercise of lessons 00-15 and 18 is tried with at least three wrong answers, and its solution passes.
+"""Every exercise of lessons 00-18 is tried with at least three wrong answers, and its solution passes.
 
 The wrong answers and the words each hint must contain are the rows of the three hint
-tables (``test_hint_table``: lessons 00-11, ``test_sequence_lesson_hints``: 12-13,
+tables (``test_hint_table``: lessons 00-11, 16 and 17, ``test_sequence_lesson_hints``: 12-13,
 ``test_late_lesson_hints``: 14-15 and 18); this test only counts them. An exercise is a check cell:
 a cell outside the solutions that assigns a ``*check*`` variable from a check call.
 """
@@ -16,7 +16,7 @@ import test_late_lesson_hints
 import test_sequence_lesson_hints
 
 SOLUTIONS = Path(__file__).resolve().parents[2] / "lessons" / "solutions"
-LESSONS = [f"{n:02d}" for n in range(16)] + ["18"]
+LESSONS = [f"{n:02d}" for n in range(19)]
 MIN_WRONG_ANSWERS = 3
 _CHECK = re.compile(r"^(\w*check\w*) = (?:widgets\.)?\w*check\w*\(", re.M)
 
