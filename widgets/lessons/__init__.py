@@ -5,6 +5,7 @@ three parts), ``lesson10_cuda_c`` (a CUDA kernel body run on the CPU),
 ``lesson14_loss_scaling`` (loss scaling and the dynamic scale rule), ``lesson16_replay`` (replaying
 a recorded program, a step that can be replayed) and lesson 18's ``lesson18_memory`` (memory per
 strategy), ``lesson18_tensor_parallel`` (the Megatron MLP), ``lesson18_pipeline`` (the 1F1B order,
-its simulator and the timeline) and ``lesson18_zero`` (the ZeRO-1 step). They are built on the
-generic checkers in ``widgets.check``.
+its simulator and the timeline), ``lesson18_zero`` (the ZeRO-1 step) and ``lesson18_ranks`` (the
+thread ranks' calls recorded, and where the ranks' collective calls disagree). They are built on
+the generic checkers in ``widgets.check``.
 """
