@@ -17,7 +17,7 @@ are Tensors with a ``grad_fn``, and can be differentiated again::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
@@ -32,10 +32,14 @@ if TYPE_CHECKING:  # the face, for annotations only: never imported at run time 
 
 
 def _as_tuple(name: str, value: Any) -> tuple[Any, ...]:
-    """A Tensor or a sequence of them, as a tuple."""
+    """A Tensor or a sequence of them, as a tuple.
+
+    Any iterable is read once, as PyTorch does: ``autograd.grad(loss, model.parameters())``
+    passes a generator. An array is not a sequence of tensors: it is refused.
+    """
     if isinstance(value, TensorBase):
         return (value,)
-    if isinstance(value, Sequence):
+    if isinstance(value, Sequence) or (isinstance(value, Iterable) and not hasattr(value, "__array__")):
         return tuple(value)
     raise TypeError(f"autograd: {name} must be a Tensor or a sequence of Tensors, got {type(value).__name__}")
 

@@ -60,3 +60,23 @@ def test_grad_refuses_what_torch_refuses():
     minitorch.autograd.grad(y, [x])
     with pytest.raises(RuntimeError, match="second time"):  # the graph was freed, as by backward()
         minitorch.autograd.grad(y, [x])
+
+
+def test_grad_takes_any_iterable_of_tensors_as_torch_does():
+    """``autograd.grad(loss, model.parameters())``: a generator of inputs (of outputs, grad_outputs) is read once."""
+    results = []
+    for lib in (minitorch, torch):
+        lib.manual_seed(0)
+        layer = lib.nn.Linear(3, 2).double()
+        x = lib.tensor(np.arange(6.0).reshape(2, 3), dtype=lib.float64)
+        out = layer(x)
+        grads = lib.autograd.grad((o for o in [out]), layer.parameters(), (g for g in [lib.ones_like(out)]),
+                                  retain_graph=True)
+        results.append([g.numpy() for g in grads])
+        lib.autograd.backward(iter([out.sum()]))
+        np.testing.assert_allclose(layer.weight.grad.numpy(), grads[0].numpy())
+    for mine, theirs in zip(*results):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-12)
+    layer = minitorch.nn.Linear(3, 2)
+    with pytest.raises(TypeError, match="sequence of Tensors, got ndarray"):  # an array is not a list of tensors
+        minitorch.autograd.grad(layer(minitorch.ones(1, 3)).sum(), layer.parameters(), np.ones(()))

@@ -45,6 +45,17 @@ ONE_BIG_STEP = """    optimizer.zero_grad()
 
 ADAM_DECAY = "                if weight_decay:\n                    g = g + weight_decay * p.data\n"
 
+# lesson 17's solutions, whole (the walk's rows replace them)
+L17_DB = ("    x, g = ctx.saved_tensors\n    t = ctx.xp.tanh(x)\n    slope = 1 - t * t\n"
+          "    return grad_output * g * (-2 * t * slope), grad_output * slope")
+L17_HVP = ("    (g,) = autograd.grad(f(x), x, create_graph=True)\n    (hv,) = autograd.grad((g * v).sum(), x)\n"
+           "    return hv")
+L17_GP_GRAD = "    (g,) = autograd.grad(critic(x_hat).sum(), x_hat, create_graph=True)\n"
+L17_GP = ("    x_hat = (eps * real + (1 - eps) * fake).requires_grad_()\n" + L17_GP_GRAD +
+          "    norm = (g * g).sum(dim=1).sqrt()\n    return ((norm - 1) ** 2).mean()")
+L17_JVP = ("    out = f(x)\n    u = minitorch.zeros(*out.shape, dtype=out.dtype, requires_grad=True)\n"
+           "    (g,) = autograd.grad(out, x, u, create_graph=True)\n    (jv,) = autograd.grad(g, u, v)\n    return jv")
+
 # (lesson, check variable, [(text in the exercise cell, replacement)], words the hints must contain)
 TABLE = [
     ("00", "check_nd", [("(f(x + eps) - f(x - eps)) / (2 * eps)", "(f(x + eps) - f(x)) / eps")], "one-sided"),
@@ -325,7 +336,7 @@ TABLE = [
     ("17", "double_backward_check", [("slope = 1 - t * t", "slope = 1 / np.cosh(x) ** 2")], None),
     # 17, exercise 2: a Hessian-vector product
     ("17", "hvp_check", [(", x, create_graph=True)", ", x)")], "create_graph=True"),
-    ("17", "hvp_check", [("(g * v).sum()", "(g.detach() * v).sum()")], "never .detach() it"),
+    ("17", "hvp_check", [("(g * v).sum()", "(g.detach() * v).sum()")], "no .detach() or .data"),
     ("17", "hvp_check", [("(g * v).sum()", "g.sum()")], "H times a vector of ones"),
     ("17", "hvp_check", [("(g * v).sum()", "g.sum()"), ("return hv", "return hv * v")], "not multiplied afterwards"),
     ("17", "hvp_check", [("    (hv,) = autograd.grad((g * v).sum(), x)\n    return hv", "    return g * v")],
@@ -341,7 +352,7 @@ TABLE = [
                           "    return autograd.functional.vhp(f, x, v)[1]")], None),  # H is symmetric
     # 17, exercise 3: the WGAN-GP gradient penalty
     ("17", "penalty_check", [(", x_hat, create_graph=True)", ", x_hat)")], "create_graph=True"),
-    ("17", "penalty_check", [(").requires_grad_()", ")")], "x_hat does not require grad"),
+    ("17", "penalty_check", [(").requires_grad_()", ")")], "differentiate with respect to x_hat, made a leaf"),
     ("17", "penalty_check", [("(g * g).sum(dim=1).sqrt()", "(g * g).sum().sqrt()")], "one norm for the whole batch"),
     ("17", "penalty_check", [("(g * g).sum(dim=1).sqrt()", "(g * g).sum(dim=0).sqrt()")], "dim=1"),
     ("17", "penalty_check", [("(g * g).sum(dim=1).sqrt()", "(g * g).sum(dim=1)")], "take the square root"),
@@ -378,6 +389,206 @@ TABLE = [
                           "    (g,) = autograd.grad(out, x, u, create_graph=True)\n"
                           "    (jv,) = autograd.grad(g, u, v)\n    return jv",
                           "    return autograd.functional.jvp(f, x, v)[1]")], None),
+    # 17, an independent learner walk (issue 39): right answers written differently, and the wrong answers
+    # learners write, exercise by exercise (the bodies below replace the whole solution)
+    ("17", "double_backward_check", [(L17_DB, "    x = ctx.saved_tensors[0]\n    g = ctx.saved_tensors[1]\n"
+                                      "    th = np.tanh(x)\n    sech2 = 1.0 - np.power(th, 2)\n"
+                                      "    return [grad_output * g * sech2 * (-2.0) * th,\n"
+                                      "            grad_output * sech2]")], None),
+    ("17", "double_backward_check", [(L17_DB, "    x, g = ctx.saved_tensors\n    t = ctx.xp.tanh(x)\n"
+                                      "    return (2 * grad_output * g * t * (t * t - 1),\n"
+                                      "            grad_output - grad_output * t ** 2)")],
+     None),
+    ("17", "double_backward_check", [(L17_DB, "    x, g = ctx.saved_tensors\n"
+                                      "    need_x, need_g = ctx.needs_input_grad\n    s = 1 - np.tanh(x) ** 2\n"
+                                      "    gx = -2 * grad_output * g * np.tanh(x) * s if need_x else None\n"
+                                      "    return gx, grad_output * s if need_g else None")], None),
+    ("17", "double_backward_check", [(L17_DB, "    x, g = ctx.saved_tensors\n"
+                                      "    return (-2 * grad_output * g * np.sinh(x) / np.cosh(x) ** 3,\n"
+                                      "            grad_output / np.cosh(x) ** 2)")],
+     None),  # right once; the third-derivative cell says it cannot be differentiated again
+    ("17", "double_backward_check", [("slope = 1 - t * t\n", "slope = 1 - t * t\n    upstream = grad_output * slope\n"),
+                                     ("return grad_output * g * (-2 * t * slope), grad_output * slope",
+                                      "gx = upstream * g\n    gx *= -2 * t\n    return gx, upstream")], None),
+    ("17", "double_backward_check", [("return grad_output * g * (-2 * t * slope), grad_output * slope",
+                                      "return ctx.xp.multiply(grad_output, g * -2 * t * slope), "
+                                      "ctx.xp.multiply(grad_output, slope)")], None),
+    ("17", "double_backward_check", [("x, g = ctx.saved_tensors", "g, x = ctx.saved_tensors")], "x and g are swapped"),
+    ("17", "double_backward_check", [("t = ctx.xp.tanh(x)", "t = x")], "forward saved the input x, not tanh(x)"),
+    ("17", "double_backward_check", [(", grad_output * slope", ", grad_output * (1 - x * x)")],
+     "forward saved the input x, not tanh(x)"),
+    ("17", "double_backward_check", [(", grad_output * slope", ", -grad_output * slope")], "the sign is flipped"),
+    ("17", "double_backward_check", [("grad_output * g * (-2 * t * slope)", "g * (-2 * t * slope)")],
+     "did you multiply by grad_output?"),
+    ("17", "double_backward_check", [("(-2 * t * slope)", "(-2 * t * slope * slope)")], "multiplied in twice"),
+    ("17", "double_backward_check", [("(-2 * t * slope)", "(-2 * slope)")], "the factor t is missing"),
+    ("17", "double_backward_check", [("(-2 * t * slope)", "(1 - 2 * t * slope)")],
+     "the derivative of the constant 1 is 0"),
+    ("17", "double_backward_check", [("grad_output * g * (-2 * t * slope),",
+                                      "grad_output * g * (-2 * t * slope) + grad_output * slope,")],
+     "g does not depend on x"),
+    ("17", "double_backward_check", [(", grad_output * slope", ", grad_output * g")], "not g"),
+    ("17", "double_backward_check", [(", grad_output * slope", ", grad_output * 2 * slope")], "twice the right values"),
+    ("17", "double_backward_check", [(", grad_output * slope", ", None")], "backward returned None for input 1"),
+    ("17", "double_backward_check", [("return grad_output * g * (-2 * t * slope), grad_output * slope",
+                                      "return grad_output * (g * (-2 * t * slope) + slope)")], "one per input"),
+    ("17", "double_backward_check", [("slope = 1 - t * t\n", "slope = 1 - t * t\n    grad_output *= slope\n"),
+                                     ("return grad_output * g * (-2 * t * slope), grad_output * slope",
+                                      "return grad_output * g * (-2 * t), grad_output")],
+     "changed grad_output in place"),
+    ("17", "double_backward_check", [("t = ctx.xp.tanh(x)", "t = minitorch.tanh(x)")],
+     "not minitorch.exp(a)"),  # a backward's values are arrays: minitorch's functions refuse them
+    ("17", "double_backward_check", [("t = ctx.xp.tanh(x)", "t = np.tanh(x.astype(np.float64))")],
+     "keep the input's dtype"),
+    ("17", "double_backward_check", [("grad_output * g * (-2 * t * slope),",
+                                      "(grad_output * g * (-2 * t * slope)).sum(),")],
+     "must have that input's shape"),
+    ("17", "double_backward_check", [(", grad_output * slope", ", float(grad_output * slope)")], "leave out float()"),
+    ("17", "hvp_check", [(L17_HVP, "    grads = autograd.grad(f(x), [x], create_graph=True)\n"
+                          "    return autograd.grad(grads[0].mul(v).sum(), [x])[0]")], None),
+    ("17", "hvp_check", [("(hv,) = autograd.grad((g * v).sum(), x)", "(hv,) = autograd.grad(g, x, grad_outputs=v)")],
+     None),  # H is symmetric: the vjp of the gradient with v is H v
+    ("17", "hvp_check", [("    (g,) = autograd.grad(f(x), x, create_graph=True)\n",
+                          "    f(x).backward(create_graph=True)\n    g = x.grad\n")], None),
+    ("17", "hvp_check", [(L17_HVP, "    f(x).backward(create_graph=True)\n    g = x.grad\n    x.grad = None\n"
+                          "    minitorch.sum(g * v).backward()\n    return x.grad")], None),
+    ("17", "hvp_check", [("(g * v).sum()", "g.flatten() @ v.flatten()")], None),
+    ("17", "hvp_check", [("(g * v).sum()", "(g.reshape(-1) * v.reshape(-1)).sum()"),
+                         ("return hv", "return hv.detach()")],
+     None),
+    ("17", "hvp_check", [("    (g,) = ", "    x = x.detach().requires_grad_()\n    (g,) = ")], None),
+    ("17", "hvp_check", [("(g * v).sum(), x)", "(g * v.detach()).sum(), x, create_graph=True)")], None),
+    ("17", "hvp_check", [(", x, create_graph=True)", ", x, retain_graph=True)")], "create_graph=True"),
+    ("17", "hvp_check", [("(g * v).sum()", "(g.data * v).sum()")], "no .detach() or .data"),
+    ("17", "hvp_check", [("    (g,) = autograd.grad(f(x), x, create_graph=True)\n",
+                          "    f(x).backward()\n    g = x.grad\n")], "create_graph=True"),
+    ("17", "hvp_check", [("    (g,) = autograd.grad(f(x), x, create_graph=True)\n",
+                          "    with minitorch.no_grad():\n        (g,) = autograd.grad(f(x), x, create_graph=True)\n")],
+     "compute f(x) outside minitorch.no_grad()"),
+    ("17", "hvp_check", [("(g * v).sum()", "(g * v).sum().item()")], ".item() or float() turned the tensor"),
+    ("17", "hvp_check", [("(g * v).sum(), x)", "(g * v).sum(), v)")], "v is a constant direction"),
+    ("17", "hvp_check", [("(g * v).sum()", "(g * v).mean()")], "off by exactly 1/4"),
+    ("17", "hvp_check", [("(g * v).sum()", "(g * g).sum()")], "2 H g"),
+    ("17", "hvp_check", [("return hv", "return 0.5 * hv")], "half the right values"),
+    ("17", "hvp_check", [("return hv", "return -hv")], "the sign is flipped"),
+    ("17", "hvp_check", [("(g,) = autograd", "g = autograd")], "unpack it, (g,) = autograd.grad(...), before"),
+    ("17", "hvp_check", [(L17_HVP, "    f(x).backward(create_graph=True)\n    g = x.grad\n"
+                          "    (g * v).sum().backward()\n    return x.grad")], "x.grad still held"),
+    ("17", "hvp_check", [("return hv", "return hv.numpy()")], "returned a numpy.ndarray"),
+    ("17", "hvp_check", [("return hv", "return hv * v")], "already multiplied by v"),
+    ("17", "hvp_check", [("return hv", "return (hv * v).sum()")], "one number, expected a tensor of x's shape"),
+    ("17", "hvp_check", [("(g * v).sum(), x)", "(g * v).sum(), g)")], "with respect to g"),
+    ("17", "hvp_check", [("(hv,) = autograd.grad((g * v).sum(), x)", "(hv,) = autograd.grad(g, x, v.sum())")],
+     "grad_outputs must have the shape of what is differentiated"),
+    ("17", "penalty_check", [(L17_GP, "    x_hat = minitorch.lerp(fake, real, eps).requires_grad_()\n" + L17_GP_GRAD +
+                              "    return ((g.norm(dim=1) - 1) ** 2).mean()")], None),
+    ("17", "penalty_check", [(L17_GP, "    mixed = real * eps + fake * (1 - eps)\n    mixed.requires_grad_(True)\n"
+                              "    scores = critic(mixed)\n    grads = autograd.grad(scores, mixed, "
+                              "grad_outputs=minitorch.ones_like(scores), create_graph=True)[0]\n"
+                              "    slopes = minitorch.sqrt(minitorch.sum(grads ** 2, dim=1))\n"
+                              "    return minitorch.mean((slopes - 1) ** 2)")], None),
+    ("17", "penalty_check", [("(g * g).sum(dim=1).sqrt()", "((g ** 2).sum(dim=-1, keepdim=True) + 1e-12).sqrt()")],
+     None),
+    ("17", "penalty_check", [("    return ((norm - 1) ** 2).mean()",
+                              "    return F.mse_loss(norm, minitorch.ones_like(norm))")], None),
+    ("17", "penalty_check", [("(eps * real + (1 - eps) * fake).requires_grad_()",
+                              "minitorch.tensor((eps * real + (1 - eps) * fake).numpy(), requires_grad=True)"),
+                             ("((norm - 1) ** 2).mean()", "(1 - norm).pow(2).mean()")], None),
+    ("17", "penalty_check", [("    return ((norm - 1) ** 2).mean()",
+                              "    penalty = 0\n    for row in g:\n"
+                              "        penalty = penalty + ((row * row).sum().sqrt() - 1) ** 2\n"
+                              "    return penalty / len(g)")], None),
+    ("17", "penalty_check", [("((norm - 1) ** 2).mean()", "((norm - 1) ** 2).sum() / norm.shape[0]")], None),
+    ("17", "penalty_check", [("(g * g).sum(dim=1).sqrt()", "(g ** 2).sum(axis=1) ** 0.5")],
+     "take dim= and keepdim="),  # PyTorch takes axis= too; MiniTorch does not (yet): the hint says what to write
+    ("17", "penalty_check", [("(g * g).sum(dim=1).sqrt()", "g.abs().sum(dim=1)")], "the L1 norm"),
+    ("17", "penalty_check", [("(g * g).sum(dim=1).sqrt()", "(g * g).mean(dim=1).sqrt()")], "the norm sums the squares"),
+    ("17", "penalty_check", [("(g * g).sum(dim=1).sqrt()", "(g.data * g.data).sum(axis=1) ** 0.5")],
+     "returned a numpy.float64"),
+    ("17", "penalty_check", [("return ((norm - 1) ** 2).mean()", "return ((norm - 1) ** 2).mean().item()")],
+     "returned a Python float"),
+    ("17", "penalty_check", [("critic(x_hat).sum()", "critic(x_hat).mean()")], "divides each point's gradient by n"),
+    ("17", "penalty_check", [("return ((norm - 1) ** 2).mean()", "return 10 * ((norm - 1) ** 2).mean()")],
+     "the weight 10 is applied by the caller"),
+    ("17", "penalty_check", [("return ((norm - 1) ** 2).mean()", "return (norm - 1) ** 2")], "one value per point"),
+    ("17", "penalty_check", [(", x_hat, create_graph=True)", ", x_hat, retain_graph=True)")], "create_graph=True"),
+    ("17", "penalty_check", [("((norm - 1) ** 2).mean()", "(F.relu(norm - 1) ** 2).mean()")],
+     "penalises only slopes above 1"),
+    ("17", "penalty_check", [("eps * real + (1 - eps) * fake", "eps * (real - fake)")], "add fake"),
+    ("17", "penalty_check", [("critic(x_hat).sum(), x_hat,", "critic(x_hat).sum(), real,")],
+     "differentiate with respect to x_hat"),
+    ("17", "penalty_check", [("(g,) = autograd", "g = autograd")], "unpack it, (g,) = autograd.grad(...), before"),
+    ("17", "penalty_check", [("return ((norm - 1) ** 2).mean()", "return ((norm - 1) ** 2).mean().detach()")],
+     "no .detach() or .data"),
+    ("17", "penalty_check", [("    (g,) = autograd.grad(critic(x_hat).sum(), x_hat, create_graph=True)\n",
+                              "    critic(x_hat).sum().backward(create_graph=True)\n    g = x_hat.grad\n")],
+     "left gradients in the critic's .grad"),  # right value and gradients, but the critic's .grad is polluted
+    ("17", "penalty_check", [("    (g,) = autograd.grad(critic(x_hat).sum(), x_hat, create_graph=True)\n",
+                              "    critic(x_hat).sum().backward()\n    g = x_hat.grad\n")], "create_graph=True"),
+    ("17", "penalty_check", [("return ((norm - 1) ** 2).mean()", "return ((norm - 1) ** 2).mean() / 2")],
+     "half the right values"),
+    ("17", "penalty_check", [("    x_hat = (",
+                              "    eps = minitorch.rand(len(real), 1, dtype=real.dtype)\n    x_hat = (")],
+     "with the eps passed in"),
+    ("17", "penalty_check", [("    x_hat = (eps * real + (1 - eps) * fake).requires_grad_()\n",
+                              "    x_hat = real.mul_(eps).add_((1 - eps) * fake).requires_grad_()\n")],
+     "changed its argument `real` in place"),  # passed before: train_critic's backward then fails on `real`
+    ("17", "penalty_check", [("    x_hat = (eps * real + (1 - eps) * fake).requires_grad_()\n",
+                              "    x_hat = fake\n    x_hat += eps * (real - fake)\n    x_hat.requires_grad_()\n")],
+     "changed its argument `fake` in place"),  # passed before, as the one above
+    ("17", "penalty_check", [("    x_hat = (eps * real + (1 - eps) * fake).requires_grad_()\n",
+                              "    x_hat = fake.clone()\n    x_hat += eps * (real - fake)\n"
+                              "    x_hat.requires_grad_()\n")],
+     None),  # += on its own copy
+    ("17", "penalty_check", [("    x_hat = (eps * real + (1 - eps) * fake).requires_grad_()\n",
+                              "    real.requires_grad_()\n    x_hat = eps * real + (1 - eps) * fake\n")],
+     None),  # x_hat not a leaf, but in the graph: autograd.grad differentiates with respect to it all the same
+    ("17", "hvp_check", [("    (g,) = autograd", "    v /= (v * v).sum().sqrt()\n    (g,) = autograd")],
+     "changed its argument `v` in place"),
+    ("17", "jvp_check", [("autograd.grad(out, x, u, create_graph=True)",
+                          "autograd.grad(out, x, u, retain_graph=True)")],
+     "create_graph=True"),
+    ("17", "hvp_check", [("(g,) = autograd.grad(f(x), x, create_graph=True)",
+                          "(g,) = autograd.grad(f(x), (t for t in [x]), create_graph=True)")],
+     None),  # a generator of inputs, as model.parameters() is: refused by autograd.grad before this walk
+    ("17", "hvp_check", [("(g * v).sum()", "sum(gi * vi for gi, vi in zip(g.reshape(-1), v.reshape(-1)))")], None),
+    ("17", "jvp_check", [("(jv,) = autograd.grad(g, u, v)", "(jv,) = autograd.grad(iter([g]), iter([u]), iter([v]))")],
+     None),
+    ("17", "double_backward_check", [("return grad_output * g * (-2 * t * slope), grad_output * slope",
+                                      "return (d for d in (grad_output * g * (-2 * t * slope), grad_output * slope))")],
+     "returned a generator"),
+    ("17", "jvp_check", [(L17_JVP, "    y = f(x)\n    dummy = minitorch.zeros_like(y, requires_grad=True)\n"
+                          "    (vjp,) = autograd.grad(y, x, grad_outputs=dummy, create_graph=True)\n"
+                          "    return autograd.grad((vjp * v).sum(), dummy)[0]")], None),
+    ("17", "jvp_check", [(L17_JVP, "    y = f(x)\n    u = minitorch.randn(*y.shape, dtype=minitorch.float64, "
+                          "requires_grad=True)\n    (g,) = autograd.grad([y], [x], [u], create_graph=True)\n"
+                          "    (jv,) = autograd.grad([g], [u], [v])\n    return jv")], None),  # J^T u is linear in u
+    ("17", "jvp_check", [(L17_JVP, "    out = f(x)\n"
+                          "    u = minitorch.zeros(out.shape, dtype=out.dtype).requires_grad_()\n"
+                          "    out.backward(u, create_graph=True)\n    x.grad.backward(v)\n    return u.grad")], None),
+    ("17", "jvp_check", [("(jv,) = autograd.grad(g, u, v)", "(jv,) = autograd.grad(g, u, v, create_graph=True)"),
+                         ("return jv", "return jv.detach()")], None),
+    ("17", "jvp_check", [(L17_JVP, "    out = f(x)\n    rows = []\n    for i in range(out.numel()):\n"
+                          "        e = minitorch.zeros(out.numel(), dtype=out.dtype)\n        e[i] = 1.0\n"
+                          "        (row,) = autograd.grad(out, x, e.reshape(out.shape), retain_graph=True)\n"
+                          "        rows.append((row * v).sum())\n    return minitorch.stack(rows).reshape(out.shape)")],
+     None),  # the Jacobian row by row, then each row times v
+    ("17", "jvp_check", [("(g,) = autograd", "g = autograd")], None),  # grad takes a tuple of outputs as they are
+    ("17", "jvp_check", [("dtype=out.dtype, ", "")], "make u with dtype=out.dtype"),  # float32 u: a float32 J v
+    ("17", "jvp_check", [("minitorch.zeros(*out.shape, dtype=out.dtype, requires_grad=True)",
+                          "minitorch.zeros_like(x, requires_grad=True)")], "must have f(x)'s shape"),
+    ("17", "jvp_check", [("autograd.grad(g, u, v)", "autograd.grad(g.sum(), u)")], "J times a vector of ones"),
+    ("17", "jvp_check", [("autograd.grad(g, u, v)", "autograd.grad((g * v).mean(), u)")], "off by exactly 1/3"),
+    ("17", "jvp_check", [("return jv", "return jv, out")], "return one tensor"),
+    ("17", "jvp_check", [("autograd.grad(g, u, v)", "autograd.grad(g, u, -v)")], "the sign is flipped"),
+    ("17", "jvp_check", [("autograd.grad(out, x, u, create_graph=True)",
+                          "autograd.grad(out.sum(), x, create_graph=True)")],
+     "does not depend on u"),
+    ("17", "jvp_check", [("autograd.grad(out, x, u, create_graph=True)",
+                          "autograd.grad(out, x, u.detach(), create_graph=True)")], "does not depend on u"),
+    ("17", "jvp_check", [(L17_JVP, "    (jv,) = autograd.grad(f(x), x, v)\n    return jv")], "must have f(x)'s shape"),
+    ("17", "jvp_check", [("return jv", "return jv.numpy()")], "returned a numpy.ndarray"),
+    ("17", "jvp_check", [("return jv", "return (jv * jv).sum()")], "J v has f(x)'s shape"),
     ("11", "nonfinite_check", [("    for name, t in named_tensors:\n        if not np.isfinite(t.data).all():\n"
                                 "            bad.append(name)\n",
                                 "    named_tensors = list(named_tensors) if False else named_tensors\n"

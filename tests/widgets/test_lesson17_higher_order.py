@@ -101,7 +101,7 @@ def test_hvp_hint_in_chinese_and_the_reference_knows_the_wrong_answers():
     assert english.startswith("that is H times a vector of ones")
     assert_chinese(english, chinese, "(g * v).sum()")
     reference = parts.hvp_runs(parts.reference_hvp)("quadratic")
-    assert set(reference.wrong) == {"H ones", "H ones * v", "g * v", "g", "2 H v"}
+    assert set(reference.wrong) == {"H ones", "H ones * v", "g * v", "g", "2 H v", "2 H g", "v", "g + H v", "H v * v"}
     f, x, v = parts.hvp_problem("quadratic")
     hessian = autograd.functional.hessian(f, x).numpy()
     np.testing.assert_allclose(reference.value, hessian @ v.numpy(), rtol=1e-12)

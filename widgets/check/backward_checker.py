@@ -148,6 +148,12 @@ def check_backward(op: Any, backward: Callable[..., Any] | None = None, shapes: 
             hint = text.splitlines()[0]
             if isinstance(exc, TypeError) and "'tuple'" in str(exc):
                 hint += _(" (ctx.saved_tensors is a tuple: unpack it, e.g. `(out,) = ctx.saved_tensors`)")
+            elif isinstance(exc, TypeError) and "expected a Tensor, got ndarray" in str(exc):
+                hint += _(" (in a backward, grad_output and ctx.saved_tensors are arrays: use operators and "
+                          "ctx.xp (NumPy) functions on them, e.g. ctx.xp.exp(a), not minitorch.exp(a))")
+            elif isinstance(exc, TypeError) and "converted to Python scalars" in str(exc):
+                hint += _(" (float() and .item() give one number: a gradient is a whole array, so keep it one "
+                          "and leave out float())")
             numbers = [i for i, s in enumerate(case_shapes) if isinstance(s, float)]
             if numbers:
                 hint += _(" (input {k} is a Python number here: check ctx.needs_input_grad and return None for it)",

@@ -114,6 +114,10 @@ class Target:
                     "may pass the same array to other backwards, so compute new arrays (grad_output * f)")
             if returned is None:
                 return (None,) * len(tensors), _("your backward returned None: did you forget `return`?")
+            if hasattr(returned, "__next__"):  # a generator (a comprehension in parentheses) or another iterator
+                return (None,) * len(tensors), _(
+                    "your backward returned a generator (a comprehension in round brackets): return a tuple of "
+                    "gradients, one per input, e.g. tuple(... for ...) or (grad_a, grad_b)")
             raw = _as_tuple(returned)
             slots = [self._slot(node, t) if isinstance(t, Tensor) else i for i, t in enumerate(tensors)]
             if len(raw) != len(node.next_nodes):

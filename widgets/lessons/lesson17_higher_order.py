@@ -33,10 +33,13 @@ from widgets.i18n import _
 from widgets.lessons.lesson17_outcome import (
     Outcome,
     as_tensor,
+    changed_in_place,
     common_hint,
+    factor_or_none,
     grad_error_hint,
     named_wrong,
     outcome_of,
+    snapshot,
 )
 
 
@@ -82,9 +85,24 @@ TANH_GRAD_SHAPES = [((4,), (4,)), ((2, 3), (2, 3))]
 
 
 def _double_backward_wrong(k: int) -> list[tuple[Callable[[Any, Any, Any], Any], str]]:
-    """[(a wrong d/dx (k=0) or d/dg (k=1) from (t, g, grad_output), what to say)], in the learner's language now."""
+    """[(a wrong d/dx (k=0) or d/dg (k=1) from (t, g, grad_output), what to say)], in the learner's language now.
+
+    Mistakes that change both gradients come first (their hint is the same for both inputs).
+    """
+    swapped = _("x and g are swapped: ctx.saved_tensors gives back what forward saved, in its order: "
+                "x, g = ctx.saved_tensors")
+    t_is_x = _("forward saved the input x, not tanh(x) (lesson 05's Tanh saved its output): compute "
+               "t = ctx.xp.tanh(x) first")
+    both = [
+        # x, g = ctx.saved_tensors read the wrong way round: g is taken for x and x for g
+        ((lambda t, g, go: go * np.arctanh(t) * (-2 * np.tanh(g) * (1 - np.tanh(g) ** 2))) if k == 0
+         else (lambda t, g, go: go * (1 - np.tanh(g) ** 2)), swapped),
+        # t = x: the saved input used as if it were tanh's output
+        ((lambda t, g, go: go * g * (-2 * np.arctanh(t) * (1 - np.arctanh(t) ** 2))) if k == 0
+         else (lambda t, g, go: go * (1 - np.arctanh(t) ** 2)), t_is_x),
+    ]
     if k == 0:
-        return [
+        return both + [
             (lambda t, g, go: go * (-2 * t * (1 - t * t)),
              _("d/dx of g * (1 - tanh(x)**2) keeps the factor g: multiply by g too")),
             (lambda t, g, go: go * g * (1 - t * t),
@@ -96,13 +114,24 @@ def _double_backward_wrong(k: int) -> list[tuple[Callable[[Any, Any, Any], Any],
             (lambda t, g, go: go * g * (-2 * t * (1 - t)), _("square t: 1 - tanh(x)**2 is 1 - t * t, not 1 - t")),
             (lambda t, g, go: go * (1 - t * t), _("this is d/dg, the gradient of input 1: return (d/dx, d/dg) in "
                                                   "the order of forward's inputs (x, g)")),
+            (lambda t, g, go: go * g * (-2 * (1 - t * t)),
+             _("the factor t is missing: d(t**2)/dx = 2 t * dt/dx, so tanh''(x) = -2 t (1 - t**2)")),
+            (lambda t, g, go: go * g * (-2 * t * (1 - t * t) ** 2),
+             _("(1 - t**2) is multiplied in twice: tanh''(x) = -2 t (1 - t**2) already holds the chain rule's "
+               "dt/dx = 1 - t**2 once")),
+            (lambda t, g, go: go * g * (1 - 2 * t * (1 - t * t)),
+             _("the derivative of the constant 1 is 0: d/dx (1 - t**2) = -2 t (1 - t**2), with no 1 in front")),
+            (lambda t, g, go: go * (g * (-2 * t * (1 - t * t)) + (1 - t * t)),
+             _("g does not depend on x, so d/dx of g * (1 - t**2) has one term, g * (-2 t (1 - t**2)); "
+               "1 - t**2 alone is d/dg, the second gradient")),
         ]
-    return [
+    return both + [
         (lambda t, g, go: go * g * (-2 * t * (1 - t * t)),
          _("this is d/dx, the gradient of input 0: return (d/dx, d/dg) in the order of forward's inputs (x, g)")),
         (lambda t, g, go: go * g * (1 - t * t), _("d/dg of g * (1 - t**2) is 1 - t**2: no factor g")),
         (lambda t, g, go: go * (-2 * t * (1 - t * t)),
          _("d/dg of g * (1 - t**2) is 1 - t**2: g appears only once, so nothing of x is differentiated here")),
+        (lambda t, g, go: go * g, _("d/dg of g * (1 - t**2) is 1 - t**2 (what g is multiplied by), not g")),
     ]
 
 
@@ -177,14 +206,20 @@ def reference_hvp(f: Callable[[Tensor], Tensor], x: Tensor, v: Tensor) -> Tensor
 def _hvp_wrong(f: Callable[[Tensor], Tensor], x: Tensor, v: Tensor) -> dict[str, Any]:
     """The values of the wrong Hessian-vector products learners write."""
     (g,) = autograd.grad(f(x), x, create_graph=True)
-    (h_ones,) = autograd.grad(g.sum(), x)
+    (h_ones,) = autograd.grad(g.sum(), x, retain_graph=True)
+    (h_g,) = autograd.grad((g * g).sum(), x)
     gv = (g * v).detach().numpy()
+    hv = reference_hvp(f, x, v).numpy()
     return {
         "H ones": h_ones.numpy(),
         "H ones * v": h_ones.numpy() * v.numpy(),
         "g * v": gv,
         "g": g.detach().numpy(),
-        "2 H v": 2 * reference_hvp(f, x, v).numpy(),
+        "2 H v": 2 * hv,
+        "2 H g": h_g.numpy(),  # the gradient of (g * g).sum()
+        "v": v.numpy(),  # the gradient of (g * v).sum() with respect to g
+        "g + H v": g.detach().numpy() + hv,  # x.grad kept the first backward's gradient
+        "H v * v": hv * v.numpy(),
     }
 
 
@@ -194,14 +229,17 @@ def hvp_runs(hvp_fn: Callable[..., Any]) -> Callable[[str], Outcome]:
 
     def run(case: str) -> Outcome:
         f, x, v = hvp_problem(case)
+        before = snapshot(x=x, v=v)
         try:
             outcome = outcome_of(hvp_fn(f, x, v))
+            outcome.changed = changed_in_place(before, x=x, v=v)
         except NotImplementedError:
             raise
         except Exception as exc:  # the error is the learner's answer here: the hint explains it
             return Outcome(error=f"{type(exc).__name__}: {exc}")
         if reference:
             outcome.wrong = _hvp_wrong(*hvp_problem(case))
+            outcome.sizes = (x.numel(),)  # what (g * v).mean() divides by
         return outcome
 
     return run
@@ -213,9 +251,19 @@ def hvp_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
         if "inner dimensions do not match" in got.error:
             return False, _("the dot product of two tensors of the same shape is (g * v).sum(), not a matrix "
                             "product g @ v")
+        if "input 0 does not require grad" in got.error:
+            return False, _("H v is a gradient with respect to x: autograd.grad((g * v).sum(), x); v is a constant "
+                            "direction (it does not require grad)")
+        if "a grad_output has shape" in got.error:
+            return False, _("grad_outputs must have the shape of what is differentiated: for g, give v itself "
+                            "(x's shape), autograd.grad(g, x, v), or differentiate the number (g * v).sum()")
         scalar = _("autograd.grad needs a scalar to differentiate (or grad_outputs): sum the products, "
                    "(g * v).sum()")
         return False, grad_error_hint(got.error, scalar) or got.error.splitlines()[0]
+    if got.value is not None and got.value.shape == () != expected.value.shape:
+        return False, _("one number, expected a tensor of x's shape {expected}: H v is the gradient "
+                        "autograd.grad((g * v).sum(), x) returns, as it is (no sum or dot product after it)",
+                        expected=expected.value.shape)
     common = common_hint(got, expected)
     if common:
         return common
@@ -230,7 +278,12 @@ def hvp_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
                    "with respect to x"),
         "g": _("that is the gradient itself: differentiate (g * v).sum() with respect to x once more"),
         "2 H v": _("twice H v: is a factor 2 counted twice (or the product added twice)?"),
-    })
+        "2 H g": _("that is the gradient of (g * g).sum(), 2 H g: the dot product is with v, (g * v).sum()"),
+        "v": _("that is v: the gradient of (g * v).sum() with respect to g; differentiate with respect to x"),
+        "g + H v": _("that is g + H v: x.grad still held the first backward's gradient, and the second one added "
+                     "to it; set x.grad = None in between, or use autograd.grad, which leaves .grad alone"),
+        "H v * v": _("that is (H v) * v: the second grad already multiplied by v; return its result as it is"),
+    }) or factor_or_none(got, expected)
     return False, named or _("differs from H v (the reference and finite differences of the gradient agree): "
                              "first (g,) = grad(f(x), x, create_graph=True), then grad((g * v).sum(), x)")
 
@@ -276,8 +329,10 @@ def reference_jvp(f: Callable[[Tensor], Tensor], x: Tensor, v: Tensor) -> Tensor
 
 
 def _jvp_wrong(f: Callable[[Tensor], Tensor], x: Tensor, v: Tensor) -> dict[str, Any]:
+    """The values of the wrong Jacobian-vector products learners write."""
     out = f(x)
-    wrong: dict[str, Any] = {"zeros": np.zeros(out.shape)}
+    wrong: dict[str, Any] = {"zeros": np.zeros(out.shape),
+                             "J ones": reference_jvp(f, x, minitorch.ones_like(v)).numpy()}
     if out.shape == x.shape:
         (vjp,) = autograd.grad(f(x), x, v)
         wrong["vjp"] = vjp.numpy()
@@ -290,14 +345,17 @@ def jvp_runs(jvp_fn: Callable[..., Any]) -> Callable[[str], Outcome]:
 
     def run(case: str) -> Outcome:
         f, x, v = jvp_problem(case)
+        before = snapshot(x=x, v=v)
         try:
             outcome = outcome_of(jvp_fn(f, x, v))
+            outcome.changed = changed_in_place(before, x=x, v=v)
         except NotImplementedError:
             raise
         except Exception as exc:
             return Outcome(error=f"{type(exc).__name__}: {exc}")
         if reference:
             outcome.wrong = _jvp_wrong(*jvp_problem(case))
+            outcome.sizes = (x.numel(),)  # what (g * v).mean() divides by
         return outcome
 
     return run
@@ -313,14 +371,18 @@ def jvp_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
             return False, _("the first gradient does not depend on u: give u as grad_outputs of the first grad "
                             "(with create_graph=True), so that the second grad can differentiate with respect to u")
         if "a grad_output has shape" in got.error:
-            return False, _("v has x's shape, not f(x)'s: the first grad takes u (f(x)'s shape) as grad_outputs, "
-                            "the second one takes v")
+            return False, _("the first grad's grad_outputs must have f(x)'s shape: give it u, zeros of f(x)'s shape "
+                            "(not x's); v has x's shape and goes to the second grad")
         scalar = _("f(x) is not a scalar: give u (zeros of f(x)'s shape that require grad) as grad_outputs of the "
                    "first grad")
         return False, grad_error_hint(got.error, scalar) or got.error.splitlines()[0]
     if got.value is not None and got.value.shape != expected.value.shape:
         return False, _("shape {got}, expected {expected}: J v has f(x)'s shape; did you differentiate with respect "
                         "to x instead of u, or return J^T u?", got=got.value.shape, expected=expected.value.shape)
+    if got.value is not None and got.value.dtype != expected.value.dtype:
+        return False, _("J v is {got} where f(x) is {expected}: the gradient with respect to u has u's dtype; make "
+                        "u with dtype=out.dtype (minitorch.zeros makes float32 unless told)",
+                        got=got.value.dtype, expected=expected.value.dtype)
     common = common_hint(got, expected)
     if common:
         return common
@@ -331,7 +393,9 @@ def jvp_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
                  "which differentiates with respect to u"),
         "zeros": _("all zeros: J^T u at u = 0 (or its derivative with respect to x) is zero; differentiate J^T u "
                    "with respect to u, with v as grad_outputs"),
-    })
+        "J ones": _("that is J times a vector of ones: the second grad needs v, autograd.grad(g, u, v) (or the "
+                    "gradient of (g * v).sum())"),
+    }) or factor_or_none(got, expected)
     return False, named or _("differs from J v: (g,) = grad(f(x), x, u, create_graph=True) with u zeros that "
                              "require grad, then grad(g, u, v)")
 

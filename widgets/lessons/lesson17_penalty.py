@@ -6,7 +6,8 @@
 ``penalty_runs`` computes the learner's penalty for a fresh float64 critic and backpropagates
 it into the critic's weights; ``penalty_hint`` compares the value and those gradients with the
 reference and names the usual mistakes (one norm for the whole batch, no square root, no
-``- 1``, the interpolation the wrong way round, ``create_graph`` forgotten...).
+``- 1``, the interpolation the wrong way round, ``create_graph`` forgotten, a ``backward()``
+that leaves gradients in the critic, ``real`` or ``fake`` changed in place...).
 """
 
 from collections.abc import Callable
@@ -22,10 +23,13 @@ from widgets.lessons.lesson17_outcome import (
     F64,
     Outcome,
     as_tensor,
+    changed_in_place,
     common_hint,
+    factor_or_none,
     grad_error_hint,
     named_wrong,
     outcome_of,
+    snapshot,
 )
 
 
@@ -86,7 +90,9 @@ def _penalty_wrong(critic: Any, real: Tensor, fake: Tensor, eps: Tensor) -> dict
     squares = (g * g).sum(dim=1)
     norm = squares.sqrt()
     at = {name: ((slopes(p) * slopes(p)).sum(dim=1).sqrt() - 1) ** 2
-          for name, p in (("real", real), ("fake", fake), ("reversed", (1 - eps) * real + eps * fake))}
+          for name, p in (("real", real), ("fake", fake), ("reversed", (1 - eps) * real + eps * fake),
+                          ("no fake", eps * (real - fake)))}
+    penalty = ((norm - 1) ** 2).mean()
     return {
         "whole batch": (((g * g).sum().sqrt() - 1) ** 2).numpy(),
         "no sqrt": ((squares - 1) ** 2).mean().numpy(),
@@ -98,6 +104,12 @@ def _penalty_wrong(critic: Any, real: Tensor, fake: Tensor, eps: Tensor) -> dict
         "reversed": at["reversed"].mean().numpy(),
         "real": at["real"].mean().numpy(),
         "fake": at["fake"].mean().numpy(),
+        "no fake": at["no fake"].mean().numpy(),
+        "L1": ((g.abs().sum(dim=1) - 1) ** 2).mean().numpy(),
+        "mean over coordinates": (((g * g).mean(dim=1).sqrt() - 1) ** 2).mean().numpy(),
+        "mean of scores": (((g * g).sum(dim=1).sqrt() / len(g) - 1) ** 2).mean().numpy(),
+        "one-sided": (((norm - 1).clamp(min=0)) ** 2).mean().numpy(),
+        "times 10": 10 * penalty.numpy(),
     }
 
 
@@ -107,12 +119,20 @@ def penalty_runs(penalty_fn: Callable[..., Any]) -> Callable[[str], Outcome]:
 
     def run(case: str) -> Outcome:
         critic, real, fake, eps = _penalty_problem(case)
+        before = snapshot(real=real, fake=fake, eps=eps)
         try:
             penalty = penalty_fn(critic, real, fake, eps)
             outcome = outcome_of(penalty)
-            if outcome.value is not None and outcome.graph:
+            outcome.changed = changed_in_place(before, real=real, fake=fake, eps=eps)
+            # a backward() inside the function leaves gradients in the critic's .grad: note it, and clear
+            # them so that the gradients compared below are the penalty's alone
+            outcome.touched_grad = any(p.grad is not None for p in critic.parameters())
+            for p in critic.parameters():
+                p.grad = None
+            if outcome.value is not None and outcome.graph and outcome.value.shape == ():
                 penalty.backward()
-                outcome.grads = [None if p.grad is None else p.grad.numpy().copy() for p in critic.parameters()]
+                outcome.grads = [None if p.grad is None else p.grad.detach().numpy().copy()
+                                 for p in critic.parameters()]
         except NotImplementedError:
             raise
         except Exception as exc:
@@ -128,19 +148,29 @@ def penalty_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
     """``compare``: the penalty's value and the critic's gradients, or the mistake named."""
     if got.error:
         if "input 0 does not require grad" in got.error:
-            return False, _("x_hat does not require grad, so there is no gradient with respect to it: make it a "
-                            "leaf that does, x_hat = (...).requires_grad_()")
+            return False, _("autograd.grad's input does not require grad, so there is no gradient with respect to "
+                            "it: differentiate with respect to x_hat, made a leaf that does, "
+                            "x_hat = (...).requires_grad_()")
         scalar = _("the critic gives one score per point, shape (n, 1): differentiate their sum, "
                    "critic(x_hat).sum() (each score depends on its own point only, so row i of the gradient is "
                    "still the gradient of score i)")
         return False, grad_error_hint(got.error, scalar) or got.error.splitlines()[0]
+    n = got.value.shape[0] if got.value is not None and got.value.ndim else 0
+    if n > 1 and got.value.shape in ((n,), (n, 1)) and expected.value.shape == ():
+        return False, _("one value per point, shape {shape}: the penalty is their mean, "
+                        "((norm - 1) ** 2).mean()", shape=got.value.shape)
     common = common_hint(got, expected)
     if common:
         return common
     if np.allclose(got.value, expected.value, rtol=1e-7, atol=1e-10):
         if not got.graph:
             return False, _("the right value, but the critic's weights get no gradient from it: call autograd.grad "
-                            "with create_graph=True, so that the penalty can be trained")
+                            "with create_graph=True, so that the penalty can be trained, and keep every step in "
+                            "the graph (no .detach() or .data)")
+        if got.touched_grad:
+            return False, _("the right value, but your function left gradients in the critic's .grad (a "
+                            "backward() inside it): they would add to the training step's; use autograd.grad, "
+                            "which returns the gradient and leaves .grad alone")
         for p, (g, e) in enumerate(zip(got.grads, expected.grads)):
             if e is None and g is None:  # b2: the slopes do not depend on the critic's last bias
                 continue
@@ -162,9 +192,21 @@ def penalty_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
         "reversed": _("x_hat = eps * real + (1 - eps) * fake: eps weighs the real point"),
         "real": _("that is the penalty at the real points: take it at the interpolates x_hat between real and fake"),
         "fake": _("that is the penalty at the fake points: take it at the interpolates x_hat between real and fake"),
-    })
+        "no fake": _("x_hat = eps * (real - fake) is a difference, not a point between them: add fake, "
+                     "fake + eps * (real - fake), which is eps * real + (1 - eps) * fake"),
+        "L1": _("that is the sum of |g|, the L1 norm: the norm is the square root of the sum of squares, "
+                "(g * g).sum(dim=1).sqrt()"),
+        "mean over coordinates": _("a mean over each point's 2 coordinates: the norm sums the squares, "
+                                   "(g * g).sum(dim=1).sqrt()"),
+        "mean of scores": _("critic(x_hat).mean() divides each point's gradient by n: differentiate the sum of "
+                            "the scores, critic(x_hat).sum()"),
+        "one-sided": _("max(0, norm - 1)**2 penalises only slopes above 1: WGAN-GP pulls the norm towards 1 from "
+                       "both sides, (norm - 1)**2"),
+        "times 10": _("10 times the penalty: the weight 10 is applied by the caller (train_critic); return the "
+                      "penalty alone"),
+    }) or factor_or_none(got, expected)
     return False, named or _("differs from the penalty mean((|d critic(x_hat) / d x_hat| - 1)**2), x_hat = eps * "
-                             "real + (1 - eps) * fake")
+                             "real + (1 - eps) * fake, with the eps passed in (the caller draws it)")
 
 
 def gradient_norms(critic: Any, real: Tensor, fake: Tensor, eps: Tensor) -> np.ndarray:
