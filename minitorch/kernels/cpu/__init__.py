@@ -1,0 +1,5 @@
+"""The CPU's fast kernels (NumPy, with its BLAS), one module per family of ops.
+
+Each module registers its kernels when imported (``minitorch/kernels/__init__.py`` imports
+them all); helpers several kernels share (the BLAS sums of ``blas_sums.py``) live once here.
+"""
