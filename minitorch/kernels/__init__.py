@@ -19,6 +19,7 @@ from __future__ import annotations
 from types import TracebackType
 
 from minitorch.kernels.cpu import attention as _cpu_attention  # noqa: F401
+from minitorch.kernels.cpu import cross_entropy as _cpu_cross_entropy  # noqa: F401
 from minitorch.kernels.cpu import normalization as _cpu_normalization  # noqa: F401
 from minitorch.kernels.registry import Kernel, all_kernels, kernels_of, register, unregister
 from minitorch.switches import SWITCHES
