@@ -10,12 +10,17 @@ launches) and a lesson in itself: its backward is the chain rule done by hand.
   LogSoftmax's and NLLLoss's backwards launch together.
 - ``BiasReLU``: ``relu(x + b)`` in one kernel each way on a GPU (lesson 10 builds it).
 
-Each runs on NumPy too; where the array's backend has hand-written kernels
-(``backends.kernels_for``), the GPU path uses them.
+Each is written here as plain array math, the same on NumPy and CuPy, keeping for backward
+only its inputs (the softmax is computed again from the logits). The CPU's faster ways to
+compute ``Linear`` and ``SoftmaxCrossEntropy`` (one BLAS product for a batch of sequences,
+the probabilities kept from forward and updated in place) are fast kernels in
+``minitorch/kernels/cpu/`` (``linear.py``, ``cross_entropy.py``); where the array's backend has
+hand-written kernels (``backends.kernels_for``), the GPU path uses them.
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,7 +30,7 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.bounds import label_range_error, label_rows
-from minitorch.functions.linalg import product, sum_leading
+from minitorch.functions.linalg import product
 from minitorch.functions.unary import relu_grad
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
@@ -36,35 +41,33 @@ if TYPE_CHECKING:  # the face, for annotations only: never imported at run time 
 
 
 class Linear(Function):
-    """y = x @ W.T + b with W of shape (out, in), as PyTorch stores it.
+    """y = x @ W^T + b with W of shape (out, in), as PyTorch stores it.
 
-    Backward: grad_x = g @ W, grad_W = g.T @ x (over all leading dims), grad_b = sum(g).
+    Every leading dim of x (a batch, a batch of sequences) is more rows of the same layer, so
+    with g the gradient of y, seen as a matrix of rows like x:
+    grad_x = g @ W,  grad_W = g^T @ x (summed over all rows by the product),  grad_b = sum of g's rows.
     """
 
     @staticmethod
     def forward(ctx: BackwardNode, x: Array, weight: Array, bias: Array | None) -> Array:
         ctx.save_for_backward(x, weight)
         out = product(x, weight.T)
-        if bias is not None:
-            out += bias  # ``out`` is a fresh array: adding in place saves a temporary
-        return out
+        return out if bias is None else out + bias
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         x, weight = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad
-        grad_x = grad_w = grad_b = None
-        if need_x:
-            grad_x = product(grad, weight)
-        if need_w or need_b:
-            # Leading dims (a batch of sequences, say) count as more rows; a 2-D batch as it is.
-            g2 = grad if grad.ndim == 2 else grad.reshape(-1, grad.shape[-1])
-            if need_w:
-                x2 = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
-                grad_w = product(g2.T, x2)
-            if need_b:
-                grad_b = sum_leading(g2)  # ones @ g2: faster than NumPy's column sums
+        g_rows = _rows(grad)
+        grad_x = product(grad, weight) if need_x else None
+        grad_w = product(g_rows.T, _rows(x)) if need_w else None
+        grad_b = g_rows.sum(axis=0) if need_b else None
         return grad_x, grad_w, grad_b
+
+
+def _rows(a: Array) -> Array:
+    """``a`` as a matrix of rows of its last dim: (..., m) -> (rows, m)."""
+    return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
 
 
 def linear(input: TensorBase, weight: TensorBase, bias: TensorBase | None = None) -> Tensor:
@@ -84,6 +87,11 @@ def linear(input: TensorBase, weight: TensorBase, bias: TensorBase | None = None
         raise MiniTorchError(
             f"linear: input dtype {input.dtype} and weight dtype {weight.dtype} differ; convert with "
             "x.float() (or model.double())"
+        )
+    if bias is not None and bias.data.dtype != input.data.dtype:  # PyTorch refuses too
+        raise MiniTorchError(
+            f"linear: bias dtype {bias.dtype} and input dtype {input.dtype} differ; convert with "
+            "bias.to(input.dtype) (or model.double())"
         )
     return Linear.apply(input, weight, bias)
 

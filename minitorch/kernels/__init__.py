@@ -18,9 +18,12 @@ from __future__ import annotations
 
 from types import TracebackType
 
+# Each kernel module registers its kernels when imported (one line per module).
 from minitorch.kernels.cpu import attention as _cpu_attention  # noqa: F401
 from minitorch.kernels.cpu import cross_entropy as _cpu_cross_entropy  # noqa: F401
+from minitorch.kernels.cpu import linear as _cpu_linear  # noqa: F401
 from minitorch.kernels.cpu import normalization as _cpu_normalization  # noqa: F401
+from minitorch.kernels.cpu import products as _cpu_products  # noqa: F401
 from minitorch.kernels.registry import Kernel, all_kernels, kernels_of, register, unregister
 from minitorch.switches import SWITCHES
 
