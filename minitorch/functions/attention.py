@@ -11,20 +11,18 @@ Backward is the chain rule through those three lines, written out (``g`` = grad 
     grad_v = p^T @ g
     grad_p = g @ v^T
     grad_s = p * (grad_p - sum(grad_p * p))          (softmax's backward, row by row)
-    grad_q = grad_s @ k * scale,   grad_k = grad_s^T @ (q * scale)
+    grad_q = grad_s @ k * scale,   grad_k = grad_s^T @ q * scale,   grad_mask = grad_s
 
-(q is scaled before its product, not the scores after: q is half their size here.)
-
-One node instead of six, and only ``p`` is kept for backward. A query row whose keys are
-all masked gives zeros (PyTorch's "safe softmax"), not NaN.
+One node instead of six. It keeps only its inputs for backward, which computes ``p`` again
+from them. A query row whose keys are all masked gives zeros (PyTorch's "safe softmax"),
+not NaN. (The CPU's fast kernel, ``minitorch/kernels/cpu/attention.py``, keeps ``p`` instead,
+and works in place.)
 """
 
 from __future__ import annotations
 
 import math
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
@@ -34,7 +32,6 @@ from minitorch.functions.arithmetic import unbroadcast
 from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.conversion import cast
 from minitorch.functions.dropout import dropout
-from minitorch.functions.linalg import sum_rows
 from minitorch.functions.masking import masked_fill
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
@@ -43,36 +40,22 @@ if TYPE_CHECKING:  # the face, for annotations only: never imported at run time 
     from minitorch.tensor import Tensor
 
 
-def _swap(a: Array) -> Array:
+def swap(a: Array) -> Array:
     """The last two dims swapped (a view): k^T for each batch entry."""
     return a.swapaxes(-1, -2)
 
 
-def _row_max(xp: Any, scores: Array) -> Array:
-    """The max of each row of ``scores`` (over the last dim, kept as a dim of 1).
-
-    On the CPU, NumPy reduces short rows (64 keys) one at a time; comparing the two halves of
-    every row at once, then the halves of those, is 1.5x faster and gives the same maxima
-    (a max does not depend on the order of comparisons; NaN wins either way)."""
-    if xp is not np:
-        return scores.max(axis=-1, keepdims=True)
-    top = scores
-    while top.shape[-1] > 1:
-        half = top.shape[-1] // 2
-        folded = np.maximum(top[..., :half], top[..., half : 2 * half])
-        if top.shape[-1] % 2:  # an odd one out joins the first column
-            np.maximum(folded[..., :1], top[..., -1:], out=folded[..., :1])
-        top = folded
-    return top
-
-
-def _softmax_backward(xp: Any, p: Array, grad_p: Array) -> Array:
-    """grad_s = p * (grad_p - sum(grad_p * p)) row by row, as p * grad_p - p * sum, in the
-    two arrays it is given and makes (``grad_p`` is overwritten)."""
-    grad_s = grad_p * p
-    total = sum_rows(grad_s)
-    grad_s -= xp.multiply(p, total, out=grad_p)
-    return grad_s
+def attention_weights(xp: Any, q: Array, k: Array, mask: Array | None, scale: float) -> Array:
+    """p = softmax(q @ k^T * scale + mask) over the keys; a row with every key masked gives zeros."""
+    scores = q @ swap(k) * scale
+    if mask is not None:
+        scores = xp.where(mask, scores, -xp.inf) if mask.dtype.kind == "b" else scores + mask
+    if scores.shape[-1] == 0:  # no keys (S = 0): nothing to weigh (max() of nothing would raise)
+        return scores
+    top = scores.max(axis=-1, keepdims=True)
+    e = xp.exp(scores - xp.where(xp.isneginf(top), 0, top))  # an all-masked row: exp(-inf) = 0
+    total = e.sum(axis=-1, keepdims=True)
+    return e / xp.where(total == 0, 1, total)  # all-masked rows stay 0 (not 0/0 = NaN)
 
 
 class ScaledDotProductAttention(Function):
@@ -80,45 +63,21 @@ class ScaledDotProductAttention(Function):
 
     @staticmethod
     def forward(ctx: BackwardNode, q: Array, k: Array, v: Array, mask: Array | None, scale: float) -> Array:
-        xp = ctx.xp
-        q_scaled = q * q.dtype.type(scale)  # (q is half the size of the scores: half a pass; in its dtype)
-        scores = q_scaled @ _swap(k)
-        if mask is not None:
-            if mask.dtype.kind == "b":
-                scores = xp.where(mask, scores, scores.dtype.type(-xp.inf))
-            elif mask.dtype == scores.dtype and xp.broadcast_shapes(scores.shape, mask.shape) == scores.shape:
-                scores += mask  # in place in the fresh scores: one 2 MB temporary fewer on charlm's shapes
-            else:
-                scores = scores + mask
-        if scores.shape[-1] == 0:  # no keys (S = 0): the output is zeros, as in PyTorch
-            top = xp.zeros(scores.shape[:-1] + (1,), dtype=scores.dtype)
-        else:
-            top = _row_max(xp, scores)
-        top = xp.where(xp.isneginf(top), 0, top)  # an all-masked row: exp(-inf) = 0 below
-        scores -= top  # (scores is a fresh array: updated in place, no temporaries)
-        p = xp.exp(scores, out=scores)
-        total = sum_rows(p)  # (a BLAS product with ones: faster than NumPy's short-row sums)
-        p /= xp.where(total == 0, 1, total)  # all-masked rows stay 0 (not 0/0 = NaN)
-        ctx.scale, ctx.shapes = scale, (q.shape, k.shape, v.shape, None if mask is None else mask.shape)
-        ctx.save_for_backward(q_scaled, k, v, p)
-        return p @ v
+        ctx.scale = scale
+        ctx.save_for_backward(q, k, v, mask)
+        return attention_weights(ctx.xp, q, k, mask, scale) @ v
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        q_scaled, k, v, p = ctx.saved_tensors
-        q_shape, k_shape, v_shape, mask_shape = ctx.shapes
+        q, k, v, mask = ctx.saved_tensors
         need_q, need_k, need_v, need_mask = ctx.needs_input_grad[:4]
-        grad_v = unbroadcast(_swap(p) @ grad, v_shape) if need_v else None
-        grad_q = grad_k = grad_mask = None
-        if need_q or need_k or need_mask:
-            grad_s = _softmax_backward(ctx.xp, p, grad @ _swap(v))
-            if need_mask:  # the mask is added to the scaled scores: its gradient is grad_s itself
-                grad_mask = unbroadcast(grad_s, mask_shape)
-            if need_q:  # scores = (q * scale) @ k^T
-                grad_q = grad_s @ k
-                grad_q *= ctx.scale
-                grad_q = unbroadcast(grad_q, q_shape)
-            grad_k = unbroadcast(_swap(grad_s) @ q_scaled, k_shape) if need_k else None
+        p = attention_weights(ctx.xp, q, k, mask, ctx.scale)
+        grad_p = grad @ swap(v)
+        grad_s = p * (grad_p - (grad_p * p).sum(axis=-1, keepdims=True))
+        grad_q = unbroadcast(grad_s @ k * ctx.scale, q.shape) if need_q else None
+        grad_k = unbroadcast(swap(grad_s) @ q * ctx.scale, k.shape) if need_k else None
+        grad_v = unbroadcast(swap(p) @ grad, v.shape) if need_v else None
+        grad_mask = unbroadcast(grad_s, mask.shape) if need_mask else None  # scores + mask: grad_s itself
         return grad_q, grad_k, grad_v, grad_mask, None
 
 
@@ -167,7 +126,8 @@ def scaled_dot_product_attention(
                 f"({query.dtype}), got {attn_mask.dtype}"
             )
         attn_mask = cast(attn_mask, query.dtype)
-    scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    # a Python float: it keeps the queries' dtype (a NumPy float64 would promote float32 to float64)
+    scale = 1 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
     if dropout_p != 0.0:
         return _attention_with_dropout(query, key, value, attn_mask, float(dropout_p), scale)
     return ScaledDotProductAttention.apply(query, key, value, attn_mask, scale)

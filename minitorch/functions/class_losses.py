@@ -203,8 +203,8 @@ def cross_entropy(
     ``target`` holds class indices (integers, of shape (N, d1, ...)) or class probabilities
     (floats, of the input's shape). For the usual (N, C) logits and labels it runs as ONE
     fused op (``fused.SoftmaxCrossEntropy``) whose backward is the famous
-    ``(softmax - onehot(target)) / N``: one graph node instead of two, and no recomputed
-    exponentials (on a GPU that backward is a single kernel).
+    ``(softmax - onehot(target)) / N``: one graph node instead of two (on a GPU that
+    backward is a single kernel; the CPU's fast kernel keeps the softmax from forward).
     """
     if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
         (input,) = autocast_inputs("cross_entropy", input)

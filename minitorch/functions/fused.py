@@ -10,12 +10,17 @@ launches) and a lesson in itself: its backward is the chain rule done by hand.
   LogSoftmax's and NLLLoss's backwards launch together.
 - ``BiasReLU``: ``relu(x + b)`` in one kernel each way on a GPU (lesson 10 builds it).
 
-Each runs on NumPy too; where the array's backend has hand-written kernels
-(``backends.kernels_for``), the GPU path uses them.
+Each is written here as plain array math, the same on NumPy and CuPy, keeping for backward
+only its inputs (the softmax is computed again from the logits). The CPU's faster ways to
+compute ``Linear`` and ``SoftmaxCrossEntropy`` (one BLAS product for a batch of sequences,
+the probabilities kept from forward and updated in place) are fast kernels in
+``minitorch/kernels/cpu/`` (``linear.py``, ``cross_entropy.py``); where the array's backend has
+hand-written kernels (``backends.kernels_for``), the GPU path uses them.
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,7 +30,7 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.bounds import label_range_error, label_rows
-from minitorch.functions.linalg import product, sum_leading
+from minitorch.functions.linalg import product
 from minitorch.functions.unary import relu_grad
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
@@ -36,35 +41,33 @@ if TYPE_CHECKING:  # the face, for annotations only: never imported at run time 
 
 
 class Linear(Function):
-    """y = x @ W.T + b with W of shape (out, in), as PyTorch stores it.
+    """y = x @ W^T + b with W of shape (out, in), as PyTorch stores it.
 
-    Backward: grad_x = g @ W, grad_W = g.T @ x (over all leading dims), grad_b = sum(g).
+    Every leading dim of x (a batch, a batch of sequences) is more rows of the same layer, so
+    with g the gradient of y, seen as a matrix of rows like x:
+    grad_x = g @ W,  grad_W = g^T @ x (summed over all rows by the product),  grad_b = sum of g's rows.
     """
 
     @staticmethod
     def forward(ctx: BackwardNode, x: Array, weight: Array, bias: Array | None) -> Array:
         ctx.save_for_backward(x, weight)
         out = product(x, weight.T)
-        if bias is not None:
-            out += bias  # ``out`` is a fresh array: adding in place saves a temporary
-        return out
+        return out if bias is None else out + bias
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         x, weight = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad
-        grad_x = grad_w = grad_b = None
-        if need_x:
-            grad_x = product(grad, weight)
-        if need_w or need_b:
-            # Leading dims (a batch of sequences, say) count as more rows; a 2-D batch as it is.
-            g2 = grad if grad.ndim == 2 else grad.reshape(-1, grad.shape[-1])
-            if need_w:
-                x2 = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
-                grad_w = product(g2.T, x2)
-            if need_b:
-                grad_b = sum_leading(g2)  # ones @ g2: faster than NumPy's column sums
+        g_rows = _rows(grad)
+        grad_x = product(grad, weight) if need_x else None
+        grad_w = product(g_rows.T, _rows(x)) if need_w else None
+        grad_b = g_rows.sum(axis=0) if need_b else None
         return grad_x, grad_w, grad_b
+
+
+def _rows(a: Array) -> Array:
+    """``a`` as a matrix of rows of its last dim: (..., m) -> (rows, m)."""
+    return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
 
 
 def linear(input: TensorBase, weight: TensorBase, bias: TensorBase | None = None) -> Tensor:
@@ -85,17 +88,28 @@ def linear(input: TensorBase, weight: TensorBase, bias: TensorBase | None = None
             f"linear: input dtype {input.dtype} and weight dtype {weight.dtype} differ; convert with "
             "x.float() (or model.double())"
         )
+    if bias is not None and bias.data.dtype != input.data.dtype:  # PyTorch refuses too
+        raise MiniTorchError(
+            f"linear: bias dtype {bias.dtype} and input dtype {input.dtype} differ; convert with "
+            "bias.to(input.dtype) (or model.double())"
+        )
     return Linear.apply(input, weight, bias)
 
 
 class SoftmaxCrossEntropy(Function):
-    """mean (or sum) over rows of ``logsumexp(x) - x[target]`` for logits (N, C).
+    """The loss of a classifier, for logits x (N, C) and class labels t (N,): per row
+
+        loss_n = logsumexp(x_n) - x_n[t_n]  (= -log softmax(x_n)[t_n])
+
+    averaged over the rows ('mean'), summed ('sum') or kept ('none'). Backward is the famous
+
+        grad_x_n = (softmax(x_n) - onehot(t_n)) * g   (g over N for 'mean')
 
     ``row_weight`` (optional): each row's weight (class weights, 0 for ignored rows), for
-    PyTorch's weighted mean. ``ignore_index`` (optional, GPU kernel path only): labels not
-    checked on the host; the kernel skips rows equal to it (loss 0, not counted, no
-    gradient) and flags other out-of-range labels for the device-side check, so the
-    default GPU step needs no mask arrays and no sync.
+    PyTorch's weighted mean, which divides by the weights' sum. ``ignore_index`` (optional,
+    GPU kernel path only): labels not checked on the host; the kernel skips rows equal to it
+    (loss 0, not counted, no gradient) and flags other out-of-range labels for the
+    device-side check, so the default GPU step needs no mask arrays and no sync.
     """
 
     @staticmethod
@@ -115,75 +129,76 @@ class SoftmaxCrossEntropy(Function):
             # (set_debug(True) checks the labels on the host at once instead, below.)
             skip = -100 if ignore_index is None else ignore_index
             losses, probs, counts, bad = kernels.softmax_xent_forward(logits, target, skip)
+            ctx.save_for_kernel(probs)  # the backward kernel's input: no softmax recomputed
             if ignore_index is not None:
                 ctx.ignore_index = ignore_index
                 backends.of(logits).check_on_device(bad.any(), label_range_error(logits.shape[1], ignore_index))
         else:
             if row_weight is None:  # labels in range, ignore_index ones masked, any other refused
-                target, row_weight = _host_labels(target, logits, ignore_index)
-            shifted = logits - logits.max(axis=1, keepdims=True)
-            probs = xp.exp(shifted)
-            total = probs.sum(axis=1, keepdims=True)
-            rows = xp.arange(logits.shape[0])
-            losses = xp.log(total[:, 0]) - shifted[rows, target]  # -log softmax[target], per row
-            probs /= total  # exp(shifted) / total, in place: the exponentials are not needed again
-        ctx.save_for_backward(probs, target)
-        ctx.reduction = reduction
-        ctx.row_weight = row_weight
-        if row_weight is not None:  # class weights / ignored rows (weight 0): PyTorch's weighted mean
-            losses = losses * row_weight
-            if reduction == "mean":
-                ctx.total = row_weight.sum()
-                with np.errstate(invalid="ignore", divide="ignore"):  # every row ignored: 0/0 = nan, as PyTorch
-                    return losses.sum() / ctx.total
-        if ctx.ignore_index is not None and reduction == "mean":
+                target, row_weight = host_labels(target, logits, ignore_index)
+            shifted = logits - logits.max(axis=1, keepdims=True)  # exp() <= 1: no overflow
+            losses = xp.log(xp.exp(shifted).sum(axis=1)) - shifted[xp.arange(logits.shape[0]), target]
+        ctx.save_for_backward(logits, target)
+        ctx.reduction, ctx.row_weight = reduction, row_weight
+        if row_weight is None and ctx.ignore_index is not None and reduction == "mean":
             ctx.total = counts.sum()  # the rows that count; 0/0 = nan when all are ignored, as PyTorch
             return losses.sum() / ctx.total
-        if reduction == "mean":
-            return losses.sum() / logits.shape[0]  # as .mean(), without its Python wrapper
-        if reduction == "sum":
-            return losses.sum()
-        return losses
+        return reduce_losses(ctx, losses, logits.shape[0])
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        probs, target = ctx.saved_tensors
-        n = probs.shape[0]
-        rest = (None,) * (len(ctx.next_nodes) - 1)  # target, reduction and the optional settings
-        if ctx.row_weight is not None:
-            return (_weighted_backward(ctx, probs, target, grad), *rest)
-        if ctx.reduction == "mean":
-            # The kernel path divides by the rows that count (all ignored: inf, but every row
-            # is then skipped by the kernel).
-            scale = grad / (n if ctx.ignore_index is None else ctx.total)
-        else:
-            scale = grad if ctx.reduction == "sum" else grad.reshape(n, 1)
-        kernels = backends.kernels_for(probs)  # None on the CPU
-        if ctx.ignore_index is not None:  # the GPU kernel path: ignored rows get no gradient
-            return (kernels.softmax_xent_backward(probs, target, scale, ctx.ignore_index), *rest)
-        if kernels is not None and scale.ndim == 0:
-            return (kernels.softmax_xent_backward(probs, target, scale), *rest)
+        logits, target = ctx.saved_tensors
         xp = ctx.xp
-        grad_logits = probs.copy()
-        grad_logits[xp.arange(n), target] -= 1
-        if scale.ndim == 0 and scale.dtype == probs.dtype:
-            grad_logits *= scale  # in place: no second (N, C) array
-            return (grad_logits, *rest)
-        return ((grad_logits * scale).astype(probs.dtype, copy=False), *rest)
+        rest = (None,) * (len(ctx.next_nodes) - 1)  # target, reduction and the optional settings
+        scale = loss_scale(ctx, grad, logits.shape[0])
+        kernels = backends.kernels_for(logits)  # None on the CPU
+        if kernels is not None and (ctx.ignore_index is not None or ctx.row_weight is not None or scale.ndim == 0):
+            # One GPU kernel: (probs - onehot(target)) * scale, ignored rows skipped.
+            probs = ctx.kernel_saved[0] if ctx.kernel_saved else softmax_rows(xp, logits)
+            skip = () if ctx.ignore_index is None else (ctx.ignore_index,)
+            return (kernels.softmax_xent_backward(probs, target, scale, *skip), *rest)
+        onehot = xp.arange(logits.shape[1]) == target[:, None]
+        grad_logits = (softmax_rows(xp, logits) - onehot) * scale
+        return (grad_logits.astype(logits.dtype, copy=False), *rest)
 
 
-def _weighted_backward(ctx: BackwardNode, probs: Array, target: Array, grad: Array) -> Array:
-    """(softmax - onehot(target)) times each row's weight (over the weights' sum for 'mean')."""
-    xp = ctx.xp
-    if ctx.reduction == "mean":  # every row ignored: zero gradients (PyTorch's), not 0 * nan
-        grad = grad / xp.where(ctx.total == 0, 1, ctx.total)
-    scale = ctx.row_weight * grad
-    kernels = backends.kernels_for(probs)  # None on the CPU
-    if kernels is not None:  # the kernel broadcasts a (N, 1) scale: still one launch
-        return kernels.softmax_xent_backward(probs, target, scale.reshape(-1, 1))
-    grad_logits = probs.copy()
-    grad_logits[xp.arange(probs.shape[0]), target] -= 1
-    return (grad_logits * scale.reshape(-1, 1)).astype(probs.dtype, copy=False)
+def softmax_rows(xp: Any, logits: Array) -> Array:
+    """softmax of each row of ``logits`` (N, C): exp(x - max) / sum(exp(x - max))."""
+    e = xp.exp(logits - logits.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def reduce_losses(ctx: BackwardNode, losses: Array, n: int) -> Array:
+    """The rows' losses times ``ctx.row_weight`` (if any), then reduced as ``ctx.reduction`` says.
+
+    A weighted 'mean' divides by the weights' sum (kept as ``ctx.total`` for backward), as
+    PyTorch's weighted mean does: nan when every row is ignored.
+    """
+    if ctx.row_weight is not None:  # class weights / ignored rows (weight 0)
+        losses = losses * ctx.row_weight
+        if ctx.reduction == "mean":
+            ctx.total = ctx.row_weight.sum()
+            with np.errstate(invalid="ignore", divide="ignore"):  # every row ignored: 0/0 = nan, as PyTorch
+                return losses.sum() / ctx.total
+    if ctx.reduction == "mean":
+        return losses.sum() / n  # as .mean(), without its Python wrapper
+    if ctx.reduction == "sum":
+        return losses.sum()
+    return losses
+
+
+def loss_scale(ctx: BackwardNode, grad: Array, n: int) -> Array:
+    """What multiplies each row's softmax - onehot: the loss's gradient over the count for
+    'mean', times each row's weight; a 0-d array when every row gets the same, else (N, 1)."""
+    if ctx.row_weight is not None:
+        if ctx.reduction == "mean":  # every row ignored: zero gradients (PyTorch's), not 0 * nan
+            grad = grad / ctx.xp.where(ctx.total == 0, 1, ctx.total)
+        return (ctx.row_weight * grad).reshape(n, 1)
+    if ctx.reduction == "mean":
+        # The GPU kernel path divides by the rows that count (all ignored: inf, but every row
+        # is then skipped by the kernel).
+        return grad / (n if ctx.ignore_index is None else ctx.total)
+    return grad if ctx.reduction == "sum" else grad.reshape(n, 1)
 
 
 def _fits_forward_kernel(kernels: Any, logits: Array) -> bool:
@@ -218,7 +233,7 @@ def bias_relu(x: TensorBase, b: TensorBase) -> Tensor:
     return BiasReLU.apply(x, b)
 
 
-def _host_labels(target: Array, logits: Array, ignore_index: int | None) -> tuple[Array, Array | None]:
+def host_labels(target: Array, logits: Array, ignore_index: int | None) -> tuple[Array, Array | None]:
     """``(safe labels, row weights or None)``: the check every forward (and so every replay) makes.
 
     One ``max()`` when every label is a class (and ``ignore_index`` is not one); otherwise

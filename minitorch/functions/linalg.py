@@ -30,58 +30,18 @@ if TYPE_CHECKING:  # the face, for annotations only: never imported at run time 
 
 
 def product(a: Array, b: Array) -> Array:
-    """``a @ b`` on arrays. float16 on the CPU is multiplied in float32 and rounded once:
-    NumPy has no half-precision BLAS (its float16 products are slow and add up in half
-    precision), while PyTorch accumulates half products in float32."""
-    if type(a) is np.ndarray:
-        if a.dtype == np.float16:
-            return product(a.astype(np.float32), b.astype(np.float32)).astype(np.float16)
-        if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
-            # A stack of matrices times one matrix (a Linear on a batch of sequences): NumPy
-            # would multiply each matrix of the stack on its own, 1.2-2x slower with a
-            # transposed b (a weight's .T). As one (rows, k) matrix it is a single product.
-            rows = math.prod(a.shape[:-1])
-            return (a.reshape(rows, a.shape[-1]) @ b).reshape(*a.shape[:-1], b.shape[1])
+    """``a @ b`` on arrays, with PyTorch's rule for float16 on the CPU: the products add up
+    in float32 and the result is rounded to float16 once. NumPy's own float16 matmul adds in
+    half precision, so NumPy operands are widened first; on a GPU the product is cuBLAS's,
+    as PyTorch's is there."""
+    if a.dtype == np.float16 and type(a) is np.ndarray:
+        return (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
     return a @ b
 
 
-
-def _blas_summable(a: Array, k: int) -> bool:
-    """Whether ``a`` sums fastest as a product with ones: float32/64 NumPy, C-contiguous, k dims or more."""
-    return type(a) is np.ndarray and a.dtype in (np.float32, np.float64) and a.flags.c_contiguous and a.ndim >= k > 0
-
-
-def sum_rows(a: Array, k: int = 1) -> Array:
-    """``a.sum(axis=<the last k dims>, keepdims=True)``: each row's sum as (rows, m) @ ones(m).
-
-    NumPy reduces short rows (layer norm's 128 features, softmax's 64 keys) one at a time,
-    3-5x slower than one BLAS matrix-vector product; either adds in float32 (no float64).
-    """
-    if not _blas_summable(a, k) or a.size == 0:
-        return a.sum(axis=tuple(range(a.ndim - k, a.ndim)), keepdims=True)
-    m = math.prod(a.shape[a.ndim - k :])
-    return (a.reshape(-1, m) @ np.ones(m, a.dtype)).reshape(*a.shape[: a.ndim - k], *(1,) * k)
-
-
-def sum_leading(a: Array, k: int = 1, ones: Array | None = None, out: Array | None = None) -> Array:
-    """``a.sum`` over all but the last k dims (a shared weight's or bias's gradient): ones(rows) @ a.
-
-    ``ones`` (that vector, of a's dtype) and ``out`` (the flat result) may be given by a caller
-    that sums arrays of one shape again and again, as a compiled step does: the same product,
-    without making them each time.
-    """
-    if not _blas_summable(a, k) or a.size == 0:
-        return a.sum(axis=tuple(range(a.ndim - k)), out=None if out is None else out.reshape(a.shape[a.ndim - k :]))
-    tail = a.shape[a.ndim - k :]
-    m = math.prod(tail)
-    rows = a.size // m
-    if ones is None:
-        ones = np.ones(rows, a.dtype)
-    return np.matmul(ones, a.reshape(rows, m), out=out).reshape(tail)
-
-
 class MatMul(Function):
-    """a @ b."""
+    """c = a @ b.   Backward: grad_a = g @ b^T, grad_b = a^T @ g, each summed over the batch
+    dims its operand was broadcast along (a vector operand is a one-row or one-column matrix)."""
 
     @staticmethod
     def forward(ctx: BackwardNode, a: Array, b: Array) -> Array:

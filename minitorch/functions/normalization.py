@@ -1,17 +1,22 @@
 """Batch normalisation (each channel by its batch or running statistics) and layer
-normalisation (each sample over its last dims, the transformer's normalisation)."""
+normalisation (each sample over its last dims, the transformer's normalisation).
+
+Both normalise, xhat = (x - mean) * invstd with invstd = 1 / sqrt(var + eps), then scale and
+shift: y = xhat * weight + bias. They differ in what the statistics are taken over (the
+batch, per channel; or each sample's own features), and so in the backward. Both keep only
+x (and the weight) for backward, which computes xhat again from x. (The CPU's fast kernels,
+``minitorch/kernels/cpu/normalization.py``, keep xhat and invstd instead.)
+"""
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import float16, float32
 from minitorch.errors import MiniTorchError
 from minitorch.functions.autocast_policy import autocast_inputs
-from minitorch.functions.linalg import sum_leading, sum_rows
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
 
@@ -28,13 +33,27 @@ def _check_dtype(op: str, x: TensorBase, name: str, t: TensorBase) -> None:
         )
 
 
-class BatchNorm(Function):
-    """y = (x - mean) * invstd * weight + bias, with per-channel ``mean``/``invstd`` given.
+def batch_statistics(xp: Any, x: Array, axes: tuple[int, ...]) -> tuple[Array, Array]:
+    """(mean, biased variance) of each channel of ``x`` over ``axes``, dims kept; an empty
+    batch has none: then (0, 1), which leave it as it is."""
+    if x.size == 0:
+        shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape))
+        return xp.zeros(shape, x.dtype), xp.ones(shape, x.dtype)
+    mean = x.mean(axis=axes, keepdims=True)
+    return mean, ((x - mean) ** 2).mean(axis=axes, keepdims=True)
 
-    In training the statistics are those of the batch, so they depend on x too; the
-    backward then includes their derivative:
-    grad_x = invstd / M * (M * gh - sum(gh) - xhat * sum(gh * xhat)), gh = g * weight.
-    In evaluation they are running averages (constants): grad_x = g * weight * invstd.
+
+class BatchNorm(Function):
+    """y = (x - mean) * invstd * weight + bias, each channel (dim 1) by its own statistics.
+
+    In training the statistics are the batch's, over every dim but the channel's (M values
+    per channel), and the running ones (if given) move towards them; in evaluation they are
+    the running statistics, constants. With xhat = (x - mean) * invstd and gh = g * weight:
+    grad_weight = sum(g * xhat), grad_bias = sum(g) (over the M values of each channel), and
+
+        training:    grad_x = invstd / M * (M * gh - sum(gh) - xhat * sum(gh * xhat))
+                     (the batch's mean and variance depend on x too: the two sums are theirs)
+        evaluation:  grad_x = gh * invstd
     """
 
     @staticmethod
@@ -43,25 +62,47 @@ class BatchNorm(Function):
         x: Array,
         weight: Array | None,
         bias: Array | None,
-        mean: Array,
-        invstd: Array,
-        axes: tuple[int, ...],
-        batch_stats: bool,
+        running_mean: Array | None,
+        running_var: Array | None,
+        training: bool,
+        momentum: float,
+        eps: float,
     ) -> Array:
+        xp = ctx.xp
+        c = x.shape[1]
+        axes = (0,) + tuple(range(2, x.ndim))
+        shape = (1, c) + (1,) * (x.ndim - 2)  # the statistics broadcast along the channel dim
+        if training:
+            mean, var = batch_statistics(xp, x, axes)
+            if x.size:
+                update_running_statistics(running_mean, running_var, mean, var, momentum, x.size // c)
+        else:  # constants: no gradient flows through them
+            assert running_mean is not None and running_var is not None  # (batch_norm checks it)
+            mean, var = running_mean.reshape(shape), running_var.reshape(shape)
+        mean = mean.astype(x.dtype, copy=False)  # float32 statistics of a float16 input: float16
+        invstd = (1 / xp.sqrt(var + eps)).astype(x.dtype, copy=False)
         xhat = (x - mean) * invstd
         out = xhat if weight is None else xhat * weight
         if bias is not None:
             out = out + bias
-        ctx.axes, ctx.batch_stats = axes, batch_stats
-        ctx.has_weight = weight is not None
+        ctx.axes, ctx.training, ctx.eps = axes, training, eps
         ctx.bias_dtype = None if bias is None else bias.dtype
-        ctx.save_for_backward(xhat, weight, invstd)
+        if training:
+            ctx.save_for_backward(x, weight)  # the batch's statistics are computed again from x
+        else:
+            ctx.save_for_backward(x, weight, mean, invstd)
         return out.astype(x.dtype, copy=False)  # a float16 input with float32 parameters gives float16
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        xhat, weight, invstd = ctx.saved_tensors
-        axes = ctx.axes
+        x, weight, *statistics = ctx.saved_tensors
+        xp, axes = ctx.xp, ctx.axes
+        if ctx.training:
+            mean, var = batch_statistics(xp, x, axes)
+            invstd = (1 / xp.sqrt(var + ctx.eps)).astype(x.dtype, copy=False)
+        else:
+            mean, invstd = statistics
+        xhat = (x - mean) * invstd
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         # weight and bias arrive shaped (1, C, 1, ...), so their gradients keep those dims
         # (and their dtypes: float32 parameters of a float16 input get float32 gradients).
@@ -72,7 +113,7 @@ class BatchNorm(Function):
             grad_x = grad.copy()
         elif need_x:
             gh = grad if weight is None else grad * weight
-            if ctx.batch_stats:
+            if ctx.training:
                 m = grad.size // invstd.size
                 sum_gh = gh.sum(axis=axes, keepdims=True)
                 sum_ghx = (gh * xhat).sum(axis=axes, keepdims=True)
@@ -80,7 +121,20 @@ class BatchNorm(Function):
             else:
                 grad_x = gh * invstd
             grad_x = grad_x.astype(grad.dtype, copy=False)
-        return grad_x, grad_w, grad_b, None, None, None, None
+        return grad_x, grad_w, grad_b, None, None, None, None, None
+
+
+def update_running_statistics(
+    running_mean: Array | None, running_var: Array | None, mean: Array, var: Array, momentum: float, m: int
+) -> None:
+    """running = (1 - momentum) * running + momentum * batch, with the unbiased batch variance
+    (var * M / (M - 1)). The running statistics are buffers the op updates in place, as
+    PyTorch's does: the module holds on to them."""
+    c = mean.size
+    if running_mean is not None:
+        running_mean[...] = running_mean * (1 - momentum) + momentum * mean.reshape(c)
+    if running_var is not None:
+        running_var[...] = running_var * (1 - momentum) + momentum * var.reshape(c) * (m / (m - 1))
 
 
 def batch_norm(
@@ -105,7 +159,6 @@ def batch_norm(
         raise MiniTorchError(
             f"batch_norm: expected a floating-point input, got {input.dtype} (shape {tuple(input.shape)})"
         )
-    xp = backends.module_of(input.data)
     c = input.shape[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
         if t is None:
@@ -116,112 +169,74 @@ def batch_norm(
                 f"{tuple(input.shape)}), not {t.data.size} (shape {tuple(t.shape)})"
             )
         _check_dtype("batch_norm", input, name, t)
-    axes = (0,) + tuple(range(2, input.ndim))
+    if training and input.data.size and input.data.size // c == 1:
+        raise MiniTorchError(
+            "batch_norm: expected more than 1 value per channel when training, got input of shape "
+            f"{tuple(input.shape)}"
+        )
+    if not training and (running_mean is None or running_var is None):
+        raise MiniTorchError("batch_norm: evaluation mode needs running_mean and running_var")
     stat_shape = (1, c) + (1,) * (input.ndim - 2)
-    if training and input.data.size == 0:  # an empty batch: nothing to normalise, the statistics stay (as PyTorch)
-        mean, var = xp.zeros(stat_shape, input.data.dtype), xp.ones(stat_shape, input.data.dtype)
-    elif training:
-        m = input.data.size // c
-        if m == 1:
-            raise MiniTorchError(
-                "batch_norm: expected more than 1 value per channel when training, got input of shape "
-                f"{tuple(input.shape)}"
-            )
-        mean = input.data.mean(axis=axes, keepdims=True)
-        var = ((input.data - mean) ** 2).mean(axis=axes, keepdims=True)
-        if running_mean is not None:
-            running_mean.data *= 1 - momentum
-            running_mean.data += momentum * mean.reshape(c)
-        if running_var is not None:
-            running_var.data *= 1 - momentum
-            running_var.data += momentum * var.reshape(c) * (m / (m - 1))
-    else:
-        if running_mean is None or running_var is None:
-            raise MiniTorchError("batch_norm: evaluation mode needs running_mean and running_var")
-        mean = running_mean.data.reshape(stat_shape)
-        var = running_var.data.reshape(stat_shape)
-    invstd = (1 / xp.sqrt(var + eps)).astype(input.data.dtype, copy=False)
-    mean = mean.astype(input.data.dtype, copy=False)
     w = weight.reshape(stat_shape) if weight is not None else None
     b = bias.reshape(stat_shape) if bias is not None else None
-    return BatchNorm.apply(input, w, b, mean, invstd, axes, training)
+    # The running statistics go in as arrays, not tensors: buffers the op updates in place, no
+    # part of the graph. (So minitorch.compile runs a step with them eagerly, as an array
+    # argument is a graph break there: the module's batch counter, bumped outside any op,
+    # could not be replayed.)
+    running = [None if t is None else t.data for t in (running_mean, running_var)]
+    return BatchNorm.apply(input, w, b, *running, training, momentum, eps)
 
 
 class LayerNorm(Function):
     """y = (x - mean) * invstd * weight + bias over the last ``k`` dims of each sample.
 
-    The statistics belong to each sample (a row), so they depend on x: with M elements
-    per row, xhat = (x - mean) * invstd and gh = g * weight, the backward is the same as
-    batch norm's, along the row: grad_x = invstd / M * (M * gh - sum(gh) - xhat * sum(gh * xhat)).
-    weight and bias are shared by all rows: their gradients sum over the leading dims.
+    The statistics belong to each sample (a row of M elements), so they depend on x: with
+    xhat = (x - mean) * invstd and gh = g * weight, the backward is batch norm's, along the row:
+
+        grad_x = invstd / M * (M * gh - sum(gh) - xhat * sum(gh * xhat))
+
+    weight and bias are shared by all rows: their gradients, sum(g * xhat) and sum(g), add
+    up over the leading dims.
     """
 
     @staticmethod
     def forward(ctx: BackwardNode, x: Array, weight: Array | None, bias: Array | None, k: int, eps: float) -> Array:
-        xp = ctx.xp
         axes = tuple(range(x.ndim - k, x.ndim))
-        m = math.prod(x.shape[x.ndim - k :])  # M: elements per row
-        if x.dtype.kind == "f" and x.dtype.itemsize >= 4:  # row sums as BLAS products (linalg.sum_rows)
-            mean = sum_rows(x, k) / x.dtype.type(m)
-            centered = x - mean
-            var = sum_rows(centered * centered, k) / x.dtype.type(m)  # biased, as PyTorch
-        else:  # float16: NumPy's mean adds in float32 and rounds once
-            mean = x.mean(axis=axes, keepdims=True)
-            centered = x - mean
-            var = (centered * centered).mean(axis=axes, keepdims=True)
-        invstd = 1 / xp.sqrt(var + eps)
-        one_dtype = all(a is None or a.dtype == x.dtype for a in (invstd, weight, bias))
-        if one_dtype:  # the same operations in the same order, into arrays made here (not fresh ones)
-            xhat = xp.multiply(centered, invstd, out=centered)
-            out = xhat if weight is None else xhat * weight
-            if bias is not None:
-                out = out + bias if weight is None else xp.add(out, bias, out=out)
-        else:  # mixed dtypes (float16 input, float32 parameters): each result in its promoted dtype
-            xhat = centered * invstd
-            out = xhat if weight is None else xhat * weight
-            if bias is not None:
-                out = out + bias
-        ctx.axes, ctx.m = axes, m
+        xhat, _ = normalize_rows(ctx.xp, x, axes, eps)
+        out = xhat if weight is None else xhat * weight
+        if bias is not None:
+            out = out + bias
+        ctx.axes, ctx.m, ctx.eps = axes, math.prod(x.shape[x.ndim - k :]), eps
         ctx.bias_dtype = None if bias is None else bias.dtype
-        ctx.save_for_backward(xhat, weight, invstd)
+        ctx.save_for_backward(x, weight)
         return out.astype(x.dtype, copy=False)  # a float16 input with float32 parameters gives float16
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        xhat, weight, invstd = ctx.saved_tensors
-        axes, m, xp = ctx.axes, ctx.m, ctx.xp
+        x, weight = ctx.saved_tensors
+        axes, m = ctx.axes, ctx.m
+        xhat, invstd = normalize_rows(ctx.xp, x, axes, ctx.eps)
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         lead = tuple(range(grad.ndim - len(axes)))  # the dims the parameters are shared over
-        k = len(axes)
-        grad_w = grad_b = grad_x = gx = None
-        if need_w:  # (as BLAS products where the dtypes agree: linalg.sum_leading)
-            gx = grad * xhat
-            grad_w = sum_leading(gx, k) if gx.dtype == weight.dtype else gx.sum(axis=lead, dtype=weight.dtype)
-        if need_b:
-            same = grad.dtype == ctx.bias_dtype
-            grad_b = sum_leading(grad, k) if same else grad.sum(axis=lead, dtype=ctx.bias_dtype)
+        # (a float32 weight of a float16 input gets a float32 gradient)
+        grad_w = (grad * xhat).sum(axis=lead, dtype=weight.dtype) if need_w else None
+        grad_b = grad.sum(axis=lead, dtype=ctx.bias_dtype) if need_b else None
+        grad_x = None
         if need_x:
             gh = grad if weight is None else grad * weight
-            one_dtype = gh.dtype == xhat.dtype == invstd.dtype and (weight is None or weight.dtype == gh.dtype)
-            if one_dtype and gh.dtype.itemsize >= 4 and weight is not None:
-                # Each row's sums of gh = g * w and of gh * xhat are products with the weight vector:
-                # sum_j g w = g @ w and sum_j g w xhat = (g xhat) @ w (no pass to make gh * xhat).
-                w = weight.reshape(m)
-                sum_gh = (grad.reshape(-1, m) @ w).reshape(invstd.shape)
-                gx = grad * xhat if gx is None else gx
-                sum_ghx = (gx.reshape(-1, m) @ w).reshape(invstd.shape)
-            else:
-                sum_gh = sum_rows(gh, k)
-                sum_ghx = sum_rows(gh * xhat, k)
-            if one_dtype:  # invstd * (gh - (sum_gh + xhat * sum_ghx) / m), in one fresh array
-                total = xp.multiply(xhat, sum_ghx / m)
-                total += sum_gh / m
-                xp.subtract(gh, total, out=total)
-                total *= invstd
-            else:
-                total = (invstd / m) * (m * gh - sum_gh - xhat * sum_ghx)
-            grad_x = total.astype(grad.dtype, copy=False)
+            sum_gh = gh.sum(axis=axes, keepdims=True)
+            sum_ghx = (gh * xhat).sum(axis=axes, keepdims=True)
+            grad_x = ((invstd / m) * (m * gh - sum_gh - xhat * sum_ghx)).astype(grad.dtype, copy=False)
         return grad_x, grad_w, grad_b, None, None
+
+
+def normalize_rows(xp: Any, x: Array, axes: tuple[int, ...], eps: float) -> tuple[Array, Array]:
+    """(xhat, invstd) of each row of ``x`` over ``axes``: xhat = (x - mean) * invstd, invstd =
+    1 / sqrt(var + eps), with the biased variance (as PyTorch); invstd keeps the reduced dims."""
+    mean = x.mean(axis=axes, keepdims=True)
+    centered = x - mean
+    invstd = 1 / xp.sqrt((centered * centered).mean(axis=axes, keepdims=True) + eps)
+    return centered * invstd, invstd
 
 
 def layer_norm(

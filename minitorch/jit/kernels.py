@@ -6,9 +6,11 @@ function holds the op's array calls themselves, each result written with ``out=`
 buffer allocated when the step was traced. The eager op is untouched (nothing in the engine
 knows these exist); an op without a kernel keeps the whole program on the op-by-op replay.
 
-Each kernel makes **the same NumPy calls in the same order** as the eager op's CPU path,
-on the same dtypes: a ufunc or ``matmul`` writing into ``out=`` computes what it would
-have returned, so a replay gives the eager step's bits (tests/jit/test_bit_identical.py).
+Each kernel makes **the same NumPy calls in the same order** as the eager op's CPU path
+(its fast kernel in ``minitorch/kernels/cpu/``, which eager runs unless the fast kernels are
+off: then the kernel here declines), on the same dtypes: a ufunc or ``matmul`` writing into
+``out=`` computes what it would have returned, so a replay gives the eager step's bits
+(tests/jit/test_bit_identical.py).
 Where the eager op would take another path (float16, an option the kernel does not write
 out), the kernel returns a reason instead, before writing anything, and the generated code
 calls that op's own forward and backward (``op_calls.py``), as for an op with no kernel.
@@ -27,10 +29,13 @@ from typing import Any
 
 import numpy as np
 
+from minitorch.autograd.function import fast_kernel
 from minitorch.functions.bounds import as_unsigned, labels_in_range
 from minitorch.functions.fused import Linear, SoftmaxCrossEntropy
-from minitorch.functions.linalg import sum_leading
 from minitorch.functions.unary import ReLU, Tanh
+from minitorch.kernels.cpu import cross_entropy as cross_entropy_kernel
+from minitorch.kernels.cpu import linear as linear_kernel
+from minitorch.kernels.cpu.blas_sums import sum_leading
 
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -54,16 +59,26 @@ def _plain(*arrays: Any) -> bool:
     return all(type(a) is np.ndarray and a.dtype in FLOATS and a.dtype == arrays[0].dtype for a in arrays)
 
 
+def _eager_runs(kernel: Any, op_type: type, values: list[Any]) -> bool:
+    """Whether eager runs ``kernel`` (minitorch/kernels/) for these arguments: the lines written
+    out here are its calls. With the fast kernels off, eager runs the op as written in
+    functions/, and so does the replay (op by op)."""
+    return fast_kernel(op_type, "cpu", values) is kernel
+
+
 def _into(op: OpView, code: Any, i: int, like: Any) -> str:
     """The ``, out=buffer`` argument for input ``i``'s gradient; none for a leaf's (its ``.grad`` must be fresh)."""
     return "" if op.leaf_target[i] else f", out={code.buffer(like)}"
 
 
 def linear(op: OpView, code: Any) -> Any:
-    """``Linear`` on a batch of rows: ``out = x @ W.T; out += b``; back ``g @ W``, ``g.T @ x``, ``sum_leading(g)``."""
+    """``Linear`` on a batch of rows, as its fast kernel (kernels/cpu/linear.py): ``out = x @ W.T; out += b``;
+    back ``g @ W``, ``g.T @ x``, ``sum_leading(g)``."""
     x, w, b = op.values
     if not _plain(x, w) or (b is not None and not _plain(x, b)) or x.ndim != 2:
         return "only a batch of rows (2-D), float32/float64 NumPy arrays, is written out"
+    if not _eager_runs(linear_kernel.BLAS, Linear, op.values):
+        return "eager runs the op as written (fast kernels off)"
     xn, wn, bn = op.args
     out = code.buffer(op.result)
     code.line(f"matmul({xn}, {wn}.T, out={out})")
@@ -125,7 +140,8 @@ def tanh(op: OpView, code: Any) -> Any:
 
 
 def cross_entropy(op: OpView, code: Any) -> Any:
-    """``SoftmaxCrossEntropy`` on the CPU, every label a class (no weights): the eager lines, on buffers."""
+    """``SoftmaxCrossEntropy`` on the CPU, every label a class (no weights): the lines of its fast
+    kernel (kernels/cpu/cross_entropy.py), on buffers."""
     logits, target, reduction = op.values[:3]
     if not _plain(logits) or logits.ndim != 2 or any(v is not None for v in op.values[3:4]):
         return "only float32/float64 NumPy logits without class weights are written out"
@@ -133,6 +149,8 @@ def cross_entropy(op: OpView, code: Any) -> Any:
         return f"reduction={reduction!r} with these labels is not written out"
     if not op.is_input[1]:
         return "labels computed inside the step are not written out (their range is checked before the replay)"
+    if not _eager_runs(cross_entropy_kernel.IN_PLACE, SoftmaxCrossEntropy, op.values):
+        return "eager runs the op as written (fast kernels off)"
     n, c = logits.shape
     scale_dtype = (np.ones((), op.result.dtype) / n if reduction == "mean" else np.ones((), op.result.dtype)).dtype
     if scale_dtype != logits.dtype:

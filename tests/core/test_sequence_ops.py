@@ -314,18 +314,6 @@ def test_masked_fill_with_a_value_that_requires_grad_as_torch(dtype):
     compare(lambda lib, x, v: x.masked_fill(lib.tensor(mask), v), inputs, dtype)
 
 
-@pytest.mark.parametrize("keys", [1, 2, 5, 7, 64, 65])
-def test_attention_row_max_is_numpys_max(keys):
-    """The halving row max of attention's softmax: the same maxima as ``max``, odd lengths,
-    -inf and NaN included."""
-    from minitorch.functions.attention import _row_max
-
-    scores = np.random.default_rng(keys).standard_normal((3, 4, keys)).astype(np.float32)
-    scores[0, 0] = -np.inf
-    scores[1, 2, keys // 2] = np.nan
-    np.testing.assert_array_equal(_row_max(np, scores), scores.max(axis=-1, keepdims=True))
-
-
 def test_attention_keeps_float32_with_a_numpy_scale():
     """A NumPy float64 scale does not promote float32 attention (q is scaled in its own dtype)."""
     q = minitorch.tensor(np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32))

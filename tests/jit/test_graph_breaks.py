@@ -128,6 +128,26 @@ def test_what_a_replay_could_not_repeat_is_a_graph_break(body, reason):
     assert next(iter(compiled.entries.values())).program is None
 
 
+@pytest.mark.parametrize("momentum", [0.1, None])
+def test_batch_norm_with_running_statistics_runs_eagerly_and_keeps_them_right(momentum):
+    # The op updates the running statistics (arrays, not graph tensors) and the module bumps
+    # its batch counter outside any op: a replay could repeat neither, so the step is eager.
+    results = []
+    for compiled in (False, True):
+        minitorch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(4, 6), nn.BatchNorm1d(6, momentum=momentum), nn.ReLU(), nn.Linear(6, 3))
+        step = train_step(model, minitorch.optim.SGD(model.parameters(), lr=0.1), lambda loss: None)
+        run = minitorch.compile(step) if compiled else step
+        if compiled:
+            with pytest.warns(GraphBreakWarning, match="BatchNorm got an array"):
+                losses = [run(*batch(seed, 8)).item() for seed in range(4)]
+        else:
+            losses = [run(*batch(seed, 8)).item() for seed in range(4)]
+        bn = model[1]
+        results.append((losses, bn.running_mean.numpy().tobytes(), bn.running_var.numpy().tobytes(),
+                        bn.num_batches_tracked.item()))  # fmt: skip
+    assert results[0] == results[1] and results[1][3] == 4
+
 def test_a_new_signature_traces_again_and_the_cache_has_a_size():
     compiled = minitorch.compile(lambda x: (x * 2).sum(), cache_size=2)
     for n in (2, 3, 2, 3):

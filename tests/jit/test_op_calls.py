@@ -16,7 +16,17 @@ from minitorch import nn
 from minitorch.autograd import Function
 from minitorch.jit.lowering import memory_order
 from minitorch.jit.op_calls import GradientPatternChanged
+from minitorch.kernels import use_fast_kernels
 from minitorch.nn import functional as F
+
+
+@pytest.fixture
+def fast_kernels():
+    """The lines written out for Linear and the cross-entropy are their fast kernels' calls:
+    eager runs those (and the lowering writes them out) only with the fast kernels on, as
+    they are unless MINITORCH_FAST_KERNELS=0 says otherwise."""
+    with use_fast_kernels(True):
+        yield
 
 
 def _program(step):
@@ -40,6 +50,7 @@ def _train(make_model, compiled, batches):
     return losses, [p.data.tobytes() for p in model.parameters()], run
 
 
+@pytest.mark.usefixtures("fast_kernels")
 def test_an_op_without_a_kernel_is_called_from_the_generated_code_with_the_eager_bits():
     make = lambda: nn.Sequential(nn.Linear(6, 8), nn.Sigmoid(), nn.Linear(8, 3))  # noqa: E731
     eager = _train(make, False, _batches())
@@ -51,6 +62,7 @@ def test_an_op_without_a_kernel_is_called_from_the_generated_code_with_the_eager
     assert "Sigmoid (it has no replay kernel)" in str(minitorch.explain(compiled[2]))
 
 
+@pytest.mark.usefixtures("fast_kernels")
 def test_a_cnn_is_lowered_around_its_convolutions_with_the_eager_bits():
     def make():
         return nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(16, 3))

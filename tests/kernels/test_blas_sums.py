@@ -1,15 +1,15 @@
-"""``linalg.sum_rows`` / ``sum_leading``: sums as products with ones, NumPy's sums to rounding.
+"""``kernels/cpu/blas_sums``: ``sum_rows`` / ``sum_leading``, sums as products with ones, NumPy's to rounding.
 
-They replace NumPy's short-row reductions in layer norm, ``Linear``'s bias gradient and
-attention's softmax. Anything BLAS cannot take (float16, integers, a non-contiguous view)
-falls back to NumPy's own sum; a caller that passes its own ``ones`` and ``out`` (the
+They replace NumPy's short-row reductions in the fast kernels of layer norm, ``Linear``'s
+bias gradient and attention's softmax. Anything BLAS cannot take (float16, integers, a
+non-contiguous view) falls back to NumPy's own sum; a caller that passes its own ``ones`` and ``out`` (the
 compiled step) gets the very bits of the plain call.
 """
 
 import numpy as np
 import pytest
 
-from minitorch.functions.linalg import sum_leading, sum_rows
+from minitorch.kernels.cpu.blas_sums import sum_leading, sum_rows
 
 SHAPES = [(1, 5), (7, 10), (64, 128), (3, 4, 5), (2, 3, 4, 6)]
 
