@@ -266,7 +266,10 @@ class Function(metaclass=_FunctionMeta):
         except Exception as exc:
             raise _op_error(cls, args, exc) from exc
         if type(out) is not xp.ndarray:  # a NumPy scalar from a reduction, say
+            returned = out
             out = np.asarray(out) if isinstance(out, np.generic) else _as_array(cls, out)
+            if ctx._saved:  # a saved output is the output array (create_graph tells it by identity)
+                ctx._saved = tuple(out if value is returned else value for value in ctx._saved)
         # An integer or bool result (x.long(), x.bool()) is a constant, as in PyTorch: only
         # floating-point tensors can require grad.
         if not any_needs or out.dtype.kind != "f":

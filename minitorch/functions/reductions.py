@@ -6,7 +6,7 @@ first put the reduced dimensions back as size 1 (``keepdim``), then broadcast.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -106,15 +106,15 @@ class Amax(Function):
 
     @staticmethod
     def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
-        out = a.max(axis=axes, keepdims=True)
-        ctx.save_for_backward(a, out)
+        out = _drop_reduced(a.max(axis=axes, keepdims=True), axes, keepdim)
+        ctx.save_for_backward(a, out)  # the output itself (not its keepdim form): graph mode knows it
         ctx.axes, ctx.keepdim = axes, keepdim
-        return _drop_reduced(out, axes, keepdim)
+        return out
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, out = ctx.saved_tensors
-        return _extreme_grad(grad, a, out, ctx.axes, ctx.keepdim), None, None
+        return _extreme_grad(ctx.xp, grad, a, out, ctx.axes, ctx.keepdim), None, None
 
 
 class Amin(Function):
@@ -122,15 +122,15 @@ class Amin(Function):
 
     @staticmethod
     def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
-        out = a.min(axis=axes, keepdims=True)
+        out = _drop_reduced(a.min(axis=axes, keepdims=True), axes, keepdim)
         ctx.save_for_backward(a, out)
         ctx.axes, ctx.keepdim = axes, keepdim
-        return _drop_reduced(out, axes, keepdim)
+        return out
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, out = ctx.saved_tensors
-        return _extreme_grad(grad, a, out, ctx.axes, ctx.keepdim), None, None
+        return _extreme_grad(ctx.xp, grad, a, out, ctx.axes, ctx.keepdim), None, None
 
 
 class MaxAll(Amax):
@@ -139,7 +139,7 @@ class MaxAll(Amax):
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, out = ctx.saved_tensors
-        return _extreme_grad(grad, a, out, ctx.axes, ctx.keepdim, nan_wins=True), None, None
+        return _extreme_grad(ctx.xp, grad, a, out, ctx.axes, ctx.keepdim, nan_wins=True), None, None
 
 
 class MinAll(Amin):
@@ -148,20 +148,22 @@ class MinAll(Amin):
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, out = ctx.saved_tensors
-        return _extreme_grad(grad, a, out, ctx.axes, ctx.keepdim, nan_wins=True), None, None
+        return _extreme_grad(ctx.xp, grad, a, out, ctx.axes, ctx.keepdim, nan_wins=True), None, None
 
 
 def _extreme_grad(
-    grad: Array, a: Array, out: Array, axes: tuple[int, ...], keepdim: bool, nan_wins: bool = False
+    xp: Any, grad: Array, a: Array, out: Array, axes: tuple[int, ...], keepdim: bool, nan_wins: bool = False
 ) -> Array:
     """Gradient of max/min: to the elements equal to the extreme, split among ties.
 
-    ``nan_wins``: a NaN extreme counts the NaNs as its winners (PyTorch's max()/min() with no
-    dim do; amax/amin do not, and give NaN gradients, since NaN == NaN is False).
+    ``out`` is the op's output (reduced axes dropped unless ``keepdim``). ``nan_wins``: a NaN
+    extreme counts the NaNs as its winners (PyTorch's max()/min() with no dim do; amax/amin
+    do not, and give NaN gradients, since NaN == NaN is False). The winners are a mask: no
+    gradient flows through which element won, so a second derivative is 0 there, as PyTorch's.
     """
+    out = _grad_keepdim(out, axes, keepdim)
     winners = a == out
     if nan_wins:
-        xp = backends.module_of(a)
         winners = winners | (xp.isnan(a) & xp.isnan(out))
     count = winners.sum(axis=axes, keepdims=True)
     grad = _grad_keepdim(grad, axes, keepdim)
@@ -271,16 +273,16 @@ class LogSumExp(Function):
         peak = a.max(axis=axes, keepdims=True) if a.size else xp.zeros(_kept_shape(a.shape, axes), a.dtype)
         # An all -inf slice would give -inf - -inf = nan; shifting by 0 there is exact.
         peak = xp.where(xp.isfinite(peak), peak, 0)
-        out = xp.log(xp.exp(a - peak).sum(axis=axes, keepdims=True)) + peak
+        out = _drop_reduced(xp.log(xp.exp(a - peak).sum(axis=axes, keepdims=True)) + peak, axes, keepdim)
         ctx.save_for_backward(a, out)
         ctx.axes, ctx.keepdim = axes, keepdim
-        return _drop_reduced(out, axes, keepdim)
+        return out
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, out = ctx.saved_tensors
         grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
-        return grad * ctx.xp.exp(a - out), None, None
+        return grad * ctx.xp.exp(a - _grad_keepdim(out, ctx.axes, ctx.keepdim)), None, None
 
 
 # ---------------------------------------------------------------------- user functions
