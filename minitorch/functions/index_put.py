@@ -106,9 +106,11 @@ def index_put_index(index: Any, data: Array) -> Any:
     return index_arrays(index, backends.device_of(data))
 
 
-def index_put(a: TensorBase, index: Any, value: Any) -> Tensor:
-    """A copy of ``a`` with ``value`` (a Tensor or a number) written at ``index``, recorded."""
+def index_put(a: TensorBase, index: Any, value: Any, accumulate: bool = False) -> Tensor:
+    """A copy of ``a`` with ``value`` (a Tensor or a number) written at ``index`` (``accumulate``:
+    added, repeated indices summed), recorded."""
     check_value_dtype(a, index, value)
     if isinstance(value, TensorBase) and value.data.dtype != a.data.dtype:
         value = cast(value, a.dtype)  # the tensor keeps its dtype, as with t[i] = v in PyTorch
-    return IndexPut.apply(a, value, index_put_index(index, a.data))
+    index = index_put_index(index, a.data)
+    return IndexPut.apply(a, value, index, True) if accumulate else IndexPut.apply(a, value, index)
