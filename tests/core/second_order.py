@@ -72,9 +72,10 @@ def compare_with_torch(fn, *arrays, order=2, **tolerance):
             np.testing.assert_allclose(a, b, err_msg=f"derivative of order {k}, slot {slot}", **tolerance)
 
 
-def check(fn, *arrays, order=2, torch_check=True, eps=1e-6, atol=1e-5, rtol=1e-3, **tolerance):
-    """gradgradcheck of ``fn(minitorch, ...)`` at ``arrays``, then (``torch_check``) its second
-    derivatives (up to ``order``) against PyTorch's."""
+def check(fn, *arrays, order=2, torch_check=True, eps=1e-6, atol=1e-5, rtol=1e-3, torch_tolerance=None):
+    """gradgradcheck of ``fn(minitorch, ...)`` at ``arrays`` (``eps``, ``atol``, ``rtol``), then
+    (``torch_check``) its second derivatives (up to ``order``) against PyTorch's, within
+    ``torch_tolerance`` (``TOLERANCE`` by default)."""
     assert gradgradcheck(lambda *xs: fn(minitorch, *xs), leaves(minitorch, arrays), eps=eps, atol=atol, rtol=rtol)
     if torch_check:
-        compare_with_torch(fn, *arrays, order=order, **tolerance)
+        compare_with_torch(fn, *arrays, order=order, **(torch_tolerance or {}))
