@@ -120,18 +120,18 @@ class AdaptiveAvgPool2d(Function):
     def forward(ctx: BackwardNode, x: Array, output_size: tuple[int, int]) -> Array:
         xp = ctx.xp
         ctx.in_size = x.shape[2:]
-        rows, cols = _averaging_matrices(xp, x.shape[2:], output_size, accumulator(x.dtype))
+        rows, cols = averaging_matrices(xp, x.shape[2:], output_size, accumulator(x.dtype))
         return xp.matmul(xp.matmul(rows, x.astype(rows.dtype, copy=False)), cols.T).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         xp = ctx.xp
-        rows, cols = _averaging_matrices(xp, ctx.in_size, grad.shape[2:], accumulator(grad.dtype))
+        rows, cols = averaging_matrices(xp, ctx.in_size, grad.shape[2:], accumulator(grad.dtype))
         out = xp.matmul(xp.matmul(rows.T, grad.astype(rows.dtype, copy=False)), cols)
         return out.astype(grad.dtype, copy=False), None
 
 
-def _averaging_matrices(xp: Any, in_size: Any, out_size: Any, dtype: Any) -> tuple[Array, Array]:
+def averaging_matrices(xp: Any, in_size: Any, out_size: Any, dtype: Any) -> tuple[Array, Array]:
     """P_h (oh, H) and P_w (ow, W) for images of ``in_size`` (H, W) pooled to ``out_size`` (oh, ow)."""
     (h, w), (oh, ow) = in_size, out_size
     return averaging_matrix(xp, h, oh, dtype), averaging_matrix(xp, w, ow, dtype)
