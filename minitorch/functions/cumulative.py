@@ -181,17 +181,16 @@ class Prod(Function):
 
     @staticmethod
     def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], keepdim: bool, whole: bool) -> Array:
-        out = _drop_reduced(a.prod(axis=axes, keepdims=True), axes, keepdim)
-        ctx.save_for_backward(a, out)  # the output itself (not its keepdim form): graph mode knows it
+        out = a.prod(axis=axes, keepdims=True)
+        ctx.save_for_backward(a, out)
         ctx.axes, ctx.keepdim, ctx.whole = axes, keepdim, whole
-        return out
+        return _drop_reduced(out, axes, keepdim)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, out = ctx.saved_tensors
         xp, axes = ctx.xp, ctx.axes
         grad = _grad_keepdim(grad, axes, ctx.keepdim)
-        out = _grad_keepdim(out, axes, ctx.keepdim)
         if a.ndim == 0 or a.size == 0:  # out = a (0-d): the gradient passes, for inf and NaN too
             return grad * xp.ones_like(a), None, None, None
         is_zero = a == 0

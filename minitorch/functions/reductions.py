@@ -106,10 +106,10 @@ class Amax(Function):
 
     @staticmethod
     def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
-        out = _drop_reduced(a.max(axis=axes, keepdims=True), axes, keepdim)
-        ctx.save_for_backward(a, out)  # the output itself (not its keepdim form): graph mode knows it
+        out = a.max(axis=axes, keepdims=True)
+        ctx.save_for_backward(a, out)
         ctx.axes, ctx.keepdim = axes, keepdim
-        return out
+        return _drop_reduced(out, axes, keepdim)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
@@ -122,10 +122,10 @@ class Amin(Function):
 
     @staticmethod
     def forward(ctx: BackwardNode, a: Array, axes: tuple[int, ...], keepdim: bool) -> Array:
-        out = _drop_reduced(a.min(axis=axes, keepdims=True), axes, keepdim)
+        out = a.min(axis=axes, keepdims=True)
         ctx.save_for_backward(a, out)
         ctx.axes, ctx.keepdim = axes, keepdim
-        return out
+        return _drop_reduced(out, axes, keepdim)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
@@ -156,12 +156,11 @@ def _extreme_grad(
 ) -> Array:
     """Gradient of max/min: to the elements equal to the extreme, split among ties.
 
-    ``out`` is the op's output (reduced axes dropped unless ``keepdim``). ``nan_wins``: a NaN
-    extreme counts the NaNs as its winners (PyTorch's max()/min() with no dim do; amax/amin
-    do not, and give NaN gradients, since NaN == NaN is False). The winners are a mask: no
-    gradient flows through which element won, so a second derivative is 0 there, as PyTorch's.
+    ``nan_wins``: a NaN extreme counts the NaNs as its winners (PyTorch's max()/min() with no
+    dim do; amax/amin do not, and give NaN gradients, since NaN == NaN is False). The winners
+    are a mask: no gradient flows through which element won, so a second derivative is 0
+    there, as PyTorch's.
     """
-    out = _grad_keepdim(out, axes, keepdim)
     winners = a == out
     if nan_wins:
         winners = winners | (xp.isnan(a) & xp.isnan(out))
@@ -273,16 +272,16 @@ class LogSumExp(Function):
         peak = a.max(axis=axes, keepdims=True) if a.size else xp.zeros(_kept_shape(a.shape, axes), a.dtype)
         # An all -inf slice would give -inf - -inf = nan; shifting by 0 there is exact.
         peak = xp.where(xp.isfinite(peak), peak, 0)
-        out = _drop_reduced(xp.log(xp.exp(a - peak).sum(axis=axes, keepdims=True)) + peak, axes, keepdim)
+        out = xp.log(xp.exp(a - peak).sum(axis=axes, keepdims=True)) + peak
         ctx.save_for_backward(a, out)
         ctx.axes, ctx.keepdim = axes, keepdim
-        return out
+        return _drop_reduced(out, axes, keepdim)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, out = ctx.saved_tensors
         grad = _grad_keepdim(grad, ctx.axes, ctx.keepdim)
-        return grad * ctx.xp.exp(a - _grad_keepdim(out, ctx.axes, ctx.keepdim)), None, None
+        return grad * ctx.xp.exp(a - out), None, None
 
 
 # ---------------------------------------------------------------------- user functions
