@@ -102,7 +102,10 @@ class CumProd(Function):
 def recorded(*values: Any) -> bool:
     """True when a backward runs under create_graph=True (some value is a graph value): its
     result will be differentiated again (PyTorch asks ``GradMode::is_enabled()`` here)."""
-    return any(isinstance(v, GraphArray) for v in values)
+    for value in values:
+        if isinstance(value, GraphArray):
+            return True
+    return False
 
 
 def _cumprod_grad_polynomial(xp: Any, a: Array, grad: Array, axis: int) -> Array:
