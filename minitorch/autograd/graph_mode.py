@@ -14,9 +14,9 @@ What the backward reads changes with it (``GraphCtx``):
   becomes the output, whose ``grad_fn`` is this very node (d out / d input then runs this
   op's backward once more, as for exp), and so does the output saved in another shape (a
   reduction's, with its reduced axes kept: the output, reshaped); masks, indices and other
-  values without a gradient stay what they are. An op that saved any other floating-point array cannot be
-  differentiated twice: its dependence on the inputs is unknown, and the engine says so
-  rather than treating it as a constant.
+  values without a gradient stay what they are. An op that saved any other floating-point
+  array cannot be differentiated twice: its dependence on the inputs is unknown, and the
+  engine says so rather than treating it as a constant.
 - ``ctx.xp``: ``GraphNamespace``, NumPy's names (``xp.exp``, ``xp.where`` ...) for the
   differentiable ops; a name without one is fine on values without a gradient, and a clear
   error on a value with one.
