@@ -93,8 +93,9 @@ class BackwardNode:
     # (not ``kernel``: an op's forward may keep its own ``ctx.kernel``, a convolution's size)
     fast_kernel: Any
     _kernel_saved: tuple[Any, ...]  # what that kernel's forward kept for its backward (save_for_kernel)
-    # per saved value: the index of the input whose array it is, -1 for the output, None for
-    # anything else (what gradients of gradients need to put the graph back around it)
+    # per saved value: the index of the input whose array it is, -1 for the output, -2 for the
+    # output in another shape (a keepdim reduction's), None for anything else (what gradients
+    # of gradients need to put the graph back around it)
     _saved_roles: tuple[int | None, ...]
     xp: Any  # the array library of the inputs' device: numpy or cupy
     out_shape: Shape
@@ -266,7 +267,10 @@ class Function(metaclass=_FunctionMeta):
         except Exception as exc:
             raise _op_error(cls, args, exc) from exc
         if type(out) is not xp.ndarray:  # a NumPy scalar from a reduction, say
+            returned = out
             out = np.asarray(out) if isinstance(out, np.generic) else _as_array(cls, out)
+            if ctx._saved:  # a saved output is the output array (create_graph tells it by identity)
+                ctx._saved = tuple(out if value is returned else value for value in ctx._saved)
         # An integer or bool result (x.long(), x.bool()) is a constant, as in PyTorch: only
         # floating-point tensors can require grad.
         if not any_needs or out.dtype.kind != "f":
@@ -349,7 +353,8 @@ def _saved_versions(
     ctx: BackwardNode, args: tuple[Any, ...], result: TensorBase
 ) -> tuple[tuple[Any, ...] | None, tuple[int | None, ...]]:
     """The version of every tensor whose memory ``ctx`` saved, to check before backward, and
-    each saved value's role: the input it is (its index), the output (-1), or None."""
+    each saved value's role: the input it is (its index), the output (-1), the output in
+    another shape (-2: a reduction saves it with the reduced axes kept), or None."""
     records = []
     roles: list[int | None] = []
     out = result.data
@@ -364,10 +369,14 @@ def _saved_versions(
                     tensor, index = arg, i
                     break
             else:
-                tensor, index = _input_holding(saved, args)
-                roles.append(None)  # a view of an input at most: not the input itself
-                if tensor is None:
-                    continue
+                if _is_output_reshaped(saved, out):  # the output with its reduced axes kept (keepdim)
+                    tensor, index = result, -1
+                    roles.append(-2)
+                else:
+                    tensor, index = _input_holding(saved, args)
+                    roles.append(None)  # a view of an input at most: not the input itself
+                    if tensor is None:
+                        continue
             if len(roles) == position:
                 roles.append(index)
         counter = tensor._version_counter
@@ -375,6 +384,11 @@ def _saved_versions(
             counter = tensor._counter()
         records.append((counter, counter.value, index, position))
     return tuple(records) or None, tuple(roles)
+
+
+def _is_output_reshaped(saved: Any, out: Any) -> bool:
+    """Whether the output array is a view of ``saved`` holding all of it (``saved`` reshaped)."""
+    return getattr(out, "base", None) is saved and getattr(saved, "size", None) == out.size
 
 
 def _input_holding(saved: Any, args: tuple[Any, ...]) -> tuple[Any, int]:

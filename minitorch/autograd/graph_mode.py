@@ -12,10 +12,11 @@ What the backward reads changes with it (``GraphCtx``):
 - ``ctx.saved_tensors``: an input's array becomes that input again, connected to the graph
   (a leaf itself, or a Tensor whose ``grad_fn`` is the node that made it); the output's array
   becomes the output, whose ``grad_fn`` is this very node (d out / d input then runs this
-  op's backward once more, as for exp); masks, indices and other values without a gradient
-  stay what they are. An op that saved any other floating-point array cannot be
-  differentiated twice: its dependence on the inputs is unknown, and the engine says so
-  rather than treating it as a constant.
+  op's backward once more, as for exp), and so does the output saved in another shape (a
+  reduction's, with its reduced axes kept: the output, reshaped); masks, indices and other
+  values without a gradient stay what they are. An op that saved any other floating-point
+  array cannot be differentiated twice: its dependence on the inputs is unknown, and the
+  engine says so rather than treating it as a constant.
 - ``ctx.xp``: ``GraphNamespace``, NumPy's names (``xp.exp``, ``xp.where`` ...) for the
   differentiable ops; a name without one is fine on values without a gradient, and a clear
   error on a value with one.
@@ -75,6 +76,9 @@ def saved_as_graph_values(node: Any) -> tuple[Any, ...]:
         role = roles[position] if position < len(roles) else None
         if role == -1:  # the output: its grad_fn is this node
             values.append(GraphArray(TensorBase._make(value, node, True)))
+        elif role == -2:  # the output in the shape it was saved in (a reduction's, axes kept): reshaped
+            output = TensorBase._make(value.reshape(node.out_shape), node, True)
+            values.append(GraphArray(graph_reshape(output, tuple(value.shape))))
         elif role is not None:  # input ``role``: a leaf itself, or a tensor made by the node before
             source = node.next_nodes[role]
             if source is None:  # an input that needs no gradient: a constant

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from minitorch import backends
-from minitorch.autograd.graph_arrays import register_numpy_function
+from minitorch.autograd.graph_arrays import GraphArray, register_numpy_function
 from minitorch.dtypes import get_dtype
 from minitorch.functions import (
     arithmetic,
@@ -26,9 +26,12 @@ from minitorch.functions import (
     conversion,
     cumulative,
     elementwise_logic,
+    index_put,
     indexing,
     linalg,
+    masking,
     ordering,
+    rearranging,
     reductions,
     shape,
     unary,
@@ -37,9 +40,12 @@ from minitorch.tensor_base import TensorBase
 
 
 def _tensor(value: Any) -> Any:
-    """An array constant as a Tensor without a gradient; Tensors and numbers as they are."""
+    """An array constant as a Tensor without a gradient; Tensors and numbers as they are (a
+    GraphArray inside a list, which ``call`` does not unwrap, as its Tensor)."""
     if isinstance(value, TensorBase) or isinstance(value, (int, float, bool)):
         return value
+    if isinstance(value, GraphArray):
+        return value.tensor
     if isinstance(value, np.generic):
         return value.item()
     return arithmetic.as_operand(value)
@@ -104,6 +110,21 @@ def _min(a: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Any
     return reductions.amin(a, _axes(axis), keepdims)
 
 
+def _extreme(op: Any) -> Any:
+    """maximum/minimum: NumPy takes a number for either operand (``xp.maximum(p * q, eps)``);
+    it keeps the tensor's dtype, as NumPy's weak Python numbers do."""
+
+    def function(a: Any, b: Any, **kwargs: Any) -> Any:
+        a, b = _tensor(a), _tensor(b)
+        if not isinstance(a, TensorBase):
+            a = _constant(backends.module_of(b.data).asarray(a, dtype=b.data.dtype))
+        if not isinstance(b, TensorBase):
+            b = _constant(backends.module_of(a.data).asarray(b, dtype=a.data.dtype))
+        return op(a, b)
+
+    return function
+
+
 def _prod(a: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:
     if axis is None:
         return cumulative.prod(shape.reshape(a, (-1,)), 0, keepdims) if not keepdims else shape.reshape(
@@ -115,6 +136,12 @@ def _cumsum(a: Any, axis: Any = None, **kwargs: Any) -> Any:
     if axis is None:
         return cumulative.cumsum(shape.reshape(a, (-1,)), 0)
     return cumulative.cumsum(a, axis)
+
+
+def _cumprod(a: Any, axis: Any = None, **kwargs: Any) -> Any:
+    if axis is None:
+        return cumulative.cumprod(shape.reshape(a, (-1,)), 0)
+    return cumulative.cumprod(a, axis)
 
 
 def _reshape(a: Any, newshape: Any = None, *, shape_: Any = None, **kwargs: Any) -> Any:
@@ -173,6 +200,50 @@ def _flip(a: Any, axis: Any = None) -> Any:
     return ordering.flip(a, dims=dims)
 
 
+def _roll(a: Any, shift: Any, axis: Any = None) -> Any:
+    if axis is None:  # NumPy: over the flattened array, the shape kept
+        return ordering.roll(a, int(shift))
+    return ordering.roll(a, shift, axis)
+
+
+def _diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
+    return rearranging.diagonal(a, offset, axis1, axis2)
+
+
+def _triangle(op: Any) -> Any:
+    def function(a: Any, k: int = 0) -> Any:
+        return op(a, k)
+
+    return function
+
+
+def _pad(a: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 0, **kwargs: Any) -> Any:
+    """``np.pad`` in constant mode: the constant blocks joined on with ``cat`` along each axis
+    (their gradient is the middle slice back)."""
+    if mode != "constant" or kwargs or not isinstance(constant_values, (int, float)):
+        raise TypeError(f"np.pad on graph values: only mode='constant' with one number, got mode={mode!r}")
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (a.ndim, 2))
+    xp = backends.module_of(a.data)
+    for axis, (before, after) in enumerate(widths.tolist()):
+        parts = []
+        for width in (before, after):
+            block_shape = a.shape[:axis] + (width,) + a.shape[axis + 1 :]
+            parts.append(_constant(xp.full(block_shape, constant_values, dtype=a.data.dtype)) if width else None)
+        if parts[0] is not None or parts[1] is not None:
+            a = shape.cat([p for p in (parts[0], a, parts[1]) if p is not None], axis)
+    return a
+
+
+def _index_put(a: Any, index: Any, values: Any, accumulate: bool = False) -> Any:
+    """``indexing.scatter_into``'s graph form: a copy of ``a`` with ``values`` written (added) at ``index``."""
+    a = _tensor(a)
+    if not isinstance(a, TensorBase):
+        a = _constant(np.asarray(a))
+    if not isinstance(values, (TensorBase, int, float)):
+        values = _constant(values)
+    return index_put.IndexPut.apply(a, values, index, accumulate)
+
+
 def _where(condition: Any, a: Any, b: Any) -> Any:
     return elementwise_logic.where(_data(condition), _tensor(a), _tensor(b))
 
@@ -191,7 +262,9 @@ def _copy(a: Any, **kwargs: Any) -> Any:
 
 
 def _getitem(a: Any, index: Any) -> Any:
-    return indexing.getitem(a, index)
+    # NumPy's rules, as the same line ``g[index]`` follows on arrays (not PyTorch's for an int
+    # beside an index array, which ``indexing.getitem`` applies to a user's ``t[index]``).
+    return indexing.Index.apply(a, index)
 
 
 def _matmul(a: Any, b: Any, **kwargs: Any) -> Any:
@@ -223,8 +296,8 @@ _TABLE = {
     "divide": _binary(arithmetic.div),
     "power": _binary(arithmetic.pow),
     "negative": _unary(arithmetic.neg),
-    "maximum": _binary(elementwise_logic.maximum),
-    "minimum": _binary(elementwise_logic.minimum),
+    "maximum": _extreme(elementwise_logic.maximum),
+    "minimum": _extreme(elementwise_logic.minimum),
     "matmul": _matmul,
     "dot": _matmul,
     # elementwise functions
@@ -255,6 +328,13 @@ _TABLE = {
     "not_equal": _no_gradient(np.not_equal),
     "isnan": _no_gradient(np.isnan),
     "isfinite": _no_gradient(np.isfinite),
+    # piecewise constant: the derivative is 0 wherever it exists, so the result is a constant
+    "floor_divide": _no_gradient(np.floor_divide),
+    "floor": _no_gradient(np.floor),
+    "ceil": _no_gradient(np.ceil),
+    "trunc": _no_gradient(np.trunc),
+    "rint": _no_gradient(np.rint),
+    "round": _no_gradient(np.round),
     "zeros_like": _zeros_like,
     "ones_like": _ones_like,
     "empty_like": _zeros_like,
@@ -265,6 +345,7 @@ _TABLE = {
     "min": _min,
     "prod": _prod,
     "cumsum": _cumsum,
+    "cumprod": _cumprod,
     # shapes
     "reshape": _reshape,
     "transpose": _transpose,
@@ -276,9 +357,16 @@ _TABLE = {
     "concatenate": _concatenate,
     "stack": _stack,
     "flip": _flip,
+    "roll": _roll,
+    "diagonal": _diagonal,
+    "tril": _triangle(masking.tril),
+    "triu": _triangle(masking.triu),
+    "pad": _pad,
     "ascontiguousarray": lambda a, **kwargs: a,
     # indexing, dtypes, copies
     "getitem": _getitem,
+    "index_put": _index_put,  # not a NumPy name: indexing.scatter_into's graph form
+    "asarray": lambda a, dtype=None, **kwargs: a if dtype is None else _astype(a, dtype),
     "astype": _astype,
     "copy": _copy,
 }

@@ -50,7 +50,7 @@ def _check_positive(op: str, name: str, value: tuple[int, int], allow_zero: bool
         raise MiniTorchError(f"{op}: {name} must be {needed}, got {name}={value}")
 
 
-def windows(x: Array, kh: int, kw: int, sh: int, sw: int) -> Array:
+def windows(x: Array, kh: int, kw: int, sh: int, sw: int, xp: Any = None) -> Array:
     """Every (kh, kw) window of ``x`` (N, C, H, W), as an array of shape (N, C, Ho, Wo, kh, kw).
 
     Element [n, c, i, j, a, b] is x[n, c, i*sh + a, j*sw + b]: window (i, j) starts at row
@@ -58,24 +58,27 @@ def windows(x: Array, kh: int, kw: int, sh: int, sw: int) -> Array:
     every window form one strided slice of the whole batch; the kh*kw slices are stacked.
     (Lesson 09 builds the same array as a strided *view*, without copying; that is one of
     the fast kernels in ``minitorch/kernels/cpu/``.)
+
+    ``xp``: the array library (``ctx.xp`` in a backward, so that it also runs on graph values);
+    by default ``x``'s own.
     """
-    xp = backends.module_of(x)
+    xp = backends.module_of(x) if xp is None else xp
     n, c, h, w = x.shape
     ho, wo = (h - kh) // sh + 1, (w - kw) // sw + 1
     slices = [x[:, :, a : a + sh * ho : sh, b : b + sw * wo : sw] for a in range(kh) for b in range(kw)]
     return xp.stack(slices, axis=-1).reshape(n, c, ho, wo, kh, kw)
 
 
-def col2im(grad_windows: Array, shape: Shape, sh: int, sw: int) -> Array:
+def col2im(grad_windows: Array, shape: Shape, sh: int, sw: int, xp: Any = None) -> Array:
     """The adjoint of ``windows``: add each window's gradient back onto the (N, C, H, W) grid.
 
     ``windows`` copies a pixel into every window that contains it, so the pixel's gradient
     is the sum of those copies' gradients. Offset (a, b) of window (i, j) is pixel
     (a + i*sh, b + j*sw): spread the window gradients out to every sh-th row and sw-th
     column (zeros between), then, for each of the kh*kw offsets, shift that grid down by a
-    rows and right by b columns (zero padding) and add it up.
+    rows and right by b columns (zero padding) and add it up. ``xp`` as in ``windows``.
     """
-    xp = backends.module_of(grad_windows)
+    xp = backends.module_of(grad_windows) if xp is None else xp
     n, c, ho, wo, kh, kw = grad_windows.shape
     h, w = shape[2], shape[3]
     spread = _spread(xp, grad_windows, sh, sw)  # (N, C, Ho*sh, Wo*sw, kh, kw)
@@ -99,13 +102,13 @@ def _spread(xp: Any, g: Array, sh: int, sw: int) -> Array:
     return xp.stack([rows] + [xp.zeros_like(rows)] * (sw - 1), axis=4).reshape(n, c, ho * sh, wo * sw, *rest)
 
 
-def im2col(x: Array, kh: int, kw: int, sh: int, sw: int) -> tuple[Array, int, int]:
+def im2col(x: Array, kh: int, kw: int, sh: int, sw: int, xp: Any = None) -> tuple[Array, int, int]:
     """(cols, Ho, Wo): every window of ``x`` (N, C, H, W) as one row of a matrix.
 
     ``cols`` is (N*Ho*Wo, C*kh*kw): its rows run over (sample, output row, output column),
     its columns over (channel, kernel row, kernel column), the order of a weight's numbers.
     """
-    win = windows(x, kh, kw, sh, sw)  # (N, C, Ho, Wo, kh, kw)
+    win = windows(x, kh, kw, sh, sw, xp)  # (N, C, Ho, Wo, kh, kw)
     n, c, ho, wo = win.shape[:4]
     return win.transpose(0, 2, 3, 1, 4, 5).reshape(n * ho * wo, c * kh * kw), ho, wo
 
@@ -150,7 +153,7 @@ class Conv2d(Function):
     ) -> Array:
         n = x.shape[0]
         o, c, kh, kw = weight.shape
-        cols, ho, wo = im2col(_pad(ctx.xp, x, padding), kh, kw, *stride)
+        cols, ho, wo = im2col(_pad(ctx.xp, x, padding), kh, kw, *stride, ctx.xp)
         w2 = weight.reshape(o, c * kh * kw)
         out = product(cols, w2.T)  # (N*Ho*Wo, O): one matrix product
         if bias is not None:
@@ -171,14 +174,14 @@ class Conv2d(Function):
         if need_b:
             grad_b = g.sum(axis=0, dtype=accumulator(g.dtype)).astype(g.dtype, copy=False)
         if need_w:
-            cols, _, _ = im2col(_pad(ctx.xp, x, ctx.padding), kh, kw, sh, sw)  # rebuilt, not saved
+            cols, _, _ = im2col(_pad(ctx.xp, x, ctx.padding), kh, kw, sh, sw, ctx.xp)  # rebuilt, not saved
             grad_w = product(g.T, cols).reshape(weight.shape)
         if need_x:
             ho, wo = grad.shape[2:]
             grad_cols = product(g, weight.reshape(o, c * kh * kw))  # (N*Ho*Wo, C*kh*kw)
             grad_windows = grad_cols.reshape(n, ho, wo, c, kh, kw).transpose(0, 3, 1, 2, 4, 5)
             padded_shape = (n, c, h + 2 * ph, w + 2 * pw)
-            grad_x = col2im(grad_windows, padded_shape, sh, sw)[:, :, ph : ph + h, pw : pw + w]
+            grad_x = col2im(grad_windows, padded_shape, sh, sw, ctx.xp)[:, :, ph : ph + h, pw : pw + w]
         return grad_x, grad_w, grad_b, None, None
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
+from minitorch.autograd.graph_arrays import GraphArray, wrap
 from minitorch.dtypes import DType
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
@@ -57,7 +58,7 @@ class ToDevice(Function):
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        return backends.to_device(grad, ctx.source), None
+        return moved(grad, ctx.source), None
 
     @classmethod
     def apply(cls, a: TensorBase, device: str) -> Tensor:
@@ -66,6 +67,13 @@ class ToDevice(Function):
         if out.grad_fn is not None:
             out.grad_fn.xp = backends.array_module(device)
         return out
+
+
+def moved(a: Any, device: str) -> Any:
+    """The array ``a`` copied to ``device``; a graph value (create_graph=True) by a recorded ToDevice."""
+    if isinstance(a, GraphArray):
+        return wrap(ToDevice.apply(a.tensor, device))
+    return backends.to_device(a, device)
 
 
 def cast(t: TensorBase, dtype: DType) -> Tensor:

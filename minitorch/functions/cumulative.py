@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from minitorch.autograd.function import BackwardNode, Function
+from minitorch.autograd.graph_arrays import GraphArray
 from minitorch.dtypes import get_dtype
 from minitorch.errors import MiniTorchError, check_dim, check_int
 from minitorch.functions.autocast_policy import autocast_inputs
@@ -53,6 +54,10 @@ class CumProd(Function):
     is computed without dividing: (product before it) * sum over i >= z of grad_out[i] *
     (product of a[z+1..i]). Products past the second zero are taken as exactly 0, even with
     an inf or NaN beside them, as PyTorch does.
+
+    That O(n) form drops the terms that hold a zero, so its own derivative at a zero is
+    wrong: a gradient that will be differentiated again (create_graph=True) takes the exact
+    polynomial instead (``_cumprod_grad_polynomial``), as PyTorch does under GradMode.
     """
 
     @staticmethod
@@ -75,6 +80,8 @@ class CumProd(Function):
         shape[axis] = a.shape[axis]
         pos = xp.arange(a.shape[axis]).reshape(shape)  # each element's position along axis
         is_zero = a == 0
+        if recorded(grad, a) and is_zero.any():
+            return _cumprod_grad_polynomial(xp, a, grad, axis).astype(a.dtype, copy=False), None
         zeros_so_far = is_zero.cumsum(axis=axis)  # how many zeros among a[0..i]
         before_zero = zeros_so_far == 0
         first = xp.where(is_zero.any(axis=axis, keepdims=True), is_zero.argmax(axis=axis, keepdims=True), a.shape[axis])
@@ -85,11 +92,36 @@ class CumProd(Function):
         # At the first zero: no division, summed up to the second zero (PyTorch stops there too).
         # After it: 0, as set above.
         before = safe.prod(axis=axis, keepdims=True)  # a[0] * ... * a[z-1]
-        after = xp.where(pos > first, a, 1).cumprod(axis=axis)  # a[z+1] * ... * a[i]
+        after = xp.cumprod(xp.where(pos > first, a, 1), axis=axis)  # a[z+1] * ... * a[i]
         up_to_second = (zeros_so_far >= 1) & (zeros_so_far - is_zero <= 1)  # first zero <= i <= second zero
         at_zero = before * xp.where(up_to_second, grad * after, 0).sum(axis=axis, keepdims=True)
         result = xp.where(pos == first, at_zero, result)
         return result.astype(a.dtype, copy=False), None
+
+
+def recorded(*values: Any) -> bool:
+    """True when a backward runs under create_graph=True (some value is a graph value): its
+    result will be differentiated again (PyTorch asks ``GradMode::is_enabled()`` here)."""
+    for value in values:
+        if isinstance(value, GraphArray):
+            return True
+    return False
+
+
+def _cumprod_grad_polynomial(xp: Any, a: Array, grad: Array, axis: int) -> Array:
+    """grad[k] = sum over i >= k of grad_out[i] * (product of a[j], j <= i, j != k): cumprod's
+    gradient as a polynomial in ``a``, without dividing, so exact at zeros to every order.
+
+    O(n^2) along ``axis``: row k of an (n, n) array is ``a`` with a[k] replaced by 1; its
+    running product, kept where i >= k, weighs grad_out.
+    """
+    a_last, g_last = xp.moveaxis(a, axis, -1), xp.moveaxis(grad, axis, -1)
+    n = a_last.shape[-1]
+    k, i = xp.arange(n).reshape(n, 1), xp.arange(n)
+    rows = xp.where(k == i, 1, a_last[..., None, :])  # (..., k, j)
+    running = xp.cumprod(rows, axis=-1)  # (..., k, i): product of a[j], j <= i, j != k
+    result = (xp.where(i >= k, running, 0) * g_last[..., None, :]).sum(axis=-1)
+    return xp.moveaxis(result, -1, axis)
 
 
 def _running(op: str, fn: type[Function], a: TensorBase, dim: int, dtype: DTypeLike | None) -> Tensor:
@@ -169,7 +201,10 @@ class Prod(Function):
         if ctx.whole:  # one zero: the product of the others; two or more: every product holds a 0
             zeros = is_zero.sum()
             others = _others_product(xp, a.reshape(-1), 0).reshape(a.shape)
-            local = xp.where(zeros == 0, divided, xp.where(zeros == 1, others, 0))
+            # ... exactly 0, as PyTorch; differentiated again (create_graph), the product of the
+            # others, whose derivative is not 0 (PyTorch too, under GradMode)
+            several = others if recorded(grad, a) else 0
+            local = xp.where(zeros == 0, divided, xp.where(zeros == 1, others, several))
         else:
             local = xp.where(is_zero.any(), _others_product(xp, a, axes[0]), divided)
         return (grad * local).astype(a.dtype, copy=False), None, None, None

@@ -19,21 +19,23 @@ class Dropout(Function):
     """Zero each element with probability p and scale the rest by 1/(1-p).
 
     The op draws its own random numbers (as PyTorch's kernel does), so running its forward
-    again -- a replay of ``minitorch.compile`` -- draws fresh ones. The scaled mask is
-    saved: backward multiplies the gradient by the same mask.
+    again -- a replay of ``minitorch.compile`` -- draws fresh ones. The boolean mask and
+    the scale are saved (as PyTorch's ``native_dropout``): backward multiplies the gradient
+    by the same mask. A mask carries no gradient, so the backward is itself differentiable.
     """
 
     @staticmethod
     def forward(ctx: BackwardNode, x: Array, p: float) -> Array:
         keep = _keep_mask(x, p)
-        mask = keep.astype(x.dtype) / x.dtype.type(1 - p)  # as PyTorch: noise.div_(1 - p)
-        ctx.save_for_backward(mask)
-        return x * mask
+        scale = x.dtype.type(1) / x.dtype.type(1 - p)  # 1 / (1 - p) in x's dtype, as PyTorch's
+        ctx.save_for_backward(keep)
+        ctx.scale = scale
+        return x * (keep.astype(x.dtype) * scale)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        (mask,) = ctx.saved_tensors
-        return grad * mask, None
+        (keep,) = ctx.saved_tensors
+        return grad * keep * ctx.scale, None
 
 
 def _keep_mask(x: Array, p: float) -> Array:

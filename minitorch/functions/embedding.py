@@ -14,6 +14,7 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError
 from minitorch.functions.bounds import check_on_device
+from minitorch.functions.indexing import scatter_into, scatter_into_zeros
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
@@ -35,10 +36,10 @@ class Embedding(Function):
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (idx,) = ctx.saved_tensors
-        full = ctx.xp.zeros(ctx.weight_shape, dtype=grad.dtype)
-        backends.of(full).index_add(full, idx.reshape(-1), grad.reshape(-1, ctx.weight_shape[1]))
+        rows = grad.reshape(-1, ctx.weight_shape[1])
+        full = scatter_into_zeros(ctx.xp, ctx.weight_shape, grad.dtype, idx.reshape(-1), rows, accumulate=True)
         if ctx.padding_idx is not None:
-            full[ctx.padding_idx] = 0
+            full = scatter_into(full, ctx.padding_idx, 0, copy=False)  # the padding row learns nothing
         return full, None, None
 
 

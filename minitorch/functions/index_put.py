@@ -18,7 +18,7 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.arithmetic import unbroadcast
 from minitorch.functions.conversion import cast
-from minitorch.functions.indexing import index_arrays, sequence_as_tuple
+from minitorch.functions.indexing import index_arrays, scatter_into, sequence_as_tuple
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
 
@@ -27,13 +27,18 @@ if TYPE_CHECKING:  # the face, for annotations only: never imported at run time 
 
 
 class IndexPut(Function):
-    """a with a[index] = value (a copy: the tensor itself is updated by its in-place method)."""
+    """a with a[index] = value (a copy: the tensor itself is updated by its in-place method).
+
+    ``accumulate=True`` adds ``value`` at ``index`` instead, repeated indices summed (PyTorch's
+    ``index_put(..., accumulate=True)``): the scatter that the backward of indexing is, so
+    ``scatter_into`` (``indexing.py``) records it when a gradient is differentiated again.
+    """
 
     @staticmethod
-    def forward(ctx: BackwardNode, a: Array, value: Any, index: Any) -> Array:
+    def forward(ctx: BackwardNode, a: Array, value: Any, index: Any, accumulate: bool = False) -> Array:
         out = a.copy()
-        write_at(out, index, value)
-        ctx.index = index
+        write_at(out, index, value, accumulate)
+        ctx.index, ctx.accumulate = index, accumulate
         ctx.value_shape = getattr(value, "shape", None)
         return out
 
@@ -42,16 +47,17 @@ class IndexPut(Function):
         grad_a = grad_value = None
         grad = ctx.xp.asarray(grad)  # a 0-d result's gradient may come as a NumPy scalar
         if ctx.needs_input_grad[0]:
-            grad_a = grad.copy()
-            grad_a[ctx.index] = 0
+            # Added to: every element of a still counts. Overwritten: those elements no longer do.
+            grad_a = grad if ctx.accumulate else scatter_into(grad, ctx.index, 0)
         if ctx.needs_input_grad[1]:
             grad_value = unbroadcast(grad[ctx.index], ctx.value_shape)
-        return grad_a, grad_value, None
+        return (grad_a, grad_value) + (None,) * (len(ctx.needs_input_grad) - 2)
 
 
-def write_at(data: Array, index: Any, value: Any) -> None:
+def write_at(data: Array, index: Any, value: Any, accumulate: bool = False) -> None:
     """``data[index] = value`` with PyTorch's broadcasting of ``value`` to the indexed region:
-    extra leading size-1 dims are dropped (NumPy refuses them after a multi-dim bool mask)."""
+    extra leading size-1 dims are dropped (NumPy refuses them after a multi-dim bool mask).
+    ``accumulate``: ``value`` added instead, repeated indices summed."""
     if getattr(value, "ndim", 0):
         target = data[index].shape
         while value.ndim > len(target) and value.shape[0] == 1:
@@ -63,7 +69,10 @@ def write_at(data: Array, index: Any, value: Any) -> None:
                 f"index_put (t[index] = value): shape mismatch: value of shape {tuple(value.shape)} "
                 f"cannot be broadcast to the indexed region of shape {tuple(target)}"
             ) from None
-    data[index] = value
+    if accumulate:
+        backends.of(data).index_add(data, index, value)
+    else:
+        data[index] = value
 
 
 def check_value_dtype(a: TensorBase, index: Any, value: Any) -> None:
@@ -97,9 +106,11 @@ def index_put_index(index: Any, data: Array) -> Any:
     return index_arrays(index, backends.device_of(data))
 
 
-def index_put(a: TensorBase, index: Any, value: Any) -> Tensor:
-    """A copy of ``a`` with ``value`` (a Tensor or a number) written at ``index``, recorded."""
+def index_put(a: TensorBase, index: Any, value: Any, accumulate: bool = False) -> Tensor:
+    """A copy of ``a`` with ``value`` (a Tensor or a number) written at ``index`` (``accumulate``:
+    added, repeated indices summed), recorded."""
     check_value_dtype(a, index, value)
     if isinstance(value, TensorBase) and value.data.dtype != a.data.dtype:
         value = cast(value, a.dtype)  # the tensor keeps its dtype, as with t[i] = v in PyTorch
-    return IndexPut.apply(a, value, index_put_index(index, a.data))
+    index = index_put_index(index, a.data)
+    return IndexPut.apply(a, value, index, True) if accumulate else IndexPut.apply(a, value, index)

@@ -3,6 +3,12 @@
 Forward is NumPy indexing. Backward scatters the gradient into a zero tensor of the
 input's shape; with integer arrays an element can be picked several times, so the
 gradients are added (``add.at``), never just assigned.
+
+Backward formulas write into arrays through ``scatter_into`` and ``scatter_into_zeros``
+rather than ``a[index] = v``: on arrays they are that in-place write on a fresh array
+(today's speed), and under ``create_graph=True``, on graph values, they are the
+differentiable ``IndexPut`` (``index_put`` in ``array_api.py``), so the scatter itself can
+be differentiated again (its backward is a gather: ``grad[index]``).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
+from minitorch.autograd.graph_arrays import GraphArray, call
 from minitorch.errors import MiniTorchError, warn_user
 from minitorch.hints import Array, Gradients
 from minitorch.tensor_base import TensorBase
@@ -40,13 +47,40 @@ class Index(Function):
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        xp = ctx.xp
-        full = xp.zeros(ctx.in_shape, dtype=grad.dtype)
-        if ctx.basic:
-            full[ctx.index] = grad
-        else:
-            backends.of(full).index_add(full, ctx.index, grad)
-        return full, None
+        # A basic index picks each element once: written. Index arrays may repeat one: added.
+        return scatter_into_zeros(ctx.xp, ctx.in_shape, grad.dtype, ctx.index, grad, accumulate=not ctx.basic), None
+
+
+def scatter_into_zeros(xp: Any, shape: Any, dtype: Any, index: Any, values: Any, accumulate: bool = False) -> Any:
+    """Zeros of ``shape`` with ``values`` written at ``index`` (``accumulate``: added, repeats summed).
+
+    The gradient of picking ``a[index]``. On arrays: ``full[index] = values`` (or the
+    backend's ``index_add``) on a fresh array; on graph values: the differentiable IndexPut.
+    """
+    if isinstance(values, GraphArray):
+        return call("index_put", xp.zeros(shape, dtype=dtype), index, values, accumulate)
+    full = xp.zeros(shape, dtype=dtype)
+    if accumulate:
+        backends.of(full).index_add(full, index, values)
+    else:
+        full[index] = values
+    return full
+
+
+def scatter_into(a: Any, index: Any, values: Any, accumulate: bool = False, copy: bool = True) -> Any:
+    """A copy of ``a`` with ``values`` (an array or a number) written at ``index`` (``accumulate``: added).
+
+    On arrays: a copy, then the in-place write (``copy=False``: into ``a`` itself, a fresh
+    array the caller made); on graph values: the differentiable IndexPut, never in place.
+    """
+    if isinstance(a, GraphArray) or isinstance(values, GraphArray):
+        return call("index_put", a, index, values, accumulate)
+    out = a.copy() if copy else a
+    if accumulate:
+        backends.of(out).index_add(out, index, values)
+    else:
+        out[index] = values
+    return out
 
 
 def _index_on_device(index: Any, device: str) -> Any:

@@ -73,7 +73,7 @@ class MaxPool2d(Function):
         shape, (kh, kw), (sh, sw), (ph, pw) = ctx.padded_shape, ctx.kernel_size, ctx.stride, ctx.padding
         # where, not a product: 0 * an infinite gradient would put NaN on the losers
         grad_flat = ctx.xp.where(winner, grad[..., None], grad.dtype.type(0))  # (N, C, Ho, Wo, kh*kw)
-        grad_x = col2im(grad_flat.reshape(*grad.shape, kh, kw), shape, sh, sw)
+        grad_x = col2im(grad_flat.reshape(*grad.shape, kh, kw), shape, sh, sw, ctx.xp)
         nones = (None,) * (len(ctx.next_nodes) - 1)  # for the kernel, stride (and padding)
         return (grad_x[:, :, ph : shape[2] - ph, pw : shape[3] - pw], *nones)
 

@@ -16,6 +16,7 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, check_dim, check_int
 from minitorch.functions.bounds import check_index_range
+from minitorch.functions.indexing import scatter_into_zeros
 from minitorch.hints import Array, Gradients
 from minitorch.return_types import SortResult, TopKResult
 from minitorch.tensor_base import TensorBase
@@ -29,7 +30,7 @@ def along_axis(xp: Any, index: Array, axis: int) -> tuple[Array, ...]:
 
     ``index`` replaces the coordinate along ``axis``; every other coordinate is the
     position's own (an ``arange`` shaped to broadcast). ``a[coords]`` is ``gather``, and
-    ``index_add(full, coords, grad)`` is its backward.
+    ``scatter_into_zeros(..., coords, grad, accumulate=True)`` is its backward.
     """
     coords = []
     for d, n in enumerate(index.shape):
@@ -56,10 +57,9 @@ class Gather(Function):
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (index,) = ctx.saved_tensors
-        full = ctx.xp.zeros(ctx.in_shape, dtype=grad.dtype)
         # add, not assign: gather may read one element several times (index [0, 0])
-        backends.of(full).index_add(full, along_axis(ctx.xp, index, ctx.axis), grad)
-        return full, None, None
+        coords = along_axis(ctx.xp, index, ctx.axis)
+        return scatter_into_zeros(ctx.xp, ctx.in_shape, grad.dtype, coords, grad, accumulate=True), None, None
 
 
 def sort_order(xp: Any, a: Array, axis: int, descending: bool) -> Array:

@@ -226,8 +226,7 @@ def binary_cross_entropy(
                 f"{op}: all elements of target should be between 0 and 1 (labels or probabilities), got values "
                 f"in [{float(t.min())}, {float(t.max())}]"
             )
-    w = None if weight is None else weight.data.astype(input.data.dtype, copy=False)
-    return BinaryCrossEntropy.apply(input, target, w, reduction)
+    return BinaryCrossEntropy.apply(input, target, _as_constant(weight, input.data.dtype), reduction)
 
 
 class BinaryCrossEntropyWithLogits(Function):
@@ -300,9 +299,15 @@ def binary_cross_entropy_with_logits(
     _check_constant(op, "weight", weight, shape)
     _check_constant(op, "pos_weight", pos_weight, shape)
     dtype = input.data.dtype
-    w = None if weight is None else weight.data.astype(dtype, copy=False)
-    pw = None if pos_weight is None else pos_weight.data.astype(dtype, copy=False)
-    return BinaryCrossEntropyWithLogits.apply(input, target, w, pw, reduction)
+    return BinaryCrossEntropyWithLogits.apply(
+        input, target, _as_constant(weight, dtype), _as_constant(pos_weight, dtype), reduction
+    )
+
+
+def _as_constant(t: TensorBase | None, dtype: Any) -> TensorBase | None:
+    """A ``weight``/``pos_weight`` in the input's dtype, passed to the op as a Tensor without a
+    gradient: saved as an input, it is a known constant when the backward is differentiated again."""
+    return None if t is None else TensorBase._make(t.data.astype(dtype, copy=False), None, False)
 
 
 # ---------------------------------------------------------------------- L1, smooth L1, Huber

@@ -48,7 +48,7 @@ class AvgPool2d(Function):
         n, c, ho, wo = grad.shape
         # Every pixel of a window gets an equal share of the window's gradient.
         share = ctx.xp.broadcast_to((grad / (kh * kw))[..., None, None], (n, c, ho, wo, kh, kw))
-        out = col2im(share, shape, sh, sw)
+        out = col2im(share, shape, sh, sw, ctx.xp)
         return out[:, :, ph : shape[2] - ph, pw : shape[3] - pw], None, None, None
 
 
@@ -109,23 +109,32 @@ def averaging_matrix(xp: Any, size: int, out: int, dtype: Any) -> Array:
 
 
 class AdaptiveAvgPool2d(Function):
-    """out = P_h @ x @ P_w^T (see ``averaging_matrix``).   d/dx = P_h^T @ grad @ P_w."""
+    """out = P_h @ x @ P_w^T (see ``averaging_matrix``).   d/dx = P_h^T @ grad @ P_w.
+
+    The two small matrices are rebuilt in backward from the shapes rather than saved: a
+    saved value that is neither an input nor the output could not be told apart from one
+    that depends on the input when the backward is differentiated again.
+    """
 
     @staticmethod
     def forward(ctx: BackwardNode, x: Array, output_size: tuple[int, int]) -> Array:
         xp = ctx.xp
-        (oh, ow), (h, w) = output_size, x.shape[2:]
-        acc = accumulator(x.dtype)
-        rows, cols = averaging_matrix(xp, h, oh, acc), averaging_matrix(xp, w, ow, acc)
-        ctx.save_for_backward(rows, cols)
-        return xp.matmul(xp.matmul(rows, x.astype(acc, copy=False)), cols.T).astype(x.dtype, copy=False)
+        ctx.in_size = x.shape[2:]
+        rows, cols = averaging_matrices(xp, x.shape[2:], output_size, accumulator(x.dtype))
+        return xp.matmul(xp.matmul(rows, x.astype(rows.dtype, copy=False)), cols.T).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        rows, cols = ctx.saved_tensors
         xp = ctx.xp
+        rows, cols = averaging_matrices(xp, ctx.in_size, grad.shape[2:], accumulator(grad.dtype))
         out = xp.matmul(xp.matmul(rows.T, grad.astype(rows.dtype, copy=False)), cols)
         return out.astype(grad.dtype, copy=False), None
+
+
+def averaging_matrices(xp: Any, in_size: Any, out_size: Any, dtype: Any) -> tuple[Array, Array]:
+    """P_h (oh, H) and P_w (ow, W) for images of ``in_size`` (H, W) pooled to ``out_size`` (oh, ow)."""
+    (h, w), (oh, ow) = in_size, out_size
+    return averaging_matrix(xp, h, oh, dtype), averaging_matrix(xp, w, ow, dtype)
 
 
 def adaptive_avg_pool2d(input: TensorBase, output_size: Any) -> Tensor:

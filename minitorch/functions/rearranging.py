@@ -17,7 +17,7 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim, check_int, check_sizes
 from minitorch.functions.arithmetic import mul
 from minitorch.functions.autocast_policy import autocast_inputs, autocast_paused
-from minitorch.functions.indexing import getitem
+from minitorch.functions.indexing import getitem, scatter_into_zeros
 from minitorch.functions.linalg import matmul
 from minitorch.functions.shape import _shape_args, cat, permute, reshape
 from minitorch.hints import Array, Gradients
@@ -145,9 +145,8 @@ class RepeatInterleave(Function):
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        full = ctx.xp.zeros(ctx.in_shape, dtype=grad.dtype)
-        backends.of(full).index_add(full, (slice(None),) * ctx.axis + (ctx.source,), grad)
-        return full, None, None
+        where_from = (slice(None),) * ctx.axis + (ctx.source,)  # copies of one slice add up
+        return scatter_into_zeros(ctx.xp, ctx.in_shape, grad.dtype, where_from, grad, accumulate=True), None, None
 
 
 def repeat_interleave(
@@ -226,10 +225,9 @@ class Diag(Function):
         xp, k = ctx.xp, ctx.k
         if len(ctx.in_shape) == 1:
             return xp.diagonal(grad, k).copy(), None
-        full = xp.zeros(ctx.in_shape, dtype=grad.dtype)
         steps = xp.arange(grad.shape[0])
-        full[steps + max(-k, 0), steps + max(k, 0)] = grad  # (row, col) of each diagonal element
-        return full, None
+        on_diagonal = (steps + max(-k, 0), steps + max(k, 0))  # (row, col) of each diagonal element
+        return scatter_into_zeros(xp, ctx.in_shape, grad.dtype, on_diagonal, grad), None
 
 
 def diag(input: TensorBase, diagonal: int = 0) -> Tensor:
@@ -251,10 +249,9 @@ class Diagonal(Function):
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         xp, k = ctx.xp, ctx.k
-        full = xp.zeros(ctx.in_shape, dtype=grad.dtype)
         steps = xp.arange(grad.shape[-1])
-        full[..., steps + max(-k, 0), steps + max(k, 0)] = grad
-        return full, None
+        on_diagonal = (Ellipsis, steps + max(-k, 0), steps + max(k, 0))
+        return scatter_into_zeros(xp, ctx.in_shape, grad.dtype, on_diagonal, grad), None
 
 
 def diagonal(input: TensorBase, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:

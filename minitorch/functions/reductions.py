@@ -6,7 +6,7 @@ first put the reduced dimensions back as size 1 (``keepdim``), then broadcast.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -114,7 +114,7 @@ class Amax(Function):
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, out = ctx.saved_tensors
-        return _extreme_grad(grad, a, out, ctx.axes, ctx.keepdim), None, None
+        return _extreme_grad(ctx.xp, grad, a, out, ctx.axes, ctx.keepdim), None, None
 
 
 class Amin(Function):
@@ -130,7 +130,7 @@ class Amin(Function):
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, out = ctx.saved_tensors
-        return _extreme_grad(grad, a, out, ctx.axes, ctx.keepdim), None, None
+        return _extreme_grad(ctx.xp, grad, a, out, ctx.axes, ctx.keepdim), None, None
 
 
 class MaxAll(Amax):
@@ -139,7 +139,7 @@ class MaxAll(Amax):
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, out = ctx.saved_tensors
-        return _extreme_grad(grad, a, out, ctx.axes, ctx.keepdim, nan_wins=True), None, None
+        return _extreme_grad(ctx.xp, grad, a, out, ctx.axes, ctx.keepdim, nan_wins=True), None, None
 
 
 class MinAll(Amin):
@@ -148,20 +148,21 @@ class MinAll(Amin):
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         a, out = ctx.saved_tensors
-        return _extreme_grad(grad, a, out, ctx.axes, ctx.keepdim, nan_wins=True), None, None
+        return _extreme_grad(ctx.xp, grad, a, out, ctx.axes, ctx.keepdim, nan_wins=True), None, None
 
 
 def _extreme_grad(
-    grad: Array, a: Array, out: Array, axes: tuple[int, ...], keepdim: bool, nan_wins: bool = False
+    xp: Any, grad: Array, a: Array, out: Array, axes: tuple[int, ...], keepdim: bool, nan_wins: bool = False
 ) -> Array:
     """Gradient of max/min: to the elements equal to the extreme, split among ties.
 
     ``nan_wins``: a NaN extreme counts the NaNs as its winners (PyTorch's max()/min() with no
-    dim do; amax/amin do not, and give NaN gradients, since NaN == NaN is False).
+    dim do; amax/amin do not, and give NaN gradients, since NaN == NaN is False). The winners
+    are a mask: no gradient flows through which element won, so a second derivative is 0
+    there, as PyTorch's.
     """
     winners = a == out
     if nan_wins:
-        xp = backends.module_of(a)
         winners = winners | (xp.isnan(a) & xp.isnan(out))
     count = winners.sum(axis=axes, keepdims=True)
     grad = _grad_keepdim(grad, axes, keepdim)

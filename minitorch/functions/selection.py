@@ -17,7 +17,7 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim
 from minitorch.functions.arithmetic import unbroadcast
 from minitorch.functions.bounds import check_index_range
-from minitorch.functions.indexing import getitem
+from minitorch.functions.indexing import getitem, scatter_into, scatter_into_zeros
 from minitorch.functions.ordering import Gather, along_axis
 from minitorch.functions.reductions import normalize_dims
 from minitorch.functions.shape import reshape
@@ -81,9 +81,8 @@ class IndexSelect(Function):
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (index,) = ctx.saved_tensors
-        full = ctx.xp.zeros(ctx.in_shape, dtype=grad.dtype)
-        backends.of(full).index_add(full, (slice(None),) * ctx.axis + (index,), grad)
-        return full, None, None
+        where_from = (slice(None),) * ctx.axis + (index,)  # a slice picked twice gets both gradients
+        return scatter_into_zeros(ctx.xp, ctx.in_shape, grad.dtype, where_from, grad, accumulate=True), None, None
 
 
 def index_select(input: TensorBase, dim: int, index: TensorBase) -> Tensor:
@@ -122,10 +121,9 @@ class Scatter(Function):
         (index,) = ctx.saved_tensors
         xp = ctx.xp
         coords = along_axis(xp, index, ctx.axis)
-        grad_a = grad.copy()
-        grad_a[coords] = 0
-        grad_src = xp.zeros(ctx.src_shape, dtype=grad.dtype)
-        grad_src[tuple(slice(0, n) for n in index.shape)] = grad[coords]
+        grad_a = scatter_into(grad, coords, 0)  # the overwritten elements of a no longer count
+        used = tuple(slice(0, n) for n in index.shape)  # the part of src that was written
+        grad_src = scatter_into_zeros(xp, ctx.src_shape, grad.dtype, used, grad[coords])
         return grad_a, None, grad_src, None
 
 
@@ -219,8 +217,7 @@ class MaskedSelect(Function):
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         (mask,) = ctx.saved_tensors
-        full = ctx.xp.zeros(mask.shape, dtype=grad.dtype)
-        full[mask] = grad
+        full = scatter_into_zeros(ctx.xp, mask.shape, grad.dtype, mask, grad)
         return unbroadcast(full, ctx.in_shape), None, None
 
 

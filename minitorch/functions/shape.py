@@ -163,8 +163,8 @@ class Stack(Function):
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        count = grad.shape[ctx.axis]
-        return (None, *(grad.take(i, axis=ctx.axis) for i in range(count)))
+        before = (slice(None),) * ctx.axis  # slice i along the axis: grad[:, ..., :, i]
+        return (None, *(grad[before + (i,)] for i in range(grad.shape[ctx.axis])))
 
 
 # ---------------------------------------------------------------------- user functions

@@ -6,8 +6,9 @@ from kernel_harness import check_kernel
 
 import minitorch
 from minitorch.functions.maxpool import MaxPool2d
-from minitorch.functions.pooling import AvgPool2d
+from minitorch.functions.pooling import AdaptiveAvgPool2d, AvgPool2d
 from minitorch.kernels.cpu.pooling import (
+    KEPT_ADAPTIVE_AVG,
     OFFSETS_MAX,
     TILED_MAX,
     VIEW_AVG,
@@ -32,6 +33,7 @@ def image(rng, shape, dtype=np.float64, relu=False, channels_last=False, grad=Tr
 def test_the_tiled_kernel_comes_first():
     assert kernels_of(MaxPool2d) == (TILED_MAX, OFFSETS_MAX)
     assert kernels_of(AvgPool2d) == (VIEW_AVG,)
+    assert kernels_of(AdaptiveAvgPool2d) == (KEPT_ADAPTIVE_AVG,)
 
 
 @pytest.mark.parametrize("shape", [(3, 4, 8, 8), (2, 3, 7, 5), (1, 1, 2, 2), (0, 2, 4, 4)])
@@ -118,3 +120,10 @@ def test_avg_pool_view(rng, shape, kernel, stride, padding, dtype):
 def test_avg_pool_view_of_integers(rng):
     x = minitorch.tensor(rng.integers(-9, 9, size=(2, 2, 5, 5)))
     check_kernel(VIEW_AVG, x, (2, 2), (1, 1), (1, 1), exact=True)
+
+
+@pytest.mark.parametrize("size", [(2, 3), (1, 1), (5, 7), (8, 9)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_adaptive_avg_pool_keeps_its_matrices(rng, size, dtype):
+    x = image(rng, (2, 3, 5, 7), dtype=dtype)
+    check_kernel(KEPT_ADAPTIVE_AVG, x, size, exact=True)

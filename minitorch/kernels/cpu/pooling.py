@@ -15,6 +15,8 @@ as whole-batch arrays. The kernels here do the walk:
   running maximum and which offset gave it.
 - ``avg_pool_view``: sums the strided view of the windows (no copy of them), and adds the
   gradients back in place.
+- ``adaptive_avg_pool_kept``: the op's two averaging matrices, built once in forward and
+  kept for its backward (the op rebuilds them there: it saves only what graph mode knows).
 
 Each keeps what its op saves: the winners as a one-hot mask over the window (the tiled
 kernel's mask, seen in the op's layout, is the same memory).
@@ -27,8 +29,9 @@ from typing import Any
 import numpy as np
 
 from minitorch.autograd.function import BackwardNode
+from minitorch.functions.conv import accumulator
 from minitorch.functions.maxpool import MaxPool2d
-from minitorch.functions.pooling import AvgPool2d
+from minitorch.functions.pooling import AdaptiveAvgPool2d, AvgPool2d, averaging_matrices
 from minitorch.hints import Array, Gradients
 from minitorch.kernels.cpu.windows import add_windows_back, inverse_order, memory_order, window_view
 from minitorch.kernels.registry import register
@@ -203,6 +206,29 @@ def avg_pool_view_backward(ctx: BackwardNode, grad: Array) -> Gradients:
     return out[:, :, ph : shape[2] - ph, pw : shape[3] - pw], None, None, None
 
 
+# ---------------------------------------------------------------------- adaptive average pool
+
+
+def adaptive_avg_pool_kept_applies(x: Any, output_size: tuple[int, int]) -> bool:
+    """NumPy arrays (the op takes floats only)."""
+    return type(x) is np.ndarray
+
+
+def adaptive_avg_pool_kept(ctx: BackwardNode, x: Array, output_size: tuple[int, int]) -> Array:
+    """``AdaptiveAvgPool2d.forward``, keeping its averaging matrices for the backward."""
+    ctx.in_size = x.shape[2:]  # as the op
+    rows, cols = averaging_matrices(np, x.shape[2:], output_size, accumulator(x.dtype))
+    ctx.save_for_kernel(rows, cols)
+    return np.matmul(np.matmul(rows, x.astype(rows.dtype, copy=False)), cols.T).astype(x.dtype, copy=False)
+
+
+def adaptive_avg_pool_kept_backward(ctx: BackwardNode, grad: Array) -> Gradients:
+    """``AdaptiveAvgPool2d.backward`` with the matrices forward built: P_h^T @ grad @ P_w."""
+    rows, cols = ctx.kernel_saved
+    out = np.matmul(np.matmul(rows.T, grad.astype(rows.dtype, copy=False)), cols)
+    return out.astype(grad.dtype, copy=False), None
+
+
 TILED_MAX = register(
     MaxPool2d, device="cpu", applies=max_pool_tiled_applies, forward=max_pool_tiled, backward=max_pool_tiled_backward
 )
@@ -215,4 +241,11 @@ OFFSETS_MAX = register(
 )
 VIEW_AVG = register(
     AvgPool2d, device="cpu", applies=avg_pool_view_applies, forward=avg_pool_view, backward=avg_pool_view_backward
+)
+KEPT_ADAPTIVE_AVG = register(
+    AdaptiveAvgPool2d,
+    device="cpu",
+    applies=adaptive_avg_pool_kept_applies,
+    forward=adaptive_avg_pool_kept,
+    backward=adaptive_avg_pool_kept_backward,
 )
