@@ -34,6 +34,7 @@ from minitorch.functions import (
     rearranging,
     reductions,
     shape,
+    special,
     unary,
 )
 from minitorch.tensor_base import TensorBase
@@ -375,3 +376,16 @@ for _name, _implementation in _TABLE.items():
     register_numpy_function(_name, _implementation)
 
 NAMES = tuple(sorted(_TABLE))
+
+# ---------------------------------------------------------------------- the sequence ops' names
+# What the backwards of recurrent.py and special.py need beyond the table above. ``erf`` is
+# SciPy's and CuPy's name (``scipy.special.erf``), not NumPy's: ``special.erf_array`` calls it
+# on graph values, so that GELU's Phi is recorded as the Erf op.
+_SEQUENCE_TABLE = {
+    "erf": _unary(special.erf),
+}
+
+for _name, _implementation in _SEQUENCE_TABLE.items():
+    register_numpy_function(_name, _implementation)
+
+NAMES = tuple(sorted((*NAMES, *_SEQUENCE_TABLE)))

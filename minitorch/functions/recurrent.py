@@ -15,6 +15,9 @@ Forward saves its inputs and its output (the hidden states of every step), nothi
 Backward recomputes the gates from them: with every h_{t-1} known, the pre-activations of
 all steps are again two matrix products, no loop (the LSTM's cell states then take one
 elementwise pass over time).
+Backward writes into no array: each step's gradients are collected in a list and stacked.
+So with ``create_graph=True`` the same lines run on values that record a graph
+(``autograd/graph_mode.py``), and the layers can be differentiated twice.
 
 Shapes: x (T, N, I), h0 / c0 (N, H), W_ih (G*H, I), W_hh (G*H, H), biases (G*H,), with
 PyTorch's gate order (LSTM: i, f, g, o; GRU: r, z, n) and every per-step array batch-major,

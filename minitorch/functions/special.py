@@ -18,6 +18,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from minitorch.autograd.function import BackwardNode, Function
+from minitorch.autograd.graph_arrays import GraphArray, call
 from minitorch.errors import MiniTorchError
 from minitorch.functions.unary import _floating
 from minitorch.hints import Array, Gradients
@@ -72,7 +73,13 @@ def erf_array(xp: Any, x: Array) -> Array:
 
     float16 is computed in float32 and rounded once, as PyTorch does (the approximations'
     coefficients and powers do not fit in half precision).
+
+    On a graph value (a backward running under ``create_graph=True``: GELU's calls this for
+    Phi) it is the ``Erf`` op itself, so that the recorded step's derivative is erf's,
+    2/sqrt(pi) exp(-x^2), not that of the approximations' arithmetic.
     """
+    if isinstance(x, GraphArray):
+        return call("erf", x)
     dtype = x.dtype
     if dtype == xp.float16:
         x = x.astype(xp.float32)
