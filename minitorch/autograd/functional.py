@@ -164,6 +164,7 @@ def vhp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
             vs = _check_v(v, xs, "vhp", "v")
         jac = grad(outs, xs, create_graph=True, allow_unused=True) if outs[0].requires_grad else (None,) * len(xs)
         pairs = [(j, x, vi) for j, x, vi in zip(jac, xs, vs) if j is not None and j.requires_grad]
+        result: tuple[Any, ...]
         if pairs:
             result = grad([p[0] for p in pairs], xs, [p[2] for p in pairs], create_graph=create_graph,
                           allow_unused=True)
@@ -225,6 +226,7 @@ def jacobian(
             rows: list[list[Any]] = [[] for _ in xs]
             xp = backends.module_of(out.data)
             for k in range(out.data.size):
+                g: tuple[Any, ...]
                 if out.requires_grad:
                     seed = xp.zeros(out.data.size, dtype=out.data.dtype)
                     seed[k] = 1

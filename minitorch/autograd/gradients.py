@@ -113,7 +113,7 @@ def grad(
     allow_unused: bool | None = None,
     is_grads_batched: bool = False,
     materialize_grads: bool = False,
-) -> tuple[Tensor | None, ...]:
+) -> tuple[Tensor, ...]:  # PyTorch's annotation too: None only with allow_unused=True
     """The gradients of the sum of ``outputs`` (weighted by ``grad_outputs``) w.r.t. each of ``inputs``.
 
     Returns one Tensor per input (None for an input the outputs do not depend on, which

@@ -22,12 +22,19 @@ from __future__ import annotations
 from typing import Any
 
 from minitorch.autograd.function import Function
+from minitorch.autograd.graph_arrays import GraphArray
 from minitorch.distributed import comm_log
 from minitorch.distributed.base import ProcessGroup, ReduceOp
 
 
 def all_reduce_array(array: Any, group: ProcessGroup) -> Any:
-    """A new array: the sum over the ranks of ``array`` (which is left as it is)."""
+    """A new array: the sum over the ranks of ``array`` (which is left as it is).
+
+    Under create_graph a backward hands it a GraphArray: the sum is then the ``AllReduce`` op,
+    recorded, whose own gradient is the same sum (so tensor-parallel layers differentiate twice).
+    """
+    if isinstance(array, GraphArray):
+        return AllReduce.apply(array, group)
     buf = array.copy()  # a C-contiguous copy: MPI reduces in place
     comm_log.note("all_reduce", buf.nbytes)
     group.allreduce(buf, ReduceOp.SUM)
@@ -86,6 +93,21 @@ class AllReduceInBackward(Function):
     def forward(ctx: Any, x: Any, group: ProcessGroup) -> Any:
         ctx.group = group
         return x.view()
+
+    @staticmethod
+    def backward(ctx: Any, grad: Any) -> Any:
+        return all_reduce_array(grad, ctx.group), None
+
+
+class AllReduce(Function):
+    """The sum over the ranks, in forward and in backward: each rank's output is the sum of every
+    rank's input, so each input's gradient is the sum of every output's (the gradient of
+    ``AllReduceInBackward``'s backward, under create_graph)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Any, group: ProcessGroup) -> Any:
+        ctx.group = group
+        return all_reduce_array(x, group)
 
     @staticmethod
     def backward(ctx: Any, grad: Any) -> Any:

@@ -329,3 +329,33 @@ def test_point_to_point_errors(world_of_one):
     group.backend = "nccl"
     with pytest.raises(dist.DistributedError, match="the nccl backend has no point-to-point"):
         group.isend(np.ones(2), 1, "x")
+
+
+def test_tensor_parallel_differentiates_twice(world_of_one):
+    # The ops model parallelism puts into the graph, under create_graph (gradient penalties,
+    # Hessian-vector products through a tensor-parallel model): on one rank every collective is
+    # the identity, so the second derivatives are those of the plain function, checked by
+    # gradgradcheck; the all-reduce of a recorded backward is itself recorded (AllReduce).
+    from minitorch.distributed.differentiable import AllReduce, AllReduceInBackward, AllReduceInForward
+
+    group = world_of_one.get_group()
+
+    def f(x):
+        y = AllReduceInForward.apply(minitorch.tanh(AllReduceInBackward.apply(x, group)) ** 2, group)
+        shard = DTensor.from_local(AllReduce.apply(y * x, group), world_of_one, [Shard(0)])
+        return shard.full_tensor() * 2 + shard.to_local()
+
+    x = minitorch.tensor(np.random.default_rng(0).standard_normal((3, 2)), dtype=minitorch.float64,
+                         requires_grad=True)
+    assert minitorch.autograd.gradgradcheck(f, (x,))
+
+    def second_derivative(fn):
+        (g,) = minitorch.autograd.grad(fn(x).sum(), [x], create_graph=True)
+        assert g.requires_grad, "the gradient was recorded: it can be differentiated again"
+        (h,) = minitorch.autograd.grad(g.sum(), [x])
+        return h.numpy()
+
+    # The same function with every collective taken out (each is the identity on one rank).
+    plain = second_derivative(lambda v: (minitorch.tanh(v) ** 2 * v) * 3)
+    np.testing.assert_allclose(second_derivative(f), plain, rtol=1e-12, atol=1e-12)
+    assert np.abs(plain).max() > 0.1, "a second derivative that is not identically zero"
