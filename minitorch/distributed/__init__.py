@@ -10,9 +10,11 @@ Launch N copies of a script with MPI, ``mpiexec -n 4 python train.py``; in the s
 The collectives (``all_reduce``, ``broadcast``, ``all_gather``, ``barrier``) must be called
 by every rank, in the same order. Each one checks that: the ranks first agree on the
 collective, the shape, the dtype and the sequence number, and any difference raises the
-same ``DistributedError`` on every rank. ``init_process_group(timeout=...)`` (30 minutes by
-default, as PyTorch) bounds every wait (``GroupTimeoutError`` names the ranks that did not
-arrive), and an uncaught exception on one rank ends the whole job with its traceback.
+same ``DistributedError`` on every rank. ``init_process_group(timeout=...)`` (5 minutes by
+default; PyTorch's is 30) bounds every wait (``GroupTimeoutError`` names the ranks that did
+not arrive); an uncaught exception on one rank ends the whole job with its traceback; a rank
+that leaves early (``sys.exit``, the end of its script, ``os._exit``) is named at once in a
+``RankLeftError`` on the ranks whose collectives need it.
 ``nn.parallel.DistributedDataParallel`` uses them to average gradients;
 ``data.DistributedSampler`` gives each rank its share of the data.
 
@@ -35,6 +37,7 @@ from minitorch.distributed.group import (
     is_available,
     is_initialized,
 )
+from minitorch.distributed.leaving import RankLeftError
 
 
 def is_mpi_available() -> bool:
@@ -53,6 +56,7 @@ __all__ = [
     "DistributedError",
     "GroupTimeoutError",
     "ProcessGroup",
+    "RankLeftError",
     "ReduceOp",
     "Work",
     "all_gather",

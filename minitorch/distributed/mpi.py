@@ -72,5 +72,8 @@ class MPIGroup(ProcessGroup):
         """End every rank of the job now (``MPI_Abort``): what an uncaught exception does."""
         self.MPI.COMM_WORLD.Abort(code)
 
+    def leave(self, how: str, look_s: float = 0.0) -> tuple[dict[int, str], list[int]]:
+        return self.agreement.leave(how, look_s)
+
     def close(self) -> None:
         self.agreement.close()
