@@ -1,6 +1,7 @@
 """How far rounding alone moves each number an example prints: PyTorch against itself.
 
     python tests/compat/rounding_spread.py polynomial_nn_optim.py rmsprop --orders 100
+    python tests/compat/rounding_spread.py corpus/nanogpt_tiny.py --orders 10
 
 Runs ``examples/pytorch/SCRIPT`` under PyTorch once as written and then ``--orders`` times
 with its samples in another order: the 2,000 points of ``torch.linspace`` (the polynomial
@@ -10,6 +11,12 @@ gradient too); in floating point the sums round differently, as they do in anoth
 or on another CPU. For each printed line it reports the largest relative and absolute move
 of its numbers. ``tests/compat/test_pytorch_examples.py`` takes its tolerances from these
 figures (tests/README.md lists them).
+
+The corpus scripts (``corpus/...``) draw their own data from the random stream, so nothing
+can be reordered: there each run moves every weight by one unit in the last place (a random
+sign per weight, or none) right after its first ``backward()``, the size of one rounding, and
+the report shows what training makes of it. Lines whose words differ (a sampled or greedy
+text) are counted.
 """
 
 from __future__ import annotations
@@ -17,9 +24,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import re
 import runpy
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -43,14 +52,42 @@ def _shuffled_linspace(torch, rng):
     return linspace, shuffled
 
 
-def _run(script: str, args: list[str], seed: int | None) -> list[list[float]]:
-    """The numbers of each line SCRIPT prints under PyTorch (its samples shuffled by seed)."""
+def _nudge_after_first_backward(torch, rng):
+    """A Tensor.backward that moves each leaf by 0 or +-1 unit in the last place after its first backward."""
+    backward, nudged_ids = torch.Tensor.backward, set()
+
+    def nudged(self, *args, **kwargs):
+        result = backward(self, *args, **kwargs)
+        leaves, todo, seen = [], [self.grad_fn], set()
+        while todo:
+            node = todo.pop()
+            if node is None or node in seen:
+                continue
+            seen.add(node)
+            if hasattr(node, "variable") and id(node.variable) not in nudged_ids:  # a leaf's AccumulateGrad
+                leaves.append(node.variable)
+            todo.extend(n for n, _ in node.next_functions)
+        with torch.no_grad():
+            for p in leaves:
+                nudged_ids.add(id(p))
+                signs = torch.from_numpy(rng.integers(-1, 2, tuple(p.shape))).to(p.dtype)
+                p.copy_(torch.where(signs == 0, p, torch.nextafter(p, p + signs)))
+        return result
+
+    return backward, nudged
+
+
+def _run(script: str, args: list[str], seed: int | None) -> list[str]:
+    """The lines SCRIPT prints under PyTorch (its samples shuffled, or its weights nudged, by seed)."""
     import sklearn.datasets
     import torch
 
     rng = np.random.default_rng(seed)
     linspace, load_digits = torch.linspace, sklearn.datasets.load_digits
-    if seed is not None:
+    backward = torch.Tensor.backward
+    if seed is not None and script.startswith("corpus/"):
+        torch.Tensor.backward = _nudge_after_first_backward(torch, rng)[1]
+    elif seed is not None:
         torch.linspace = _shuffled_linspace(torch, rng)[1]
 
         def shuffled_digits(*a, **k):
@@ -71,7 +108,16 @@ def _run(script: str, args: list[str], seed: int | None) -> list[list[float]]:
             runpy.run_path(str(EXAMPLES / script), run_name="__main__")
     finally:
         sys.argv, torch.linspace, sklearn.datasets.load_digits = argv, linspace, load_digits
-    return [[float(n) for n in NUMBER.findall(line)] for line in out.getvalue().splitlines()]
+        torch.Tensor.backward = backward
+    return out.getvalue().splitlines()
+
+
+def _numbers(line: str) -> list[float]:
+    return [float(n) for n in NUMBER.findall(line)]
+
+
+def _words(line: str) -> str:
+    return " ".join(NUMBER.sub("#", line).split())
 
 
 def main() -> None:
@@ -81,13 +127,24 @@ def main() -> None:
     parser.add_argument("args", nargs="*")
     parser.add_argument("--orders", type=int, default=30)
     options = parser.parse_args()
-    reference = _run(options.script, options.args, None)
-    runs = [_run(options.script, options.args, seed) for seed in range(options.orders)]
-    for i, numbers in enumerate(reference):
+    cwd = os.getcwd()
+    with tempfile.TemporaryDirectory() as scratch:  # scripts save checkpoints where they run
+        os.chdir(scratch)
+        try:
+            reference = _run(options.script, options.args, None)
+            runs = [_run(options.script, options.args, seed) for seed in range(options.orders)]
+        finally:
+            os.chdir(cwd)
+    for i, line in enumerate(reference):
+        changed = sum(_words(run[i]) != _words(line) for run in runs)
+        if changed:
+            print(f"line {i + 1:3}: the words differ in {changed} of {len(runs)} runs: {line!r}")
+            continue
+        numbers = _numbers(line)
         if not numbers:
             continue
         ref = np.array(numbers)
-        others = np.array([run[i] for run in runs])
+        others = np.array([_numbers(run[i]) for run in runs])
         absolute = np.abs(others - ref).max(axis=0)
         relative = absolute / np.maximum(np.abs(ref), np.finfo(float).tiny)
         moves = " ".join(f"{v:.6g}±{a:.1e}" for v, a in zip(ref, absolute))
