@@ -41,3 +41,18 @@ def test_the_slowest_tests_come_from_pytests_junit_report(tmp_path):
     assert slow_name.endswith("::test_slow") and fast_name.endswith("::test_fast") and slow_time >= 0.3
     (both, name), = runner.slowest(report, by_file=True)
     assert both >= 0.3 and "test_timed" in name
+
+
+def test_a_test_id_with_a_memory_address_is_refused():
+    """The workers of pytest-xdist must collect the same ids; ``<lambda> at 0x7f...`` differs per process."""
+    import types
+
+    import pytest
+
+    from tests.conftest import pytest_collection_modifyitems
+
+    fine = [types.SimpleNamespace(nodeid="tests/a.py::test_x[LambdaLR-lambda]")]
+    pytest_collection_modifyitems(fine)
+    with pytest.raises(pytest.UsageError, match="memory address"):
+        bad = types.SimpleNamespace(nodeid="tests/a.py::test_x[<function <lambda> at 0x7f3>]")
+        pytest_collection_modifyitems([bad])
