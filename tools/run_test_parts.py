@@ -165,7 +165,8 @@ def main(argv: list[str]) -> int:
         print(f"  {name:16} {seconds / 60:5.1f} min  {'ok' if ok else 'FAILED'}")
     total = sum(seconds for _, seconds, _, _ in results)
     print(f"  {'total':16} {total / 60:5.1f} min")
-    print("\n=== the slowest tests of each part, in seconds (for the notebooks: each notebook, its cells added up)")
+    if any(tests for _, _, _, tests in results):
+        print("\n=== the slowest tests of each part, in seconds (for the notebooks: each notebook, its cells added up)")
     for name, _, _, tests in results:
         for seconds, test in tests[:SLOWEST_SHOWN]:
             print(f"  {name:16} {seconds:7.1f}  {test}")
