@@ -90,8 +90,9 @@ example-dist: setup
 	$(VENV)/bin/mpiexec -n 2 $(PY) -m minitorch.examples.digits --model mlp --epochs 20 --distributed
 
 # Every part of the suite (lint, package tests, solution notebooks, learner copies, and the
-# solutions again on a narrowed CPU), each run even if an earlier one failed, then a table
-# of the time each part took (tools/run_test_parts.py).
+# solutions again on a narrowed CPU), each run even if an earlier one failed, each pytest part
+# on every core (pytest-xdist, whole files per worker), then a table of the time each part
+# took and its slowest tests (tools/run_test_parts.py). MINITORCH_TEST_WORKERS=1 runs serially.
 test: setup hub-proxy
 	$(PY) -m tools.run_test_parts
 

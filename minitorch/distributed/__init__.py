@@ -11,9 +11,11 @@ The collectives (``all_reduce``, ``broadcast``, ``all_gather``, ``barrier``) mus
 by every rank, in the same order (``send``/``recv``: by the two ranks of the transfer). Each
 one checks that: the ranks first agree on the collective (or transfer), the shape, the dtype
 and the sequence number, and any difference raises the same ``DistributedError`` on every
-rank (on both ranks of a transfer). ``init_process_group(timeout=...)`` (30 minutes by
-default, as PyTorch) bounds every wait (``GroupTimeoutError`` names the ranks that did not
-arrive), and an uncaught exception on one rank ends the whole job with its traceback.
+rank (on both ranks of a transfer). ``init_process_group(timeout=...)`` (5 minutes by
+default; PyTorch's is 30) bounds every wait (``GroupTimeoutError`` names the ranks that did
+not arrive); an uncaught exception on one rank ends the whole job with its traceback; a rank
+that leaves early (``sys.exit``, the end of its script, ``os._exit``) is named at once in a
+``RankLeftError`` on the ranks whose collectives or transfers need it.
 ``nn.parallel.DistributedDataParallel`` uses them to average gradients;
 ``data.DistributedSampler`` gives each rank its share of the data.
 
@@ -37,6 +39,7 @@ from minitorch.distributed.group import (
     is_available,
     is_initialized,
 )
+from minitorch.distributed.leaving import RankLeftError
 from minitorch.distributed.point_to_point import irecv, isend, recv, send
 
 
@@ -56,6 +59,7 @@ __all__ = [
     "DistributedError",
     "GroupTimeoutError",
     "ProcessGroup",
+    "RankLeftError",
     "ReduceOp",
     "Work",
     "all_gather",

@@ -107,6 +107,10 @@ class ProcessGroup:
         """End every rank of the job at once (after an uncaught exception on this one)."""
         raise SystemExit(code)
 
+    def leave(self, how: str, look_s: float = 0.0) -> tuple[dict[int, str], list[int]]:
+        """Tell the other ranks this one leaves (``leaving.py``): ({rank: collective it waits in}, ranks running)."""
+        return {}, []
+
     def close(self) -> None:
         """Release what the backend holds (MPI itself is finalised when Python exits)."""
 

@@ -10,6 +10,7 @@ A group works on arrays; ``collectives.py`` puts the Tensor-level API on top.
 
 from __future__ import annotations
 
+import atexit
 import datetime
 import importlib.util
 import sys
@@ -18,9 +19,12 @@ from typing import Any
 
 from minitorch.distributed.agreement import DEFAULT_TIMEOUT_S
 from minitorch.distributed.base import BACKENDS, DistributedError, ProcessGroup
+from minitorch.distributed.leaving import LOOK_S
 
 ABORT_GRACE_S = 0.5  # seconds between printing a dying rank's traceback and MPI_Abort
-_STATE: dict[str, Any] = {"group": None, "previous_excepthook": None}
+_STATE: dict[str, Any] = {"group": None, "previous_excepthook": None, "atexit": False}
+ENDED_HOW = ("its program ended before destroy_process_group(): the end of the script, a return from main, "
+             "sys.exit() or a SystemExit")
 
 
 class NotInitializedError(DistributedError, AssertionError):
@@ -44,10 +48,13 @@ def init_process_group(backend: str = "mpi", rank: int | None = None, world_size
                        timeout: datetime.timedelta | float | None = None, **unused: Any) -> None:
     """Join the ranks that ``mpiexec -n N`` started: ``backend`` is ``"mpi"`` or ``"nccl"``.
 
-    ``timeout`` (a ``datetime.timedelta`` or seconds; PyTorch's default of 30 minutes) bounds
-    every wait of every collective: a rank that does not arrive in time is named in a
+    ``timeout`` (a ``datetime.timedelta`` or seconds; 5 minutes by default, PyTorch's is 30)
+    bounds every wait of every collective: a rank that does not arrive in time is named in a
     ``GroupTimeoutError``. With more than one rank, an uncaught exception on any rank prints
-    its traceback and ends the whole job (``MPI_Abort``), so no other rank waits for it.
+    its traceback and ends the whole job (``MPI_Abort``), so no other rank waits for it; a
+    rank that leaves otherwise (``sys.exit``, the end of its script, ``destroy_process_group``)
+    tells the others, and a rank whose process ended is noticed: the collectives that need it
+    raise ``RankLeftError`` at once, naming it (``leaving.py``).
 
     ``rank`` and ``world_size`` are optional checks: MPI already knows both. Other PyTorch
     arguments (``init_method``, ``store``...) are accepted and ignored: mpiexec did that work.
@@ -77,6 +84,10 @@ def init_process_group(backend: str = "mpi", rank: int | None = None, world_size
     _STATE["group"] = group
     if group.size > 1:
         _abort_the_job_on_an_uncaught_exception(group)
+        if not _STATE["atexit"]:
+            # registered after mpi4py's own exit handler, so it runs before MPI is finalised
+            atexit.register(_leave_at_exit)
+            _STATE["atexit"] = True
 
 
 def _seconds(timeout: Any) -> float:
@@ -114,8 +125,32 @@ def _abort_the_job_on_an_uncaught_exception(group: ProcessGroup) -> None:
     sys.excepthook = print_then_abort
 
 
+def _leave_at_exit() -> None:
+    """At exit with the group still initialised: tell the other ranks, and say so when any is still at work.
+
+    A ``SystemExit`` (``sys.exit(1)``, argparse) never reaches ``sys.excepthook``, and neither
+    does a ``return`` from main: without this, a rank still calling collectives would wait for
+    this one until the timeout. It only prints when another rank is waiting or still running.
+    """
+    group = _STATE["group"]
+    if group is None:
+        return
+    _STATE["group"] = None
+    waiting, running = group.leave(ENDED_HOW, look_s=LOOK_S)
+    who = f"minitorch.distributed: rank {group.rank} of {group.size} left the process group ({ENDED_HOW})"
+    if waiting:
+        where = "; ".join(f"rank {r} waits for it in {op}" for r, op in sorted(waiting.items()))
+        sys.stderr.write(f"{who} while {where}: told, they stop with a RankLeftError naming rank {group.rank} "
+                         "instead of waiting.\n")
+    elif running:
+        sys.stderr.write(f"{who} while rank(s) {', '.join(map(str, running))} still run: told, their next "
+                         f"collective raises a RankLeftError naming rank {group.rank} instead of waiting. (If they "
+                         "are about to end too, end every rank with destroy_process_group().)\n")
+    sys.stderr.flush()
+
+
 def destroy_process_group() -> None:
-    """Leave the group; ``init_process_group`` may be called again afterwards.
+    """Leave the group (telling the other ranks); ``init_process_group`` may be called again afterwards.
 
     Without a group it raises, as PyTorch does (it would hide a missing ``init_process_group``).
     """
@@ -127,6 +162,7 @@ def destroy_process_group() -> None:
     if _STATE["previous_excepthook"] is not None:
         sys.excepthook = _STATE["previous_excepthook"]
         _STATE["previous_excepthook"] = None
+    group.leave("destroy_process_group()")
     group.close()
 
 

@@ -33,6 +33,7 @@ class MPIGroup(ProcessGroup):
         self.rank, self.size = int(self.comm.Get_rank()), int(self.comm.Get_size())
         self.agreement = Agreement(self.comm, timeout_s)
         self.pairs = Pairwise(self.comm, timeout_s)  # sends and receives between two ranks
+        self.pairs.departures = self.agreement.departures  # a partner that left is named at once
         self._ops = {ReduceOp.SUM: self.MPI.SUM, ReduceOp.PRODUCT: self.MPI.PROD,
                      ReduceOp.MAX: self.MPI.MAX, ReduceOp.MIN: self.MPI.MIN}
 
@@ -79,6 +80,9 @@ class MPIGroup(ProcessGroup):
     def abort(self, code: int = 1) -> None:
         """End every rank of the job now (``MPI_Abort``): what an uncaught exception does."""
         self.MPI.COMM_WORLD.Abort(code)
+
+    def leave(self, how: str, look_s: float = 0.0) -> tuple[dict[int, str], list[int]]:
+        return self.agreement.leave(how, look_s)
 
     def close(self) -> None:
         self.agreement.close()

@@ -76,7 +76,9 @@ class NCCLGroup(ProcessGroup):
     def _wait_stream(self, op: str, stream: Any) -> None:
         """Wait for the stream, at most the group's timeout (a stuck NCCL kernel would block forever)."""
         deadline = time.monotonic() + self.agreement.timeout_s
+        check_departures = self.agreement._check_departures(op)  # a rank that left never launches its part
         while not getattr(stream, "done", True):
+            check_departures()
             if time.monotonic() >= deadline:
                 self.agreement.broken = f"an earlier {op} timed out on the GPU"
                 raise GroupTimeoutError(f"{op}: every rank agreed to it, but NCCL did not finish within "
@@ -115,6 +117,9 @@ class NCCLGroup(ProcessGroup):
 
     def abort(self, code: int = 1) -> None:
         self.mpi.abort(code)
+
+    def leave(self, how: str, look_s: float = 0.0) -> tuple[dict[int, str], list[int]]:
+        return self.mpi.leave(how, look_s)
 
     def close(self) -> None:
         self.mpi.close()

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -82,6 +83,7 @@ class Pairwise:
         self.sent: dict[int, int] = defaultdict(int)  # transfers started to each rank
         self.received: dict[int, int] = defaultdict(int)  # transfers started from each rank
         self.broken: str | None = None
+        self.departures: Any = None  # the group's record of ranks that left (agreement.py), set by its owner
 
     def isend(self, array: Any, dst: int, what: str) -> Transfer:
         """Start sending ``array`` (contiguous, untouched until done) to rank ``dst``."""
@@ -114,6 +116,14 @@ class Pairwise:
         """Free the private communicator (not after a timeout: requests may be pending)."""
         if self.broken is None:
             self.comm.Free()
+
+
+    def left_check(self, what: str, partner: int) -> Callable[[], None] | None:
+        """What a wait runs between polls: raise ``RankLeftError`` once ``partner`` has left the group."""
+        departures = self.departures
+        if departures is None:
+            return None
+        return lambda: departures.check(what, [partner])
 
 
 class Transfer:
@@ -149,7 +159,8 @@ class _Send(Transfer):
     def wait(self) -> None:
         if self._finished:
             return
-        done = wait_until(self._requests, time.monotonic() + self.pairs.timeout_s, MAX_PAUSE_S)
+        done = wait_until(self._requests, time.monotonic() + self.pairs.timeout_s,
+                          self.pairs.left_check(f"sending {self.header['what']}", self.dst), MAX_PAUSE_S)
         if not all(done):
             if not done[2]:
                 self._requests[2].Cancel()
@@ -190,7 +201,7 @@ class _Receive(Transfer):
     def wait(self) -> Any:
         deadline = time.monotonic() + self.pairs.timeout_s
         if not self._finished and self._data_request is None:
-            done = wait_until(self._requests, deadline, MAX_PAUSE_S)
+            done = wait_until(self._requests, deadline, self._left_check(), MAX_PAUSE_S)
             if not done[0]:
                 self._requests[0].Cancel()
                 self._time_out("it never came")
@@ -198,10 +209,13 @@ class _Receive(Transfer):
                 self._time_out("its sender never took this rank's reply")
             self._start_data()
         if not self._finished:
-            if not wait_until([self._data_request], deadline, MAX_PAUSE_S)[0]:
+            if not wait_until([self._data_request], deadline, self._left_check(), MAX_PAUSE_S)[0]:
                 self._time_out("its header came, but its data did not")
             self._finish()
         return self.result
+
+    def _left_check(self) -> Callable[[], None] | None:
+        return self.pairs.left_check(f"receiving {self.expected['what']}", self.src)
 
     def _start_data(self) -> None:
         header = _decode(self._header)

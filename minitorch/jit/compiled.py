@@ -163,7 +163,13 @@ def compile(
     if ignored:
         raise TypeError(f"minitorch.compile() got unexpected keyword argument(s) {sorted(ignored)}")
     if fn is None:
-        return lambda f: CompiledFunction(f, fullgraph, cache_size, capture)
+        return lambda f: compile(f, fullgraph=fullgraph, cache_size=cache_size, capture=capture, **unused)
     if unused.get("disable"):
         return fn
+    if isinstance(fn, CompiledFunction):
+        # compile(compile(f)): the same compiled step (its traces kept) with the same settings;
+        # with other settings, a new compile of the function it wraps, never a compile of a compile
+        if (fn.fullgraph, fn.cache_size, fn.capture) == (fullgraph, int(cache_size), capture):
+            return fn
+        fn = fn.fn
     return CompiledFunction(fn, fullgraph, cache_size, capture)

@@ -63,9 +63,9 @@ def clean_env():
     return env
 
 
-def run_mpi(args, n=2, timeout=60):
+def run_mpi(args, n=2, timeout=60, mpiexec_options=()):
     """Run ``python *args`` on ``n`` ranks; returns (returncode, stdout, stderr). Kills all on timeout."""
-    command = [find_mpiexec(), "-n", str(n), sys.executable, *args]
+    command = [find_mpiexec(), *mpiexec_options, "-n", str(n), sys.executable, *args]
     proc = subprocess.Popen(command, cwd=REPO, env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)  # its own process group, to kill it whole
     try:

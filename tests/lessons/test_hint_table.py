@@ -297,11 +297,17 @@ TABLE = [
     ("16", "replay_check", [("kernel.fn(*[buffers[name] for name in kernel.reads], out=buffers[kernel.writes])",
                              "buffers[kernel.writes] = kernel.fn(*[buffers[name] for name in kernel.reads])")],
      "replaced by a new array"),
-    ("16", "replay_check", [("buffers[name][...] = value", "buffers[name] = value")], "replaced by a new array"),
+    ("16", "replay_check", [("buffers[name][...] = value", "buffers[name] = value")],
+     "input buffer(s) x replaced by the new input arrays: copy the values into"),  # not the kernels' out=
+    # issue 39: passed while both recordings listed their inputs first in buffers
+    ("16", "replay_check", [("for name, value in zip(recording.inputs, inputs):",
+                             "for name, value in zip(buffers, inputs):")], "the inputs went into the wrong buffers"),
+    ("16", "replay_check", [("for kernel in recording.kernels:", "for kernel in recording.kernels[:-1]:")],
+     "the last kernel did not run"),
     ("16", "replay_check", [("for kernel in recording.kernels:", "for kernel in reversed(recording.kernels):")],
      "reverse order"),
     ("16", "replay_check", [("for kernel in recording.kernels:", "for kernel in recording.kernels[1:]:")],
-     "in the recorded order"),
+     "the first kernel did not run"),
     ("16", "replay_check", [("    for name, value in zip(recording.inputs, inputs):\n"
                              "        buffers[name][...] = value\n", "")], "copy each new input into its buffer"),
     ("16", "replay_check", [("return buffers[recording.output]", "return buffers[recording.output].copy()")],
@@ -589,6 +595,22 @@ TABLE = [
     ("17", "jvp_check", [(L17_JVP, "    (jv,) = autograd.grad(f(x), x, v)\n    return jv")], "must have f(x)'s shape"),
     ("17", "jvp_check", [("return jv", "return jv.numpy()")], "returned a numpy.ndarray"),
     ("17", "jvp_check", [("return jv", "return (jv * jv).sum()")], "J v has f(x)'s shape"),
+    # issue 39: each of these got a hint naming another mistake, or failed though right
+    ("16", "step_check", [("        loss.backward()\n        optimizer.step()\n", "")],
+     "the step only runs the forward pass"),
+    ("16", "step_check", [("        return loss\n", "        return loss.data\n")],
+     "return the loss tensor itself, return loss"),
+    ("16", "step_check", [("        return loss\n", "")], "the step returned None"),
+    ("16", "step_check", [("optimizer.zero_grad()", "opt.zero_grad()"), ("optimizer.step()", "opt.step()")],
+     "opt, a global optimizer, not the one make_step received"),
+    # right answers written differently pass (float32 rounding against the fused loss: ~3e-8)
+    ("16", "step_check", [("loss = F.cross_entropy(model(x), y)",
+                           "loss = F.nll_loss(F.log_softmax(model(x), dim=1), y)")], None),
+    ("16", "step_check", [("        optimizer.zero_grad()\n        loss = F.cross_entropy(model(x), y)\n",
+                           "        loss = nn.CrossEntropyLoss()(model(x), y)\n        optimizer.zero_grad()\n")],
+     None),
+    ("16", "step_check", [("[step(x, y).item() for x, y in batches]", "[float(step(x, y)) for x, y in batches]")],
+     None),
     ("11", "nonfinite_check", [("    for name, t in named_tensors:\n        if not np.isfinite(t.data).all():\n"
                                 "            bad.append(name)\n",
                                 "    named_tensors = list(named_tensors) if False else named_tensors\n"

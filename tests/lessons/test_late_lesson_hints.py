@@ -156,6 +156,40 @@ TABLE = [
     ("18", "zero_check", [(UPDATE_LOOP + BROADCAST_LOOP, BROADCAST_LOOP + UPDATE_LOOP)], "one step behind"),
     ("18", "zero_check", [("p[...] = comm.bcast", "p = comm.bcast")], "never changed although you broadcast it"),
     ("18", "zero_check", [("states.setdefault(i, adam_state(p))", "adam_state(p)")], "the states stayed empty"),
+    # issue 39: hints that named another mistake, or only said the values differ
+    ("14", "rule_check", [("return scale * backoff_factor, 0", "return 0, scale * backoff_factor"),
+                          ("return scale * growth_factor, 0", "return 0, scale * growth_factor"),
+                          ("return scale, growth_tracker", "return growth_tracker, scale")],
+     "returned (tracker, scale)"),  # was: "use the growth_interval argument, not the number 2000"
+    ("15", "average_check", [("comm.allreduce(g) / comm.size", "comm.allreduce(g) / (comm.size - 1)")],
+     "you divided the sum by comm.size - 1 (1 here)"),  # was: "forgot to divide" on 2 ranks
+    ("15", "ring_check", [("dest=right, source=left)\n        chunks[(rank - s - 1)",
+                           "dest=left, source=right)\n        chunks[(rank - s - 1)"),
+                          ("(rank + 1 - s) % size], dest=right, source=left)",
+                           "(rank + 1 - s) % size], dest=left, source=right)")],
+     "the ring runs the wrong way"),
+    ("15", "ring_check", [("right, left = (rank + 1) % size, (rank - 1) % size",
+                           "left, right = (rank + 1) % size, (rank - 1) % size")], "the ring runs the wrong way"),
+]
+
+# Right answers written differently: each must pass.
+RIGHT = [
+    ("14", "rule_check", [("    if found_inf:\n        return scale * backoff_factor, 0\n    growth_tracker += 1\n"
+                           "    if growth_tracker == growth_interval:\n        return scale * growth_factor, 0\n"
+                           "    return scale, growth_tracker\n",
+                           "    if not found_inf and growth_tracker + 1 >= growth_interval:\n"
+                           "        return scale * growth_factor, 0\n"
+                           "    return (scale * backoff_factor, 0) if found_inf else (scale, growth_tracker + 1)\n")]),
+    ("15", "average_check", [("return [comm.allreduce(g) / comm.size for g in grads]",
+                              "return [comm.allreduce(g / comm.size) for g in grads]")]),
+    # the ring the other way round, its chunk indices mirrored
+    ("15", "ring_check", [(RING_BODY,
+                           "    for s in range(size - 1):\n"
+                           "        received = comm.sendrecv(chunks[(rank + s) % size], dest=left, source=right)\n"
+                           "        chunks[(rank + s + 1) % size] = chunks[(rank + s + 1) % size] + received\n"
+                           "    for s in range(size - 1):\n"
+                           "        chunks[(rank + s) % size] = comm.sendrecv(chunks[(rank - 1 + s) % size], "
+                           "dest=left, source=right)\n")]),
 ]
 
 _SETUP = {}
@@ -194,6 +228,26 @@ def test_wrong_answer_gets_its_hint(lesson, var, edits, words):
     assert result.status == "failed", f"the wrong answer passed: {edits}"
     hints = " | ".join(r.hint for r in result.rows if not r.ok) + " | " + result.error
     assert words in hints, hints
+
+
+@pytest.mark.parametrize("lesson, var, edits", RIGHT, ids=[f"{r[0]}-{r[1]}-{i}" for i, r in enumerate(RIGHT)])
+def test_a_right_answer_written_differently_passes(lesson, var, edits):
+    result = run_row(lesson, var, edits)
+    assert result.passed, repr(result)
+
+
+def test_a_gradient_that_is_all_nan_gets_a_hint_without_a_runtime_warning():
+    """issue 39: np.nanmax over all-NaN differences leaked "RuntimeWarning: All-NaN slice encountered"."""
+    import warnings
+
+    import numpy as np
+
+    from widgets.lessons.lesson14_loss_scaling import _grad_hint
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        hint = _grad_hint("step 1", [np.full(3, np.nan, np.float32)], [np.ones(3, np.float32)], 1024.0)
+    assert "parameter 0's gradient is inf/NaN where the reference's is not" in hint
 
 
 @pytest.mark.parametrize("lesson, var", [("14", "scaled_step_check"), ("14", "rule_check"),

@@ -90,6 +90,62 @@ TABLE = [
      "np.sqrt of a python int"),
     ("13", "attn_bw_check", ("grad_v = np.swapaxes(p, -1, -2) @ grad_output", "grad_v = p @ grad_output"),
      "swap the last two axes of p"),
+    # issue 39: a learner walk over lessons 12-16 found these answers told only "values differ", or the
+    # wrong mistake
+    ("12", "cell_check", ("np.tanh(x @ W_ih.T + h @ W_hh.T + b)", "np.tanh(x @ W_ih.T + h @ W_hh.T) + b"),
+     "the bias is added after the tanh"),
+    ("12", "bptt_check", ("* (1 - hs[t + 1] ** 2)", "* (1 - hs[t] ** 2)"), "the tanh derivative uses the state before"),
+    ("12", "bptt_check", ("for t in reversed(range(len(xs))):", "for t in range(len(xs)):"),
+     "the loop walks forward in time"),
+    ("12", "bptt_check", ("        dW_ih += da.T @ xs[t]\n        dW_hh += da.T @ hs[t]\n"
+                          "        db += da.sum(axis=0)\n",
+                          "        dW_ih = da.T @ xs[t]\n        dW_hh = da.T @ hs[t]\n        db = da.sum(axis=0)\n"),
+     "hold only one step's contribution"),
+    ("12", "bptt_check", ("        dW_ih += da.T @ xs[t]\n", "        dW_ih = da.T @ xs[t]\n"),
+     "dW_ih hold(s) only one step's contribution"),
+    ("12", "lstm_check", ("return o * np.tanh(c_new), c_new", "return c_new, o * np.tanh(c_new)"),
+     "returned (c_new, h_new)"),
+    ("12", "lstm_check", ("c_new = f * c + i * g", "c_new = f * c + g"), "the input gate is missing"),
+    ("12", "update_check", ("grad_output * i * (1 - g * g)", "grad_output * i * (1 - g)"), "not 1 - g"),
+    ("13", "attn_check", ("    scores = np.where(np.tril(np.ones((T, T), dtype=bool)), scores, -np.inf)\n"
+                          "    e = np.exp(scores - scores.max(axis=-1, keepdims=True))\n"
+                          "    return (e / e.sum(axis=-1, keepdims=True)) @ v",
+                          "    e = np.exp(scores - scores.max(axis=-1, keepdims=True))\n"
+                          "    p = e / e.sum(axis=-1, keepdims=True) * np.tril(np.ones((T, T)))\n"
+                          "    return (p / p.sum(axis=-1, keepdims=True)) @ v"),
+     "masking after the softmax and renormalising divides 0 by 0"),  # was: "np.exp overflowed"
+    ("13", "attn_bw_check", ("return grad_s @ k * scale, np.swapaxes(grad_s, -1, -2) @ q * scale, grad_v",
+                             "return grad_s @ k / np.sqrt(q.shape[-1]), np.swapaxes(grad_s, -1, -2) @ q / "
+                             "np.sqrt(q.shape[-1]), grad_v"),
+     "np.sqrt(...) of a Python number"),  # was: blamed np.ones/np.zeros
+    ("13", "attn_bw_check", ("grad_s = p * (grad_p - (grad_p * p).sum(axis=-1, keepdims=True))\n"
+                             "        return grad_s @ k * scale, np.swapaxes(grad_s, -1, -2) @ q * scale, grad_v",
+                             "grad_s = p * (grad_p - (grad_p * p).sum(axis=-1, keepdims=True)) / np.sqrt(q.shape[-1])\n"
+                             "        return grad_s @ k, np.swapaxes(grad_s, -1, -2) @ q, grad_v"),
+     "`grad_s` became float64 because np.sqrt(...)"),
+    ("13", "mask_check", ("np.tril(np.ones((T, T), dtype=bool))",
+                          "np.where(np.tril(np.ones((T, T), dtype=bool)), 0.0, -np.inf)"), "an additive mask"),
+    ("13", "ln_check", ("(M * gh - gh.sum(axis=-1, keepdims=True)\n"
+                        "                               - xhat * (gh * xhat).sum(axis=-1, keepdims=True))", "M * gh"),
+     "the mean and the variance terms are both missing"),
+    ("13", "attn_bw_check", ("np.swapaxes(grad_s, -1, -2) @ q * scale", "grad_s @ q * scale"),
+     "swap the last two axes of grad_s"),
+    ("13", "attn_bw_check", ("(grad_p * p).sum(axis=-1, keepdims=True)", "(grad_p * p).sum(axis=-2, keepdims=True)"),
+     "row sum runs over axis -2"),
+    ("13", "attn_check", ("/ math.sqrt(d)\n    scores = np.where", "/ math.sqrt(T)\n    scores = np.where"),
+     "divided the scores by sqrt(T)"),
+    ("13", "attn_check", ("scores = np.where(np.tril(np.ones((T, T), dtype=bool)), scores, -np.inf)",
+                          "scores = scores * np.tril(np.ones((T, T)))"), "masked by multiplying by 0"),
+]
+
+# Right answers written differently: each must pass.
+RIGHT = [
+    ("12", "lstm_check", ("c_new = f * c + i * g", "c_new = c * f + g * i")),
+    ("12", "bptt_check", ("for t in reversed(range(len(xs))):", "for t in range(len(xs) - 1, -1, -1):")),
+    ("13", "attn_check", ("scores = np.where(np.tril(np.ones((T, T), dtype=bool)), scores, -np.inf)",
+                          "scores[..., np.triu(np.ones((T, T), dtype=bool), 1)] = -np.inf")),
+    ("13", "attn_bw_check", ("scale = 1 / math.sqrt(q.shape[-1])", "scale = float(1 / np.sqrt(q.shape[-1]))")),
+    ("13", "mask_check", ("np.tril(np.ones((T, T), dtype=bool))", "np.arange(T)[None, :] <= np.arange(T)[:, None]")),
 ]
 
 
@@ -134,3 +190,9 @@ def test_wrong_answer_is_rejected_with_a_hint(lesson, variable, edit, words):
     assert not result.passed, f"the wrong answer {edit[1]!r} passed"
     text = repr(result) + " " + str(getattr(result, "message", "")) + " " + str(getattr(result, "note", ""))
     assert words.lower() in text.lower(), text[:800]
+
+
+@pytest.mark.parametrize("lesson, variable, edit", RIGHT, ids=[f"{r[0]}-{r[1]}-{i}" for i, r in enumerate(RIGHT)])
+def test_a_right_answer_written_differently_passes(lesson, variable, edit):
+    result = _run_until(lesson, variable, *edit)
+    assert result.passed, repr(result)[:800]

@@ -53,7 +53,7 @@ from widgets.check.check_result import (
     fmt_err,
     to_numpy,
 )
-from widgets.check.dtype_culprits import float64_hint, locals_at_return
+from widgets.check.dtype_culprits import calls_np_sqrt, float64_hint, locals_at_return
 from widgets.check.mistakes import factor_hint, not_done_message
 from widgets.i18n import _
 
@@ -256,7 +256,7 @@ def _check_float32(target: Target, cases: list[tuple[Spec, ...]], domain: Sequen
         if problem or got is None:
             hint = problem or _("returned None for a float32 input")
         elif got.dtype == np.float64:
-            hint = float64_hint(local_values)
+            hint = float64_hint(local_values, calls_np_sqrt(target.learner_backward))
         else:
             hint = _("your gradient is {dtype} for a float32 input: keep the input's dtype (.astype(a.dtype))",
                      dtype=got.dtype)

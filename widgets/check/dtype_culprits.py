@@ -6,6 +6,7 @@ int is a NumPy float64), ``grad32 / math.sqrt(4)`` stays float32. ``locals_at_re
 a backward once and keeps its local variables; ``float64_hint`` names the ones to blame.
 """
 
+import dis
 import sys
 from collections.abc import Callable
 from types import FrameType
@@ -36,12 +37,32 @@ def locals_at_return(fn: Any, call: Callable[[], Any]) -> tuple[Any, dict[str, A
     return result, captured
 
 
-def float64_hint(local_values: dict[str, Any]) -> str:
-    """Why a gradient came out float64 for a float32 input, naming the backward's variables that are float64."""
+def calls_np_sqrt(fn: Any) -> bool:
+    """True when ``fn``'s code calls ``np.sqrt`` (or ``numpy.sqrt``): read from its bytecode, no source needed."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    steps = list(dis.get_instructions(code))
+    return any(a.opname in ("LOAD_GLOBAL", "LOAD_NAME") and a.argval in ("np", "numpy")
+               and b.opname in ("LOAD_ATTR", "LOAD_METHOD") and b.argval == "sqrt"
+               for a, b in zip(steps, steps[1:]))
+
+
+def float64_hint(local_values: dict[str, Any], np_sqrt: bool = False) -> str:
+    """Why a gradient came out float64 for a float32 input, naming the backward's variables that are float64.
+
+    ``np_sqrt`` (the backward calls ``np.sqrt``) names a NumPy float64 number made inline,
+    where no variable holds it: ``grad_s / np.sqrt(d)``.
+    """
     scalars = [n for n, v in local_values.items() if isinstance(v, np.floating) and v.dtype == np.float64]
     arrays = [n for n, v in local_values.items()
               if isinstance(v, np.ndarray) and v.dtype == np.float64 and n != "grad_output"]
     start = _("your gradient is float64 for a float32 input: keep the input's dtype. ")
+    if not scalars and np_sqrt:
+        names = ", ".join(f"`{n}`" for n in arrays[:3]) or _("The gradient")
+        return start + _("{names} became float64 because np.sqrt(...) of a Python number (the shape's d) is a "
+                         "NumPy float64, and a float32 array times it becomes float64: use math.sqrt (a Python "
+                         "float keeps the array's dtype)", names=names)
     if scalars:
         names = ", ".join(f"`{n}`" for n in scalars[:3])
         return start + _("{names} is a NumPy float64 number (np.sqrt of a Python int gives one), and a float32 "

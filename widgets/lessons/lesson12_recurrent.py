@@ -56,6 +56,8 @@ def _judge(got: Outcome, expected: Outcome, variants: Iterator[tuple[Any, str]])
 def _rnn_cell_variants(x: Array, h: Array, W_ih: Array, W_hh: Array, b: Array) -> Iterator[tuple[Array, str]]:
     yield np.tanh(x @ W_ih.T + b), _("the recurrent term is missing: add h @ W_hh.T (the previous state)")
     yield np.tanh(x @ W_ih.T + h @ W_hh.T), _("the bias b is missing")
+    yield np.tanh(x @ W_ih.T + h @ W_hh.T) + b, _("the bias is added after the tanh: it belongs inside, "
+                                                  "tanh(x @ W_ih.T + h @ W_hh.T + b)")
     yield np.tanh(x @ W_ih.T + h @ W_hh + b), _("W_hh is not transposed: h @ W_hh.T (W_hh is (H, H), rows are "
                                                 "outputs)")
     yield x @ W_ih.T + h @ W_hh.T + b, _("no tanh: h_new = tanh(x @ W_ih.T + h @ W_hh.T + b)")
@@ -69,19 +71,21 @@ def rnn_cell_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
 
 # ---------------------------------------------------------------------- exercise 2: BPTT
 def _bptt(xs: Array, h0: Array, W_ih: Array, W_hh: Array, b: Array, grad_hs: Array, *, recurrence: bool = True,
-          state_shift: int = 0, tanh_grad: bool = True, transpose: bool = False) -> tuple[Array, ...]:
+          state_shift: int = 0, tanh_grad: bool = True, transpose: bool = False, tanh_step: int = 1,
+          forward_in_time: bool = False, accumulate: bool = True) -> tuple[Array, ...]:
     """(dW_ih, dW_hh, db, dh0) of an RNN over ``xs``, or of a wrong BPTT."""
     hs = [h0]
     for x in xs:
         hs.append(np.tanh(x @ W_ih.T + hs[-1] @ W_hh.T + b))
     dW_ih, dW_hh, db = np.zeros_like(W_ih), np.zeros_like(W_hh), np.zeros_like(b)
     dh_next = np.zeros_like(h0)
-    for t in reversed(range(len(xs))):
+    for t in (range(len(xs)) if forward_in_time else reversed(range(len(xs)))):
         upstream = grad_hs[t] + dh_next if recurrence else grad_hs[t]
-        da = upstream * (1 - hs[t + 1] ** 2) if tanh_grad else upstream
-        dW_ih += da.T @ xs[t]
-        dW_hh += da.T @ hs[t + state_shift]
-        db += da.sum(axis=0)
+        da = upstream * (1 - hs[t + tanh_step] ** 2) if tanh_grad else upstream
+        if accumulate:
+            dW_ih, dW_hh, db = dW_ih + da.T @ xs[t], dW_hh + da.T @ hs[t + state_shift], db + da.sum(axis=0)
+        else:  # `=` for `+=`: only the last step walked keeps its contribution
+            dW_ih, dW_hh, db = da.T @ xs[t], da.T @ hs[t + state_shift], da.sum(axis=0)
         dh_next = da @ (W_hh.T if transpose else W_hh)
     return dW_ih, dW_hh, db, dh_next
 
@@ -97,6 +101,12 @@ def bptt_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
         (_bptt(*args, tanh_grad=False), _("the tanh derivative is missing: da = (grad_hs[t] + dh_next) * "
                                           "(1 - h_t**2)")),
         (_bptt(*args, transpose=True), _("dh_next = da @ W_hh (not W_hh.T): forward used h @ W_hh.T")),
+        (_bptt(*args, tanh_step=0), _("the tanh derivative uses the state before the step: h_t = tanh(a_t), so "
+                                      "the derivative is 1 - h_t**2 with h_t = hs[t + 1], the step's own output")),
+        (_bptt(*args, forward_in_time=True), _("the loop walks forward in time: the gradient flows from the last "
+                                               "step back to the first, for t in reversed(range(len(xs)))")),
+        (_bptt(*args, accumulate=False), _("dW_ih, dW_hh and db hold only one step's contribution: every step "
+                                           "uses the same weights, so add each step's gradient (+=, not =)")),
     )
     value = got.value
     ok, hint = same(value, expected.value)
@@ -107,6 +117,11 @@ def bptt_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
     if text:
         return False, text
     wrong = [n for n, g, e in zip(("dW_ih", "dW_hh", "db", "dh0"), value, expected.value) if not same(g, e)[0]]
+    one_step = _bptt(*args, accumulate=False)
+    overwritten = [n for n, g, w in zip(("dW_ih", "dW_hh", "db"), value, one_step) if n in wrong and _matches(g, w)]
+    if overwritten:
+        return False, _("{names} hold(s) only one step's contribution: every step uses the same weights, so add "
+                        "each step's gradient (+=, not =)", names=", ".join(overwritten))
     return False, _("{names} wrong: {hint}", names=", ".join(wrong), hint=hint)
 
 
@@ -115,13 +130,14 @@ _ORDER = "ifgo"
 
 
 def _lstm(x: Array, h: Array, c: Array, W_ih: Array, W_hh: Array, b: Array, *, order: str = _ORDER,
-          swap_fi: bool = False, tanh_c: bool = True, sigmoid_g: bool = False) -> tuple[Array, Array]:
+          swap_fi: bool = False, tanh_c: bool = True, sigmoid_g: bool = False,
+          input_gate: bool = True) -> tuple[Array, Array]:
     H = h.shape[1]
     z = x @ W_ih.T + h @ W_hh.T + b
     block = {name: z[:, k * H:(k + 1) * H] for k, name in enumerate(order)}
     i, f, o = _sigmoid(block["i"]), _sigmoid(block["f"]), _sigmoid(block["o"])
     g = _sigmoid(block["g"]) if sigmoid_g else np.tanh(block["g"])
-    c_new = i * c + f * g if swap_fi else f * c + i * g
+    c_new = i * c + f * g if swap_fi else f * c + (i * g if input_gate else g)
     return (o * np.tanh(c_new) if tanh_c else o * c_new), c_new
 
 
@@ -138,6 +154,9 @@ def lstm_cell_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
                                                order=", ".join(order))
         yield _lstm(*args, tanh_c=False), _("h_new = o * tanh(c_new): the tanh of the cell state is missing")
         yield _lstm(*args, sigmoid_g=True), _("g (the cell candidate) uses tanh, not sigmoid")
+        yield _lstm(*args, input_gate=False), _("the input gate is missing: c_new = f * c + i * g (i decides how "
+                                                "much of the candidate g enters)")
+        yield _lstm(*args)[::-1], _("returned (c_new, h_new): the order is (h_new, c_new), as PyTorch's LSTMCell")
     if isinstance(got.value, list):
         return False, _("returned a list: return a tuple (h_new, c_new)")
     return _judge(got, expected, variants())
@@ -145,12 +164,12 @@ def lstm_cell_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
 
 # ---------------------------------------------------------------------- exercise 4: the cell-state backward
 def _cell_update_grads(z: Array, c: Array, grad_output: Array, f_path: bool = True, sigmoid_grad: str = "if",
-                       i_in_g: bool = True, order: str = "ifg") -> tuple[Array, Array]:
+                       i_in_g: bool = True, order: str = "ifg", tanh_grad_squared: bool = True) -> tuple[Array, Array]:
     H = c.shape[1]
     i, f, g = _sigmoid(z[:, :H]), _sigmoid(z[:, H:2 * H]), np.tanh(z[:, 2 * H:3 * H])
     blocks = {"i": grad_output * g * (i * (1 - i) if "i" in sigmoid_grad else 1),
               "f": grad_output * c * (f * (1 - f) if "f" in sigmoid_grad else 1),
-              "g": grad_output * (i if i_in_g else 1) * (1 - g * g)}
+              "g": grad_output * (i if i_in_g else 1) * (1 - g * g if tanh_grad_squared else 1 - g)}
     dz = np.zeros((c.shape[0], 4 * H))
     for k, name in enumerate(order):
         dz[:, k * H:(k + 1) * H] = blocks[name]
@@ -165,7 +184,9 @@ def cell_update_mistakes(k: int, got: Array, inputs: list[Any], grad_output: Arr
                 (dict(sigmoid_grad="f"), _("i's gradient lacks the sigmoid derivative i * (1 - i)")),
                 (dict(sigmoid_grad="i"), _("f's gradient lacks the sigmoid derivative f * (1 - f)")),
                 (dict(i_in_g=False), _("g's gradient lacks the factor i: d c_new / d g = i")),
-                (dict(order="fig"), _("the gradients of i and f are in each other's columns: z holds i, f, g, o")))
+                (dict(order="fig"), _("the gradients of i and f are in each other's columns: z holds i, f, g, o")),
+                (dict(tanh_grad_squared=False), _("the tanh derivative is 1 - g**2, not 1 - g: d tanh(a) = 1 - "
+                                                  "tanh(a)**2")))
     for options, text in variants:
         wrong = _cell_update_grads(z, c, grad_output, **options)[k]
         if wrong.shape == got.shape and np.allclose(got, wrong, atol=1e-6, rtol=1e-5):

@@ -37,14 +37,21 @@ def _causal(T: int, k: int = 0) -> Array:
 
 
 def _attention(q: Array, k: Array, v: Array, scale: float | None = None, mask: Array | None = None,
-               axis: int = -1, subtract_max: bool = True, mask_after: bool = False) -> Array:
+               axis: int = -1, subtract_max: bool = True, mask_after: bool = False, renormalise: bool = False,
+               mask_by_zero: bool = False) -> Array:
     """softmax(q k^T * scale, masked) v, or one of its wrong versions."""
     T, d = q.shape[-2], q.shape[-1]
     scale = 1 / math.sqrt(d) if scale is None else scale
     mask = _causal(T) if mask is None else mask
     scores = q @ np.swapaxes(k, -1, -2) * scale
+    if mask_by_zero:
+        return _softmax(scores * mask, axis) @ v
     if mask_after:
-        return (_softmax(scores, axis) * mask) @ v
+        p = _softmax(scores, axis) * mask
+        if renormalise:
+            with np.errstate(all="ignore"):  # 0 / 0 where every visible score underflowed
+                p = p / p.sum(axis=axis, keepdims=True)
+        return p @ v
     return _softmax(np.where(mask, scores, -np.inf), axis, subtract_max) @ v
 
 
@@ -71,6 +78,10 @@ def mask_hint(got: Any, expected: Array) -> tuple[bool, str]:
     if got.shape != expected.shape:
         return False, _("shape {got}, expected {expected}: a (T, T) mask", got=style.fmt_shape(got.shape),
                         expected=style.fmt_shape(expected.shape))
+    if got.dtype.kind == "f" and np.isin(got, (0.0, -np.inf)).all() and np.array_equal(got == 0, expected):
+        return False, _("an additive mask (0 where allowed, -inf elsewhere): this exercise wants the bool mask, "
+                        "True where query t may look at key s (np.tril(np.ones((T, T), dtype=bool))); attention "
+                        "puts the -inf in itself, np.where(mask, scores, -np.inf)")
     if got.dtype != np.bool_:
         if np.array_equal(got != 0, expected):
             return False, _("right places, but the dtype is {dtype}: a mask is bool (dtype=bool). "
@@ -117,6 +128,12 @@ def _forward_variants(q: Array, k: Array, v: Array) -> Iterator[tuple[Array, str
     yield _attention(q, k, v, scale=1.0), _("the scores are not divided by sqrt(d): q @ k^T / math.sqrt(d)")
     yield _attention(q, k, v, scale=math.sqrt(d)), _("you multiplied the scores by sqrt(d): divide by it")
     yield _attention(q, k, v, scale=1 / d), _("you divided the scores by d: divide by sqrt(d)")
+    if T != d:
+        yield _attention(q, k, v, scale=1 / math.sqrt(T)), _(
+            "you divided the scores by sqrt(T), the number of positions: d is the size of each vector, q.shape[-1]")
+    yield _attention(q, k, v, mask_by_zero=True), _(
+        "the scores were masked by multiplying by 0: exp(0) = 1, so the future still gets weight. Put -inf "
+        "where the mask is False (np.where(mask, scores, -np.inf))")
     yield _attention(q, k, v, mask=np.ones((T, T), dtype=bool)), _("no causal mask: every query sees the future too")
     yield _attention(q, k, v, mask=np.triu(np.ones((T, T), dtype=bool))), _(
         "the mask keeps the future (np.triu): keep s <= t (np.tril)")
@@ -136,6 +153,10 @@ def attention_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
         return ok, hint
     q, k, v = expected.args
     if not np.isfinite(value).all() and np.isfinite(want).all():
+        if np.allclose(value, _attention(q, k, v, mask_after=True, renormalise=True), equal_nan=True):
+            return False, _("NaN with large scores: masking after the softmax and renormalising divides 0 by 0 "
+                            "where every score a query may see underflowed to 0. Mask the scores before the "
+                            "softmax instead: np.where(mask, scores, -np.inf)")
         if np.allclose(value, _attention(q, k, v, mask=_causal(q.shape[-2], -1)), equal_nan=True):
             return False, _("NaN in row 0: the mask hides the diagonal too, so query 0 sees nothing; s <= t "
                             "keeps the diagonal")
@@ -149,7 +170,8 @@ def attention_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
 
 # ---------------------------------------------------------------------- exercise 4: attention backward
 def _attention_grads(q: Array, k: Array, v: Array, grad_output: Array, scale: float | None = None,
-                     row_sum: bool = True, transpose_p: bool = True) -> tuple[Array, Array, Array]:
+                     row_sum: bool = True, transpose_p: bool = True, sum_axis: int = -1,
+                     transpose_s: bool = True) -> tuple[Array, Array, Array]:
     """(grad_q, grad_k, grad_v) of causal attention, or of a wrong backward."""
     d, T = q.shape[-1], q.shape[-2]
     true_scale = 1 / math.sqrt(d)
@@ -158,8 +180,9 @@ def _attention_grads(q: Array, k: Array, v: Array, grad_output: Array, scale: fl
     p = _softmax(scores)
     grad_v = (np.swapaxes(p, -1, -2) if transpose_p else p) @ grad_output
     grad_p = grad_output @ np.swapaxes(v, -1, -2)
-    grad_s = p * (grad_p - (grad_p * p).sum(axis=-1, keepdims=True)) if row_sum else p * grad_p
-    return grad_s @ k * scale, np.swapaxes(grad_s, -1, -2) @ q * scale, grad_v
+    grad_s = p * (grad_p - (grad_p * p).sum(axis=sum_axis, keepdims=True)) if row_sum else p * grad_p
+    grad_k = (np.swapaxes(grad_s, -1, -2) if transpose_s else grad_s) @ q * scale
+    return grad_s @ k * scale, grad_k, grad_v
 
 
 def attention_backward_mistakes(k: int, got: Array, inputs: list[Any], grad_output: Array) -> str | None:
@@ -174,6 +197,10 @@ def attention_backward_mistakes(k: int, got: Array, inputs: list[Any], grad_outp
         (dict(row_sum=False), _("the softmax backward lacks the row sum: grad_s = p * (grad_p - (grad_p * p)"
                                 ".sum(axis=-1, keepdims=True))")),
         (dict(transpose_p=False), _("grad_v = p^T @ grad_output: swap the last two axes of p")),
+        (dict(sum_axis=-2), _("the softmax backward's row sum runs over axis -2 (the queries): each row of p sums "
+                              "to 1 over the keys, so (grad_p * p).sum(axis=-1, keepdims=True)")),
+        (dict(transpose_s=False), _("grad_k = grad_s^T @ q: swap the last two axes of grad_s (scores = q @ k^T, "
+                                    "so k's gradient comes from grad_s transposed)")),
     ]
     for options, text in variants:
         wrong = _attention_grads(q, key, v, grad_output, **options)[k]
@@ -211,7 +238,11 @@ def layer_norm_mistakes(k: int, got: Array, inputs: list[Any], grad_output: Arra
                                                     "subtract gh.sum(axis=-1, keepdims=True)")),
                           (dict(variance_term=False), _("the variance term is missing: every x moves the variance, "
                                                         "so subtract xhat * (gh * xhat).sum(axis=-1, keepdims=True)")),
-                          (dict(weight=False), _("multiply grad_output by w first: gh = grad_output * w"))):
+                          (dict(weight=False), _("multiply grad_output by w first: gh = grad_output * w")),
+                          (dict(mean_term=False, variance_term=False), _(
+                              "the mean and the variance terms are both missing: every x moves the mean and the "
+                              "variance, so subtract gh.sum(axis=-1, keepdims=True) and xhat * (gh * xhat)"
+                              ".sum(axis=-1, keepdims=True) from M * gh"))):
         wrong = _layer_norm_grad_x(x, w, eps, **options)(grad_output)
         if np.allclose(got, wrong, atol=1e-6, rtol=1e-5):
             return text

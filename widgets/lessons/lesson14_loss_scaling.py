@@ -168,8 +168,13 @@ def _grad_hint(where: str, got: list[np.ndarray | None], expected: list[np.ndarr
             return _("{where}: the gradients that differ are all below {smallest:.2g}, where float16 keeps "
                      "fewer digits (subnormal numbers): was the loss multiplied by the scale before backward()?",
                      where=where, smallest=SMALLEST_NORMAL)
+        with np.errstate(invalid="ignore", over="ignore"):  # inf - inf: no RuntimeWarning for the learner
+            differences = np.abs(g - e)
+        finite = differences[np.isfinite(differences)]
+        if not finite.size:  # np.nanmax would warn "All-NaN slice encountered" to the learner
+            return _("{where}: parameter {k}'s gradient is inf/NaN where the reference's is not", where=where, k=k)
         return _("{where}: parameter {k}'s gradient differs from the reference (largest difference "
-                 "{largest:.3g})", where=where, k=k, largest=np.nanmax(np.abs(g - e)))
+                 "{largest:.3g})", where=where, k=k, largest=float(finite.max()))
     return None
 
 
@@ -287,6 +292,9 @@ def update_rule_hint(got: Outcome, expected: Outcome) -> tuple[bool, str]:
     if not isinstance(got.value, tuple) or len(got.value) != 2:
         return False, _("return a tuple (new_scale, new_growth_tracker), got {value}", value=format_value(got.value))
     (got_scale, got_tracker), (want_scale, want_tracker) = got.value, expected.value
+    if (got_scale, got_tracker) == (want_tracker, want_scale) and want_tracker != want_scale:
+        return False, _("returned (tracker, scale): the order is (new_scale, new_growth_tracker), as the "
+                        "function's name and GradScaler keep them")
     if not np.isclose(got_scale, want_scale) and got.grows_at_2000 and want_scale > scale:
         return False, _("did not grow after {interval} clean steps, but grows after 2000: use the "
                         "growth_interval argument ({interval} here), not the number 2000", interval=interval)

@@ -39,6 +39,7 @@ class RecordingComm:
         self._comm = comm
         self.rank, self.size = comm.rank, comm.size
         self.calls: list[str] = []
+        self.destinations: list[Any] = []  # where each send / sendrecv went: the ring's direction
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._comm, name)
@@ -47,22 +48,40 @@ class RecordingComm:
 
         def recorded(*args: Any, **kwargs: Any) -> Any:
             self.calls.append(name)
+            if name in ("send", "sendrecv"):
+                self.destinations.append(kwargs.get("dest", args[1] if len(args) > 1 else None))
             return value(*args, **kwargs)
         return recorded
 
 
 class RankRun:
-    """What the ranks returned, the calls each made, and whether an input array changed."""
+    """What the ranks returned, the calls each made, and whether an input array changed.
 
-    def __init__(self, values: list[Any], calls: list[list[str]], inputs_changed: bool) -> None:
+    ``probe``: the same function on one more rank (the averaging), to tell mistakes apart
+    that look alike on 2 ranks; ``wrong_way``: the ring sent every message to the left.
+    """
+
+    def __init__(self, values: list[Any], calls: list[list[str]], inputs_changed: bool,
+                 probe: "RankRun | None" = None, wrong_way: bool = False) -> None:
         self.values, self.calls, self.inputs_changed = values, calls, inputs_changed
+        self.probe, self.wrong_way = probe, wrong_way
 
     def __repr__(self) -> str:
         return format_value(self.values)
 
 
+def _leftwards(comms: list["RecordingComm"]) -> bool:
+    """True when, on 3 or more ranks, every message went to the left neighbour (rank - 1)."""
+    sent = [(c.rank, c.size, d) for c in comms for d in c.destinations]
+    return bool(sent) and sent[0][1] > 2 and all(d == (rank - 1) % size for rank, size, d in sent)
+
+
 def _on_ranks(fn: Callable[..., Any], inputs: list[Any]) -> RankRun:
-    """``fn(comm, inputs[r])`` on every rank r, with recording comms; the inputs compared afterwards."""
+    """``fn(comm, inputs[r])`` on every rank r, with recording comms; the inputs compared afterwards.
+
+    A run that raised after sending every message leftwards is returned (``wrong_way``), not
+    raised: the error is a consequence (chunks of different sizes meet), the direction the cause.
+    """
     kept = [[np.array(a) for a in x] if isinstance(x, list) else np.array(x) for x in inputs]
     comms: list[RecordingComm] = []
 
@@ -70,12 +89,18 @@ def _on_ranks(fn: Callable[..., Any], inputs: list[Any]) -> RankRun:
         recording = RecordingComm(comm)
         comms.append(recording)
         return fn(recording, x)
-    values = run_ranks(on_rank, inputs)
+    try:
+        values = run_ranks(on_rank, inputs)
+    except Exception:
+        if not _leftwards(comms):
+            raise
+        return RankRun([None] * len(inputs), [c.calls for c in sorted(comms, key=lambda c: c.rank)], False,
+                       wrong_way=True)
     changed = any(not np.array_equal(np.asarray(k, dtype=float), np.asarray(x, dtype=float))
                   for before, now in zip(kept, inputs)
                   for k, x in (zip(before, now) if isinstance(before, list) else [(before, now)]))
     calls = [c.calls for c in sorted(comms, key=lambda c: c.rank)]
-    return RankRun(values, calls, changed)
+    return RankRun(values, calls, changed, wrong_way=_leftwards(comms))
 
 
 # ---------------------------------------------------------------------- exercise 1: average the gradients
@@ -91,8 +116,34 @@ def rank_gradients(n_ranks: int) -> list[list[np.ndarray]]:
 
 
 def averaging_on_ranks(fn: Callable[..., Any]) -> Callable[[int], RankRun]:
-    """``run(n_ranks)``: ``fn(comm, grads)`` on ``n_ranks`` thread ranks."""
-    return lambda n_ranks: _on_ranks(fn, rank_gradients(n_ranks))
+    """``run(n_ranks)``: ``fn(comm, grads)`` on ``n_ranks`` thread ranks (and, as a probe, on one more)."""
+    def run(n_ranks: int) -> RankRun:
+        result = _on_ranks(fn, rank_gradients(n_ranks))
+        try:
+            result.probe = _on_ranks(fn, rank_gradients(n_ranks + 1))
+        except Exception:  # the probe only sharpens a hint; the run above is what is judged
+            pass
+        return result
+    return run
+
+
+def _divisor(got: list[Any], n: int) -> float | None:
+    """What every rank divided the sum of ``n`` ranks' gradients by (None if not one number)."""
+    expected = [[g / n for g in grads] for grads in _sums(n)]
+    try:
+        factors = [constant_factor(np.concatenate([np.ravel(a) for a in g]), np.concatenate([np.ravel(a) for a in e]))
+                   for g, e in zip(got, expected)]
+    except (TypeError, ValueError):
+        return None
+    divisors = {round(n / c, 6) for c in factors if c is not None}
+    return divisors.pop() if len(divisors) == 1 and None not in factors else None
+
+
+def _sums(n: int) -> list[list[np.ndarray]]:
+    """Every rank's view of the summed gradients of ``n`` ranks."""
+    grads = rank_gradients(n)
+    total = [np.sum([g[k] for g in grads], axis=0) for k in range(len(grads[0]))]
+    return [total for _ in range(n)]
 
 
 def averaging_hint(run: RankRun, expected_run: RankRun) -> tuple[bool, str]:
@@ -110,6 +161,9 @@ def averaging_hint(run: RankRun, expected_run: RankRun) -> tuple[bool, str]:
         kinds = sorted({type(g).__name__ for g in got if not isinstance(g, list)})
         return False, _("returned a {types}: return a list of arrays (write [... for g in grads])",
                         types=", ".join(kinds))
+    probe = run.probe.values if run.probe is not None else None
+    if probe is not None and _divisor(probe, n + 1) == n and (n == 2 or _divisor(got, n) == n - 1):
+        return False, _("you divided the sum by comm.size - 1 ({d} here): divide by comm.size ({n})", d=n - 1, n=n)
     if same(got, [[g * n for g in grads] for grads in expected])[0]:
         return False, _("you summed but forgot to divide by the world size (comm.size = {n})", n=n)
     if same(got, inputs)[0]:
@@ -192,6 +246,10 @@ def ring_hint(run: RankRun, expected_run: RankRun) -> tuple[bool, str]:
     """``compare`` for the ring: the calls first (collective, deadlock, steps), then what the sums hold."""
     got, expected = run.values, expected_run.values
     n = len(expected)
+    if run.wrong_way and not same(got, expected)[0]:  # a mirrored ring that sums right is right too
+        return False, _("the ring runs the wrong way: every rank sent to its left neighbour. Send to the right "
+                        "(dest=right, rank + 1) and receive from the left (source=left): the chunk indices "
+                        "(rank - s) % size follow the data around the ring in that direction")
     calls = _calls_hint(run.calls, n)
     if calls:
         return False, calls
