@@ -34,6 +34,46 @@ CASES = [
     ("tensor_tour.py", [], 1e-6, 1e-7),
     ("build_model.py", [], 1e-5, 1e-6),
     ("autograd_basics.py", [], 1e-5, 1e-6),
+    # Gradients of gradients (create_graph=True), each seeded with torch.manual_seed; the
+    # tolerances come from running PyTorch against itself with the initial weights or the
+    # data nudged by one unit in the last place (and with two threads), and MiniTorch with
+    # NumPy's SIMD dispatch narrowed and its fast kernels off: see the measurements below.
+    # Float32 draws of randn on a CPU without AVX2 differ from PyTorch's in the last bits
+    # (docs/DIFFERENCES-FROM-PYTORCH.md): the same size of nudge, so the same tolerances.
+    ("wgan_gp_toy.py", [], 1e-5, 1e-5),
+    ("maml_sine.py", [], 1e-5, 1e-5),
+    ("pinn_ode.py", [], 1e-5, 1e-12),
+    ("hessian_power_iteration.py", [], 1e-8, 1e-9),
+]
+
+# Lines compared within a wider band than their case's tolerance: (script, a regex matched
+# against PyTorch's line, rtol, atol); the first match decides. A GAN's training is chaotic:
+# PyTorch against itself, with every initial weight nudged by one ulp, prints the same first
+# 50 steps (at most 2e-6 apart), then drifts apart about four times more every 50 steps
+# (2e-5 at step 100, 9e-5 at 150, 3.6e-4 = 1.3e-3 relative at 200; the final gradient
+# norm 1e-4). The band is ten times the largest of those, and what the program is about
+# is checked on its own below (the critic's gradient norm near 1, the points near the modes).
+BANDS = [
+    ("wgan_gp_toy.py", r"^step +(100|150|200) |^critic gradient norm|^mean distance", 2e-2, 5e-3),
+]
+
+# What each program is about, checked on MiniTorch's own output (also without PyTorch):
+# (script, a regex whose groups are numbers, what must hold of them, what that means).
+CLAIMS = [
+    ("wgan_gp_toy.py", r"gradient norm at 2000 interpolates: ([\d.]+)", lambda norm: abs(norm - 1) < 0.1,
+     "the penalty holds the critic's gradient norm near 1"),
+    ("wgan_gp_toy.py", r"nearest mode: ([\d.]+) at the start, ([\d.]+) after", lambda start, end: end < start / 2,
+     "the generated points came closer to the modes"),
+    ("maml_sine.py", r"held-out MAML +before ([\d.]+) +after 1 step ([\d.]+)", lambda before, after: after < before / 2,
+     "one inner step from MAML's weights fits a new task"),
+    ("maml_sine.py", r"held-out baseline +before [\d.]+ +after 1 step ([\d.]+)", lambda after: after > 2,
+     "one step from the baseline's weights does not"),
+    ("pinn_ode.py", r"^L-BFGS +3 +residual ([\d.e+-]+) +boundary [\d.e+-]+ +max error ([\d.e+-]+)",
+     lambda residual, error: residual < 1e-5 and error < 1e-3, "the network solves the ODE"),
+    ("hessian_power_iteration.py", r"relative difference below 1e-6: (True|False)", lambda agrees: agrees == "True",
+     "power iteration finds the full Hessian's top eigenvalue"),
+    ("hessian_power_iteration.py", r"equals the two-grad product: (True|False)", lambda equal: equal == "True",
+     "the Hessian-vector product is the full Hessian times v"),
 ]
 
 
@@ -49,14 +89,40 @@ def _split(line):
     return words, [float(n) for n in NUMBER.findall(line.replace("minitorch.", "torch."))]
 
 
+def _tolerance(script, line, rtol, atol):
+    """The case's (rtol, atol), or those of the first band of BANDS that matches the line."""
+    for band_script, pattern, band_rtol, band_atol in BANDS:
+        if band_script == script and re.search(pattern, line):
+            return band_rtol, band_atol
+    return rtol, atol
+
+
+def _check_claims(script, lines):
+    """Every claim of CLAIMS about ``script`` holds on every line it matches (and matches one)."""
+    for claim_script, pattern, holds, meaning in CLAIMS:
+        if claim_script != script:
+            continue
+        found = [m.groups() for m in map(re.compile(pattern).search, lines) if m]
+        assert found, f"{script}: no line matches {pattern!r}"
+        for groups in found:
+            values = [g if g in ("True", "False") else float(g) for g in groups]
+            assert holds(*values), f"{script}: expected {meaning}, but it printed {values}"
+
+
 def test_every_example_has_a_case():
     assert {p.name for p in EXAMPLES.glob("*.py")} == {script for script, *_ in CASES}
+
+
+def test_every_band_and_claim_names_a_case():
+    scripts = {script for script, *_ in CASES}
+    assert {script for script, *_ in BANDS + CLAIMS} <= scripts
 
 
 @pytest.mark.parametrize("script,args,rtol,atol", CASES, ids=lambda v: str(v) if isinstance(v, (str, list)) else "")
 def test_example_prints_the_same_numbers_as_pytorch(script, args, rtol, atol, tmp_path):
     mini = _run(["-m", "minitorch.run_as_torch", EXAMPLES / script, *args], tmp_path)
     assert mini, "the example printed nothing"
+    _check_claims(script, mini)
     try:
         import torch  # noqa: F401
     except ImportError:
@@ -66,5 +132,6 @@ def test_example_prints_the_same_numbers_as_pytorch(script, args, rtol, atol, tm
     for i, (m, r) in enumerate(zip(mini, real)):
         (m_words, m_nums), (r_words, r_nums) = _split(m), _split(r)
         assert m_words == r_words, f"line {i + 1}: {m!r} vs PyTorch's {r!r}"
-        np.testing.assert_allclose(m_nums, r_nums, rtol=rtol, atol=atol,
+        line_rtol, line_atol = _tolerance(script, r, rtol, atol)
+        np.testing.assert_allclose(m_nums, r_nums, rtol=line_rtol, atol=line_atol,
                                    err_msg=f"line {i + 1}: {m!r} vs PyTorch's {r!r}")
