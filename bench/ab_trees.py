@@ -16,6 +16,10 @@ Workloads (the models of docs/benchmarks.md; more in ``WORKLOADS``):
   cnn, cnn-compiled   one epoch of the digits CNN (bench/train_cnn.py's runner), eager or compiled
   mlp, mlp-compiled   one epoch of the digits MLP (bench/train_mlp.py's runner)
   op-overhead         bench/op_overhead.py's cases once each, forward and backward (sum of their medians)
+  lstm-compiled, transformer-compiled   one compiled training step of charlm's model (bench/compiled.py)
+  adam-mlp, adam-lstm, sgd-mlp          optimizer steps alone: 200 Adam steps on the digits MLP's
+                      parameters (the foreach kernel), 20 on the LSTM's (the formula: large
+                      parameters), 200 SGD-with-momentum steps on the MLP's
 """
 
 from __future__ import annotations
@@ -70,12 +74,44 @@ def _op_overhead():
     return call
 
 
+def _sequence(kind):
+    import compiled as compiled_bench
+
+    return compiled_bench.SequenceRunner(kind, "minitorch", compiled=True).epoch
+
+
+def _optimizer_steps(name, shapes, steps, **settings):
+    import numpy as np
+
+    import minitorch
+
+    rng = np.random.default_rng(0)
+    params = [minitorch.nn.Parameter(minitorch.tensor(rng.standard_normal(s).astype(np.float32))) for s in shapes]
+    opt = getattr(minitorch.optim, name)(params, **settings)
+    for p in params:
+        p.grad = minitorch.tensor(rng.standard_normal(p.shape).astype(np.float32))
+
+    def call():
+        for _ in range(steps):
+            opt.step()
+
+    return call
+
+
+MLP_SHAPES = [(128, 64), (128,), (10, 128), (10,)]
+LSTM_SHAPES = [(1024, 64), (1024, 256), (1024,), (1024,), (80, 64), (80, 256), (80,)]  # charlm's LSTM LM
+
 WORKLOADS = {
     "cnn": lambda: _cnn(False),
     "cnn-compiled": lambda: _cnn(True),
     "mlp": lambda: _mlp(False),
     "mlp-compiled": lambda: _mlp(True),
     "op-overhead": _op_overhead,
+    "lstm-compiled": lambda: _sequence("lstm"),
+    "transformer-compiled": lambda: _sequence("transformer"),
+    "adam-mlp": lambda: _optimizer_steps("Adam", MLP_SHAPES, 200, lr=1e-3),
+    "adam-lstm": lambda: _optimizer_steps("Adam", LSTM_SHAPES, 20, lr=1e-3),
+    "sgd-mlp": lambda: _optimizer_steps("SGD", MLP_SHAPES, 200, lr=0.1, momentum=0.9),
 }
 
 

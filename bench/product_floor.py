@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _machine import start_report  # noqa: E402
 
-from minitorch.functions.linalg import matmul_narrow  # noqa: E402  (and MiniTorch's allocator settings)
+from minitorch.kernels.cpu.small_products import matmul_narrow  # noqa: E402  (and MiniTorch's allocator settings)
 
 BATCH, CONTEXT, VOCAB = 32, 64, 80
 TOKENS = BATCH * CONTEXT
@@ -75,7 +75,7 @@ def transformer_products(rng, d=128, heads=4):
 
 def numpy_product(a, b):
     """a @ b as MiniTorch's kernels run it: a recurrent step's product (few columns) through
-    ``linalg.matmul_narrow`` (row blocks on OpenBLAS's AVX-512 small-product kernels)."""
+    ``kernels/cpu/small_products.matmul_narrow`` (row blocks on OpenBLAS's AVX-512 small-product kernels)."""
     if a.ndim == 2 and b.shape[-1] <= 48:
         out = np.empty((a.shape[0], b.shape[1]), dtype=np.result_type(a, b))
         return lambda: matmul_narrow(np, a, b, out)

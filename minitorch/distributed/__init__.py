@@ -8,9 +8,10 @@ Launch N copies of a script with MPI, ``mpiexec -n 4 python train.py``; in the s
     dist.all_reduce(t, op=dist.ReduceOp.SUM)  # every rank now holds the sum, in place
 
 The collectives (``all_reduce``, ``broadcast``, ``all_gather``, ``barrier``) must be called
-by every rank, in the same order. Each one checks that: the ranks first agree on the
-collective, the shape, the dtype and the sequence number, and any difference raises the
-same ``DistributedError`` on every rank. ``init_process_group(timeout=...)`` (30 minutes by
+by every rank, in the same order (``send``/``recv``: by the two ranks of the transfer). Each
+one checks that: the ranks first agree on the collective (or transfer), the shape, the dtype
+and the sequence number, and any difference raises the same ``DistributedError`` on every
+rank (on both ranks of a transfer). ``init_process_group(timeout=...)`` (30 minutes by
 default, as PyTorch) bounds every wait (``GroupTimeoutError`` names the ranks that did not
 arrive), and an uncaught exception on one rank ends the whole job with its traceback.
 ``nn.parallel.DistributedDataParallel`` uses them to average gradients;
@@ -22,6 +23,7 @@ The ``"nccl"`` backend has been tested only with a fake CuPy, never on real GPUs
 """
 
 from minitorch import cuda
+from minitorch.distributed import differentiable  # noqa: F401  (its ops register when minitorch loads)
 from minitorch.distributed.agreement import GroupTimeoutError
 from minitorch.distributed.base import PIP_COMMAND, DistributedError, ProcessGroup, ReduceOp, Work
 from minitorch.distributed.collectives import all_gather, all_reduce, barrier, broadcast, check_same_on_all_ranks
@@ -35,6 +37,7 @@ from minitorch.distributed.group import (
     is_available,
     is_initialized,
 )
+from minitorch.distributed.point_to_point import irecv, isend, recv, send
 
 
 def is_mpi_available() -> bool:
@@ -66,8 +69,12 @@ __all__ = [
     "get_rank",
     "get_world_size",
     "init_process_group",
+    "irecv",
     "is_available",
     "is_initialized",
     "is_mpi_available",
     "is_nccl_available",
+    "isend",
+    "recv",
+    "send",
 ]

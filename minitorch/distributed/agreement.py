@@ -37,12 +37,12 @@ class GroupTimeoutError(DistributedError, TimeoutError):
     """A collective did not complete within the group's timeout (also a ``TimeoutError``)."""
 
 
-def wait_until(requests: list[Any], deadline: float) -> list[bool]:
+def wait_until(requests: list[Any], deadline: float, max_pause: float = 5e-3) -> list[bool]:
     """Poll MPI requests with ``Test()`` until all are done or ``deadline`` (``time.monotonic``) passes.
 
     Returns which requests completed. For the first millisecond it polls without pausing (as
     MPI's own blocking wait does), so a fast collective returns at once; after that the pause
-    between polls grows to 5 ms, so a long wait does not keep a core busy.
+    between polls grows to ``max_pause`` (5 ms), so a long wait does not keep a core busy.
     """
     done = [False] * len(requests)
     spin_until, pause = time.monotonic() + 1e-3, 5e-5
@@ -57,7 +57,7 @@ def wait_until(requests: list[Any], deadline: float) -> list[bool]:
             return done
         if now >= spin_until:
             time.sleep(pause)
-            pause = min(pause * 2, 5e-3)
+            pause = min(pause * 2, max_pause)
 
 
 class Agreement:

@@ -93,6 +93,16 @@ class ProcessGroup:
         """Return only when every rank has reached this call."""
         raise NotImplementedError
 
+    def isend(self, buf: Any, dst: int, what: str) -> Any:
+        """Start sending ``buf`` to rank ``dst`` (``pairwise.Transfer``); ``what`` names it in errors."""
+        raise DistributedError(f"send {what}: the {self.backend} backend has no point-to-point transfers; "
+                               "use the mpi backend (CPU tensors)")
+
+    def irecv(self, src: int, what: str, shape: Any = None, dtype: Any = None) -> Any:
+        """Start receiving ``what`` from rank ``src``; the transfer's ``wait()`` returns the array."""
+        raise DistributedError(f"receive {what}: the {self.backend} backend has no point-to-point transfers; "
+                               "use the mpi backend (CPU tensors)")
+
     def abort(self, code: int = 1) -> None:
         """End every rank of the job at once (after an uncaught exception on this one)."""
         raise SystemExit(code)

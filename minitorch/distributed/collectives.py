@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from minitorch import backends
+from minitorch.distributed import comm_log
 from minitorch.distributed.base import DistributedError, ProcessGroup, ReduceOp, Work
 from minitorch.distributed.group import current_group
 from minitorch.switches import SWITCHES
@@ -69,6 +70,7 @@ def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: Any = None, a
                                "use SUM and divide yourself")
     buf, copied = _contiguous(tensor)
     base_op = ReduceOp.SUM if op is ReduceOp.AVG else op
+    comm_log.note("all_reduce", buf.nbytes)
 
     def finish() -> None:
         if op is ReduceOp.AVG:
@@ -92,6 +94,7 @@ def broadcast(tensor: Tensor, src: int = 0, group: Any = None, async_op: bool = 
     if not isinstance(src, int) or not 0 <= src < pg.size:
         raise DistributedError(f"broadcast: src must be a rank between 0 and {pg.size - 1}, got {src!r}")
     buf, copied = _contiguous(tensor)
+    comm_log.note("broadcast", buf.nbytes)
     pg.broadcast(buf, src)
     if copied:
         tensor.data[...] = buf
@@ -113,6 +116,7 @@ def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: Any = None, asy
                                    f"tensor is {tuple(tensor.shape)} {tensor.data.dtype}; they must match")
     xp = backends.module_of(tensor.data)
     gathered = xp.empty((pg.size, *tensor.data.shape), dtype=tensor.data.dtype)
+    comm_log.note("all_gather", tensor.data.nbytes)
     pg.allgather(xp.ascontiguousarray(tensor.data), gathered)
     for out, part in zip(tensor_list, gathered):
         out.data[...] = part

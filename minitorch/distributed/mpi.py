@@ -18,6 +18,7 @@ import numpy as np
 
 from minitorch.distributed.agreement import DEFAULT_TIMEOUT_S, Agreement
 from minitorch.distributed.base import ProcessGroup, ReduceOp, Work, import_mpi
+from minitorch.distributed.pairwise import Pairwise, Transfer
 
 
 class MPIGroup(ProcessGroup):
@@ -31,6 +32,7 @@ class MPIGroup(ProcessGroup):
         self.comm = comm if comm is not None else self.MPI.COMM_WORLD
         self.rank, self.size = int(self.comm.Get_rank()), int(self.comm.Get_size())
         self.agreement = Agreement(self.comm, timeout_s)
+        self.pairs = Pairwise(self.comm, timeout_s)  # sends and receives between two ranks
         self._ops = {ReduceOp.SUM: self.MPI.SUM, ReduceOp.PRODUCT: self.MPI.PROD,
                      ReduceOp.MAX: self.MPI.MAX, ReduceOp.MIN: self.MPI.MIN}
 
@@ -68,9 +70,16 @@ class MPIGroup(ProcessGroup):
         self.agreement.agree("barrier")
         self.agreement.wait("barrier", self.comm.Ibarrier())
 
+    def isend(self, buf: Any, dst: int, what: str) -> Transfer:
+        return self.pairs.isend(buf, dst, what)
+
+    def irecv(self, src: int, what: str, shape: Any = None, dtype: Any = None) -> Transfer:
+        return self.pairs.irecv(src, what, shape, dtype)
+
     def abort(self, code: int = 1) -> None:
         """End every rank of the job now (``MPI_Abort``): what an uncaught exception does."""
         self.MPI.COMM_WORLD.Abort(code)
 
     def close(self) -> None:
         self.agreement.close()
+        self.pairs.close()

@@ -1,8 +1,8 @@
 """Ranks as threads in one process, for the lesson's exercises: ``run_ranks(fn, per_rank_args)``.
 
 ``fn(comm, *args)`` runs once per rank, each in its own thread, with a ``comm`` that speaks
-the small part of mpi4py's lower-case API the lesson uses: ``comm.rank``, ``comm.size``,
-``send``, ``recv``, ``sendrecv``, ``allreduce`` (a sum) and ``barrier``. So a function
+the small part of mpi4py's lower-case API the lessons use: ``comm.rank``, ``comm.size``,
+``send``, ``recv``, ``sendrecv``, ``allreduce`` (a sum), ``bcast`` and ``barrier``. So a function
 checked here runs unchanged under ``mpiexec`` with ``MPI.COMM_WORLD``.
 
 Messages are copied (as MPI copies them between processes), and a rank waiting for a
@@ -63,6 +63,15 @@ class ThreadComm:
         for other in others:
             total = total + other
         return total
+
+    def bcast(self, obj: Any, root: int = 0) -> Any:
+        """Rank ``root``'s ``obj``, on every rank (a copy on the others)."""
+        if self.rank == root:
+            for other in range(self.size):
+                if other != root:
+                    self.send(obj, other)
+            return obj
+        return self.recv(root)
 
     def barrier(self) -> None:
         """Wait until every rank got here."""

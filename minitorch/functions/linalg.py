@@ -8,7 +8,6 @@ summed back with ``unbroadcast``.
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -79,48 +78,6 @@ def sum_leading(a: Array, k: int = 1, ones: Array | None = None, out: Array | No
     if ones is None:
         ones = np.ones(rows, a.dtype)
     return np.matmul(ones, a.reshape(rows, m), out=out).reshape(tail)
-
-
-# OpenBLAS's x86-64 AVX-512 kernels (NumPy's wheels, on the machines these lessons are timed
-# on) multiply a product of at most this many multiply-adds (rows * inner * columns) without
-# first packing its operands into buffers. Measured: 97 rows of (., 321) @ (321, 32) in
-# float32 run at 142 GFLOP/s, 100 rows (just over) at 110.
-_SMALL_PRODUCT = 100**3
-# OpenBLAS's names for the cores it runs those kernels on (threadpoolctl's "architecture").
-_SMALL_PRODUCT_CORES = {"skylakex", "cooperlake", "sapphirerapids"}
-
-
-@functools.cache
-def small_product_kernels() -> bool:
-    """Whether NumPy's BLAS is an OpenBLAS running its AVX-512 small-product kernels.
-
-    Asked once, through threadpoolctl (scikit-learn's dependency): another BLAS (Accelerate,
-    MKL, OpenBLAS on an AVX2 or ARM core) gains nothing from ``matmul_narrow``'s blocks.
-    """
-    try:
-        from threadpoolctl import threadpool_info  # type: ignore[import-untyped]
-    except ImportError:
-        return False
-    for pool in threadpool_info():
-        if pool.get("internal_api") == "openblas" and "numpy" in str(pool.get("filepath", "")):
-            return str(pool.get("architecture", "")).lower() in _SMALL_PRODUCT_CORES
-    return False
-
-
-def matmul_narrow(xp: Any, a: Array, b: Array, out: Array) -> Array:
-    """xp.matmul(a, b, out=out), for a b of few columns (a recurrent step's batch): in NumPy
-    on OpenBLAS's AVX-512 kernels, in blocks of a's rows small enough for its small-product path.
-
-    One LSTM step, (1024, 321) @ (321, 32) in float32: eleven blocks of 97 rows take 146 us,
-    one product 170 (float64: 260 and 425). With 64 columns and more the blocks get too thin
-    and lose: then, as off NumPy (a GPU array) or on another BLAS, it is one product.
-    """
-    rows = _SMALL_PRODUCT // max(1, b.shape[0] * b.shape[1])
-    if xp is not np or b.shape[1] > 48 or rows >= a.shape[0] or rows < 8 or not small_product_kernels():
-        return xp.matmul(a, b, out=out)
-    for r in range(0, a.shape[0], rows):
-        np.matmul(a[r : r + rows], b, out=out[r : r + rows])
-    return out
 
 
 class MatMul(Function):

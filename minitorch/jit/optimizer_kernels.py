@@ -1,18 +1,20 @@
 """Replay kernels for an optimizer: Adam's flat update without deciding it again, ``zero_grad``.
 
-Eager ``Adam.step()`` gathers each group's parameters that have a gradient, builds the
-settings, asks ``paths.choose_path`` which implementation to run (which readies the flat
-buffers) and runs it. In a lowered step (``lowering.py``) the decision was made at the
-trace: ``FlatAdam`` calls the very function the eager step chose, ``_multi_tensor_adam``
+Eager ``Adam.step()`` gathers each group's parameters that have a gradient and their state
+(``Optimizer._init_group``), asks ``Optimizer._choose_kernel`` how to run the group's step
+(which readies the flat buffers when the foreach kernel applies) and runs it. In a lowered
+step (``lowering.py``) the decision was made at the trace: ``FlatAdam`` calls the very
+function the eager step chose, ``adam_foreach`` (``minitorch/kernels/optimizers/foreach.py``)
 on the group's flat buffers, reading the numbers that change between steps (the learning
 rate a scheduler sets, the betas, the step count in the state) fresh on every replay.
 Same function, same arguments: the same bits.
 
-Before each update it checks, by identity, what the decision rested on: the same groups
-and parameters with gradients, NumPy gradients of the parameters' dtype, the state still
-the flat buffers' views (``load_state_dict`` replaces it), one step count, the same
-``foreach``/``fused``/``amsgrad``/``maximize``. If anything moved, the step runs eagerly
-(``optimizer.step()``, which decides again) and the plan is made anew.
+Before each update it checks, by identity, what the decision rested on: the fast kernels
+still on, the same groups and parameters with gradients, NumPy gradients of the
+parameters' dtype, the state still the flat buffers' views (``load_state_dict`` replaces
+it), one step count, the same ``foreach``/``fused``/``amsgrad``/``maximize``. If anything
+moved, the step runs eagerly (``optimizer.step()``, which decides again) and the plan is
+made anew.
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from minitorch.optim import foreach as multi_tensor
-from minitorch.optim import paths
-from minitorch.optim.adam import Adam, _multi_tensor_adam
+from minitorch.kernels.optimizers.flat import flat_group
+from minitorch.kernels.optimizers.foreach import ADAM_FOREACH, adam_foreach
+from minitorch.optim.adam import Adam
 from minitorch.optim.optimizer import Optimizer
+from minitorch.switches import SWITCHES
 
 
 def _path_settings(group: dict[str, Any]) -> tuple[Any, ...]:
@@ -32,7 +35,7 @@ def _path_settings(group: dict[str, Any]) -> tuple[Any, ...]:
 
 
 class FlatAdam:
-    """``adam.step()`` in a lowered step: ``_multi_tensor_adam`` per group, as eager chose it."""
+    """``adam.step()`` in a lowered step: ``adam_foreach`` per group, as eager chose it."""
 
     def __init__(self, optimizer: Adam) -> None:
         self.optimizer = optimizer
@@ -46,23 +49,9 @@ class FlatAdam:
             self.optimizer.step()  # eager: decides afresh; then plan the next replays on what it did
             self.plan = self._make_plan()
             return
-        decoupled = self.optimizer.decoupled
-        for (group, flat, params, states, _, _), grads in zip(plan, ready):
-            beta1, beta2 = group["betas"]
-            _multi_tensor_adam(
-                flat,
-                params,
-                grads,
-                states,
-                lr=group["lr"],
-                beta1=beta1,
-                beta2=beta2,
-                eps=group["eps"],
-                weight_decay=group["weight_decay"],
-                decoupled=group.get("decoupled_weight_decay", decoupled),
-                amsgrad=group["amsgrad"],
-                maximize=group["maximize"],
-            )
+        optimizer = self.optimizer
+        for (group, _, params, states, _, _), grads in zip(plan, ready):
+            adam_foreach(optimizer, group, params, grads, states)
 
     def _make_plan(self) -> list[tuple[Any, ...]] | None:
         """What the eager step just did, group by group, if every group took the flat path."""
@@ -70,9 +59,9 @@ class FlatAdam:
         plan = []
         for group in opt.param_groups:
             params, grads, states = opt._init_group(group)
-            if not params or paths.choose_path(opt, group, params, grads, states) != paths.FOREACH:
+            if not params or opt._choose_kernel(group, params, grads, states) is not ADAM_FOREACH:
                 return None
-            flat = multi_tensor.flat_group(opt, group)
+            flat = flat_group(opt, group)
             # per parameter: itself, its data array and shape, its state and the flat views it must hold
             each = [(p, p.data, p.data.shape, s, [flat.views[k][i] for k in flat.keys]) for i, (p, s) in
                     enumerate(zip(params, states))]  # fmt: skip
@@ -83,13 +72,13 @@ class FlatAdam:
     def _ready(self, plan: list[tuple[Any, ...]]) -> list[list[Any]] | None:
         """Each group's gradient arrays, if the plan still holds (else None: run eagerly).
 
-        What ``choose_path`` and ``FlatGroup.is_current`` would find, by identity: the same
+        What ``_choose_kernel`` and ``FlatGroup.is_current`` would find, by identity: the same
         parameters with gradients (NumPy arrays of their dtype and shape), their state the
         flat buffers' views, one step count.
         """
         opt = self.optimizer
-        if opt.param_groups is not self.groups or len(plan) != len(opt.param_groups):
-            return None
+        if not SWITCHES.fast_kernels or opt.param_groups is not self.groups or len(plan) != len(opt.param_groups):
+            return None  # (fast kernels off: the eager step runs the formula)
         state = opt.state
         ready = []
         for group, flat, _, states, settings, each in plan:
@@ -133,8 +122,9 @@ def for_call(step: Any) -> Any:
     """The replay kernel of a recorded Python call, or None to make the call itself."""
     owner = step.owner
     if step.method is _STEP and not step.args and not step.kwargs:
-        if isinstance(owner, Adam) and type(owner)._update is Adam._update:
-            return FlatAdam(owner)
+        kind = type(owner)
+        if isinstance(owner, Adam) and kind._update is Optimizer._update and kind._init_group is Optimizer._init_group:
+            return FlatAdam(owner)  # (_make_plan checks that eager chose ADAM_FOREACH, which checks the rule)
     if step.method is _ZERO_GRAD and not step.args and step.kwargs.get("set_to_none", True) is True:
         return zero_grad_kernel(owner)
     return None

@@ -12,14 +12,28 @@ against the op it replaces (``tests/kernels/``). The ops never import it.
 ``MINITORCH_FAST_KERNELS=0`` in the environment before ``import minitorch`` does the same for
 the whole process. Either way the numbers agree with the fast path's to rounding; only the
 time differs (docs/benchmarks.md says by how much).
+
+The optimizers have the same arrangement: each writes its update rule once, for one
+parameter (``minitorch/optim/``), and ``optimizers/`` holds the faster ways to run it for a
+whole parameter group (PyTorch's ``foreach`` and ``fused``), registered per optimizer class
+and device (``update_registry.py``). The same switch turns them off.
 """
 
 from __future__ import annotations
 
 from types import TracebackType
 
-from minitorch.kernels.cpu import conv, host_memory, pooling  # noqa: F401  (each registers its kernels)
+from minitorch.kernels import optimizers  # noqa: F401  (registers the optimizers' update kernels)
+from minitorch.kernels.cpu import conv, gru, host_memory, lstm, pooling, special  # noqa: F401  (each registers its kernels)
+from minitorch.kernels.cuda import special as cuda_special  # noqa: F401
 from minitorch.kernels.registry import Kernel, all_kernels, kernels_of, register, unregister
+from minitorch.kernels.update_registry import (
+    UpdateKernel,
+    all_update_kernels,
+    register_update,
+    unregister_update,
+    update_kernels_of,
+)
 from minitorch.switches import FAST_KERNELS_AT_IMPORT, SWITCHES
 
 # glibc keeps freed memory for the next step's arrays (cpu/host_memory.py says why): a speed
@@ -48,10 +62,15 @@ def fast_kernels_enabled() -> bool:
 
 __all__ = [
     "Kernel",
+    "UpdateKernel",
     "all_kernels",
+    "all_update_kernels",
     "fast_kernels_enabled",
     "kernels_of",
     "register",
+    "register_update",
     "unregister",
+    "unregister_update",
+    "update_kernels_of",
     "use_fast_kernels",
 ]

@@ -82,6 +82,13 @@ class DistributedDataParallel(Module):
         if not bucket_cap_mb > 0:
             raise ValueError(f"DistributedDataParallel: bucket_cap_mb must be positive, got {bucket_cap_mb!r}")
         group = dist.current_group()  # a clear error if init_process_group was not called
+        split = [n for n, p in module.named_parameters() if getattr(p, "placements", None) is not None]
+        if split:
+            raise dist.DistributedError(
+                f"DistributedDataParallel: {split[0]} is a DTensor (tensor parallel): its ranks each hold a "
+                "different slice, so averaging or broadcasting it over the same ranks would mix the slices. "
+                "MiniTorch's meshes are one-dimensional: use tensor parallelism or DDP over a group of ranks, "
+                "not both")
         self.module = module
         self.broadcast_buffers = broadcast_buffers
         self.bucket_cap_mb = float(bucket_cap_mb)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from minitorch import backends, factories
+from minitorch import distributed as dist
 from minitorch.errors import MiniTorchError
 from minitorch.hints import Array
 from minitorch.tensor import Tensor
@@ -35,6 +36,29 @@ def _vector_norm(xp: Any, a: Array, norm_type: float) -> Array:
         return xp.asarray((a != 0).sum(), a.dtype)
     with np.errstate(divide="ignore"):  # 0 ** -p is inf, as in PyTorch
         return (magnitude**norm_type).sum() ** (1.0 / norm_type)
+
+
+def _whole_tensor_norms(params: list[Tensor], norms: Array, norm_type: float) -> None:
+    """Make ``norms[i]`` the norm of parameter i's whole gradient where ``.grad`` holds one rank's shard.
+
+    A tensor-parallel parameter (a DTensor split over its mesh) keeps only its slice of the
+    gradient, so its local norm is the slice's: the ranks combine theirs (for a p-norm the
+    sum of the p-th powers, for inf the largest), so every rank gets the same total, and the
+    same clipping coefficient. Replicated parameters are whole on every rank already.
+    """
+    for i, p in enumerate(params):
+        placements = getattr(p, "placements", None)
+        if not placements or not any(placement.is_shard() for placement in placements):
+            continue
+        if norm_type in (math.inf, -math.inf):
+            part, op = norms[i : i + 1].copy(), dist.ReduceOp.MAX if norm_type > 0 else dist.ReduceOp.MIN
+        elif norm_type == 0:
+            part, op = norms[i : i + 1].copy(), dist.ReduceOp.SUM
+        else:
+            part, op = norms[i : i + 1] ** norm_type, dist.ReduceOp.SUM
+        combined = Tensor._make(part, None, False)
+        dist.all_reduce(combined, op=op)
+        norms[i] = combined.data[0] if norm_type in (0, math.inf, -math.inf) else combined.data[0] ** (1.0 / norm_type)
 
 
 def clip_grad_norm_(
@@ -60,6 +84,7 @@ def clip_grad_norm_(
     xp = backends.module_of(grads[0])
     dtype = xp.result_type(*grads)  # float32 and float64 gradients: the norm is float64, as in PyTorch
     norms = xp.stack([xp.asarray(_vector_norm(xp, g, norm_type), dtype=dtype) for g in grads])
+    _whole_tensor_norms(params, norms, norm_type)
     total = xp.asarray(_vector_norm(xp, norms, norm_type), dtype=dtype)
     if error_if_nonfinite and not bool(xp.isfinite(total)):
         raise MiniTorchError(

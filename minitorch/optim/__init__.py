@@ -1,19 +1,15 @@
 """``minitorch.optim``: optimizers that update parameters from their gradients, and lr schedules.
 
-How a step runs (as in PyTorch's ``torch.optim.adam.adam()``): ``step()`` gathers, for each
-parameter group, the parameters that have a gradient into lists (parameters, gradients,
-state) and ``paths.choose_path`` picks ONE implementation for the whole group:
+Each optimizer's file states its update rule at the top and writes it once, for one
+parameter: ``_update_parameter(p, grad, state, group)``, the formula line by line (what
+PyTorch calls the single-tensor implementation), with ``_init_state`` making the buffers
+it keeps. ``Optimizer`` (``optimizer.py``) does the rest for all of them: parameter groups,
+checks, state, ``step(closure)``, ``zero_grad``, ``state_dict``.
 
-- ``_single_tensor_<name>`` (in each optimizer's file): a loop over the parameters, the
-  textbook update line by line -- the one to read first;
-- ``_multi_tensor_<name>`` (Adam/AdamW, RMSprop, Adagrad, Adadelta; built on ``foreach.py``):
-  the group as one flat array per buffer, each line of the formula one NumPy call for the
-  whole group, with the loop's numbers to the last bit;
-- ``_fused_<name>`` (SGD with momentum, Adam/AdamW): one GPU kernel per parameter
-  (``minitorch.cuda.kernels``).
-
-``foreach=False`` always runs the loop; the default (``foreach=None``) runs the fused kernel
-on a GPU and the flat step for several small CPU parameters. ``paths.py`` states the rule.
+Faster ways to run the same rule for a whole group (PyTorch's ``foreach`` and ``fused``:
+several small CPU parameters as one flat array, one GPU kernel per parameter) live in
+``minitorch/kernels/optimizers/`` and attach themselves to these classes; ``foreach=False``,
+or the fast kernels switched off (``MINITORCH_FAST_KERNELS=0``), runs the formula.
 """
 
 from minitorch.optim import lr_scheduler

@@ -1,19 +1,27 @@
-"""``Optimizer``: the base of SGD and Adam -- parameter groups, per-parameter state, zero_grad.
+"""``Optimizer``: what every optimizer shares -- parameter groups, per-parameter state, the step loop.
 
 An optimizer holds ``param_groups``, a list of dicts each with ``'params'`` and its own
 hyperparameters (``'lr'``, ...), and ``state``, a dict from parameter to its running
 buffers (momentum, Adam's moments). ``step()`` updates every ``p.data`` in place with
 plain array arithmetic: no graph is recorded and the Parameter objects never change.
 
-``step(closure)`` is a template method, as in PyTorch: it first calls ``closure()`` (which
-re-evaluates the model and returns the loss; grad mode is switched on for it, as
-``torch.enable_grad()`` does), then ``_update()``, the one method each optimizer writes, and
-returns the closure's loss (None without a closure).
+Each optimizer (``sgd.py``, ``adam.py``, ...) writes two things, both for ONE parameter:
 
-Each optimizer's ``_update()`` has PyTorch's shape: for each group it gathers the parameters
-that have a gradient into lists (``_init_group``), asks ``paths.choose_path`` once which
-implementation runs (the single-tensor loop, the flat foreach step or a fused GPU kernel)
-and calls that one function on the lists.
+- ``_update_parameter(p, grad, state, group)``: its update rule, the formula of its
+  module docstring line by line (PyTorch's "single-tensor" implementation);
+- ``_init_state(p, group, state)``: the buffers that rule keeps (zeros, step 0).
+
+Everything else is here, once: ``step(closure)`` (a template method, as in PyTorch: it calls
+``closure()`` with grad mode on, then ``_update()``, and returns the closure's loss),
+gathering each group's parameters that have a gradient with their state (``_init_group``),
+and the choice of how the group's step runs (``_choose_kernel``):
+
+- by default, the formula, one parameter after the other;
+- or a *bulk update kernel* that ``minitorch.kernels`` registered for the optimizer's
+  class and the group's device, if one applies: the same rule for the whole group at once
+  (``foreach``: its parameters as one flat NumPy array; ``fused``: one GPU kernel per
+  parameter). These are speed only, never other numbers; ``foreach=False`` in a group, or
+  ``SWITCHES.fast_kernels`` off (``MINITORCH_FAST_KERNELS=0``), runs the formula.
 
 Every hyperparameter is checked when the optimizer is built, when a group is added and
 when a state_dict is loaded, as PyTorch checks them (``if not 0.0 <= lr``), so a NaN or a
@@ -35,6 +43,7 @@ import numpy as np
 from minitorch import backends
 from minitorch.autograd.grad_mode import enable_grad
 from minitorch.errors import MiniTorchError, MiniTorchValueError
+from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
 
@@ -88,13 +97,18 @@ def _not_a_params_iterable(owner: str, params: Any) -> str | None:
 
 
 class Optimizer:
-    """Base class: subclasses set ``defaults``, check them in ``_check_hyperparameters`` and write ``_update()``.
+    """Base class: subclasses pass their ``defaults``, check them in ``_check_hyperparameters``,
+    and write ``_update_parameter`` (the update rule) and ``_init_state`` (its buffers).
 
     (A hand-written optimizer may instead override ``step()`` itself, as in PyTorch.)
     """
 
     # The buffers step() keeps for each parameter (load_state_dict checks a checkpoint has them).
     state_keys: tuple[str, ...] = ()
+    # The bulk update kernels of this class (and, inherited, of its subclasses), in the order
+    # they are tried. minitorch.kernels registers them (update_registry.py): optim/ never
+    # imports the kernels, they attach themselves here.
+    _update_kernels: tuple[Any, ...] = ()
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]], defaults: dict[str, Any]) -> None:
         name = type(self).__name__
@@ -124,12 +138,16 @@ class Optimizer:
         name = type(self).__name__
         if "foreach" in group:
             group["foreach"] = check_foreach(name, group["foreach"])
-        if "fused" in group:  # a speed setting, as foreach (see minitorch.optim.paths)
+        if "fused" in group:  # a speed setting, as foreach (see _choose_kernel)
             group["fused"] = check_foreach(name, group["fused"])
         if group.get("fused") and group.get("foreach"):
             raise MiniTorchError(
                 f"{name}: `fused` and `foreach` cannot be `True` together (they name two different "
                 "implementations of the step); pass one of them, or neither for the default"
+            )
+        if "weight_decay" in group:
+            group["weight_decay"] = check_non_negative(
+                name, "weight_decay", group["weight_decay"], "weight_decay value"
             )
         if "maximize" in group:  # step along +grad (gradient ascent)
             group["maximize"] = check_flag(name, "maximize", group["maximize"])
@@ -209,22 +227,84 @@ class Optimizer:
         return loss
 
     def _update(self) -> None:
-        """One update of every parameter from its ``.grad`` (each optimizer writes this)."""
+        """One update of every parameter that has a gradient, group by group."""
+        for group in self.param_groups:
+            params, grads, states = self._init_group(group)
+            if not params:
+                continue
+            kernel = self._choose_kernel(group, params, grads, states) if self._update_kernels else None
+            if kernel is not None:  # the same rule for the whole group at once
+                kernel.step(self, group, params, grads, states)
+                continue
+            for p, grad, state in zip(params, grads, states):
+                self._update_parameter(p, grad, state, group)
+                p._bump_version()  # p changed in place: a graph that saved it is now stale
+
+    def _update_parameter(self, p: Tensor, grad: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
+        """The update rule, for one parameter: change ``p.data`` (and ``state``) in place from ``grad``.
+
+        ``grad`` is ``p.grad``'s array, ``state`` the parameter's buffers (``self.state[p]``,
+        made by ``_init_state``), ``group`` its parameter group (``group["lr"]``, ...).
+        """
         raise NotImplementedError(
-            f"{type(self).__name__} must define _update() (the update step() runs) or override step() itself"
+            f"{type(self).__name__} must define _update_parameter(p, grad, state, group) (the update rule "
+            "that _update() applies to each parameter) or override step() itself"
         )
 
-    # ------------------------------------------------------------------ implementations
-    # What an optimizer has besides its single-tensor loop; minitorch.optim.paths.choose_path
-    # reads these to pick the implementation of each group's step.
-    flat_work_arrays = 1  # the scratch arrays its flat step needs (foreach.FlatGroup)
+    def _init_state(self, p: Tensor, group: dict[str, Any], state: dict[str, Any]) -> None:
+        """Put into ``state`` the buffers the rule needs for ``p`` with ``group``'s settings, where missing.
 
-    def _fused_step_supports(self, group: dict[str, Any]) -> bool:
-        """Whether a fused GPU kernel computes this optimizer's update with ``group``'s options (none here)."""
-        return False
+        Called before every update, so a setting switched on later (``amsgrad``) gets its
+        buffer too. A state that stays empty is not kept (SGD without momentum has none).
+        """
 
-    def _flat_step_keys(self, group: dict[str, Any]) -> tuple[str, ...] | None:
-        """The state arrays its flat (foreach) step keeps flat with ``group``'s options; None: no flat step."""
+    def _init_group(self, group: dict[str, Any]) -> tuple[list[Tensor], list[Any], list[dict[str, Any]]]:
+        """The group's parameters that have a gradient, their gradient arrays and their state (made if new)."""
+        params, grads, states = [], [], []
+        all_states = self.state
+        for p in group["params"]:
+            grad = p.grad
+            if grad is None:
+                continue
+            state = all_states.get(p)
+            if state is None:
+                state = {}
+                self._init_state(p, group, state)
+                if state:
+                    all_states[p] = state
+            else:
+                self._init_state(p, group, state)
+            params.append(p)
+            grads.append(grad.data)
+            states.append(state)
+        return params, grads, states
+
+    def _choose_kernel(
+        self, group: dict[str, Any], params: list[Tensor], grads: list[Any], states: list[dict[str, Any]]
+    ) -> Any:
+        """The bulk update kernel that runs this group's step, or None: the formula, parameter by parameter.
+
+        The first kernel registered for this class on the group's device (that of its first
+        parameter) whose ``applies(self, group, params, grads, states)`` is true. PyTorch's
+        settings choose among them: ``foreach=False`` asks for the single-tensor formula,
+        ``fused=False`` rules out the fused kernels. ``foreach=True`` or ``fused=True`` where no
+        such kernel applies (``fused=True`` on the CPU) runs what the default would instead of
+        raising: these settings choose the speed, never the numbers. A subclass that changes
+        the rule (its own ``_update_parameter``) takes no kernel: they compute the old one.
+        """
+        if not SWITCHES.fast_kernels or group.get("foreach") is False:
+            return None
+        fused_allowed = group.get("fused") is not False
+        device = backends.device_of(params[0].data)
+        rule = type(self)._update_parameter
+        for kernel in self._update_kernels:
+            if (
+                kernel.device == device
+                and kernel.rule is rule
+                and (fused_allowed or kernel.kind != "fused")
+                and kernel.applies(self, group, params, grads, states)
+            ):
+                return kernel
         return None
 
     # ------------------------------------------------------------------ saving

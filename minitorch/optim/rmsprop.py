@@ -19,11 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import numpy as np
-
 from minitorch import backends
-from minitorch.optim import foreach as multi_tensor
-from minitorch.optim import paths
 from minitorch.optim.optimizer import Optimizer, check_non_negative
 from minitorch.tensor import Tensor
 
@@ -48,8 +44,8 @@ class RMSprop(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        # foreach: PyTorch's choice of implementation (minitorch.optim.paths): the flat step
-        # (_multi_tensor_rmsprop) or the loop, with the same numbers either way.
+        # foreach: PyTorch's choice of implementation (Optimizer._choose_kernel), with the same
+        # numbers either way.
         defaults = dict(
             lr=lr,
             alpha=alpha,
@@ -70,143 +66,42 @@ class RMSprop(Optimizer):
         for key, label in (
             ("eps", "epsilon"),
             ("momentum", "momentum"),
-            ("weight_decay", "weight_decay"),
             ("alpha", "alpha"),
         ):
             group[key] = check_non_negative("RMSprop", key, group[key], f"{label} value")
         return group
 
-    def _flat_step_keys(self, group: dict[str, Any]) -> tuple[str, ...]:
-        """The running averages (and the momentum buffer) are kept flat by the foreach step."""
-        keys = ("square_avg", "grad_avg") if group["centered"] else ("square_avg",)
-        return keys + ("momentum_buffer",) if group["momentum"] > 0 else keys
+    def _init_state(self, p: Tensor, group: dict[str, Any], state: dict[str, Any]) -> None:
+        """Step 0 and the running mean of g**2 at zero (centered: of g too; momentum: a buffer), where p lives."""
+        if not state:
+            state.update(step=0, square_avg=backends.module_of(p.data).zeros_like(p.data))
+        if group["centered"] and "grad_avg" not in state:
+            state["grad_avg"] = backends.module_of(p.data).zeros_like(p.data)
+        if group["momentum"] > 0 and "momentum_buffer" not in state:
+            state["momentum_buffer"] = backends.module_of(p.data).zeros_like(p.data)
 
-    def _init_group(self, group: dict[str, Any]) -> tuple[list[Tensor], list[Any], list[dict[str, Any]]]:
-        """The group's parameters that have a gradient, their gradient arrays and their state (made if new)."""
-        params, grads, states = [], [], []
-        for p in group["params"]:
-            grad = p.grad
-            if grad is None:
-                continue
-            zeros = backends.module_of(p.data).zeros_like  # buffers live where the parameter lives
-            state = self.state.get(p)
-            if state is None:  # arrays even for a 0-d p
-                state = self.state[p] = {"step": 0, "square_avg": zeros(p.data)}
-            if group["centered"] and "grad_avg" not in state:
-                state["grad_avg"] = zeros(p.data)
-            if group["momentum"] > 0 and "momentum_buffer" not in state:
-                state["momentum_buffer"] = zeros(p.data)
-            params.append(p)
-            grads.append(grad.data)
-            states.append(state)
-        return params, grads, states
-
-    def _update(self) -> None:
-        """One update of every parameter that has a gradient, by the implementation ``choose_path`` picks."""
-        for group in self.param_groups:
-            params, grads, states = self._init_group(group)
-            if not params:
-                continue
-            settings = dict(
-                lr=group["lr"],
-                alpha=group["alpha"],
-                eps=group["eps"],
-                weight_decay=group["weight_decay"],
-                momentum=group["momentum"],
-                centered=group["centered"],
-                maximize=group["maximize"],
-            )
-            if paths.choose_path(self, group, params, grads, states) == paths.FOREACH:
-                _multi_tensor_rmsprop(multi_tensor.flat_group(self, group), params, grads, states, **settings)
-            else:
-                _single_tensor_rmsprop(params, grads, states, **settings)
-
-
-def _single_tensor_rmsprop(
-    params: list[Tensor],
-    grads: list[Any],
-    states: list[dict[str, Any]],
-    *,
-    lr: float,
-    alpha: float,
-    eps: float,
-    weight_decay: float,
-    momentum: float,
-    centered: bool,
-    maximize: bool,
-) -> None:
-    """RMSprop, one parameter at a time: the formula at the top of this file, line by line."""
-    for p, grad, state in zip(params, grads, states):
-        g, data = (-grad if maximize else grad), p.data
-        xp = backends.module_of(data)
+    def _update_parameter(self, p: Tensor, grad: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
+        """One RMSprop step of ``p``: the formula at the top of this file, line by line."""
+        lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
+        weight_decay = group["weight_decay"]
+        xp = backends.module_of(p.data)
+        g = -grad if group["maximize"] else grad
         state["step"] += 1
         if weight_decay:
-            g = g + weight_decay * data
-        square_avg = state["square_avg"]
-        square_avg *= alpha
+            g = g + weight_decay * p.data
+        square_avg = state["square_avg"]  # the buffers are updated in place: they are the state
+        square_avg *= alpha  # square_avg = alpha * square_avg + (1 - alpha) * g * g
         square_avg += (1 - alpha) * (g * g)
-        if centered:
+        if group["centered"]:
             grad_avg = state["grad_avg"]
             grad_avg += (1 - alpha) * (g - grad_avg)  # PyTorch's lerp: a running mean of g
-            avg = xp.sqrt(square_avg - grad_avg * grad_avg)
+            avg = xp.sqrt(square_avg - grad_avg * grad_avg) + eps
         else:
-            avg = xp.sqrt(square_avg)
-        avg = avg + eps
+            avg = xp.sqrt(square_avg) + eps
         if momentum > 0:
             buf = state["momentum_buffer"]
-            buf *= momentum
+            buf *= momentum  # buf = momentum * buf + g / avg
             buf += g / avg
-            data -= lr * buf
+            p.data -= lr * buf
         else:
-            data -= lr * (g / avg)
-        p._bump_version()  # p changed in place: a graph that saved it is now stale
-
-
-def _multi_tensor_rmsprop(
-    flat: multi_tensor.FlatGroup,
-    params: list[Tensor],
-    grads: list[Any],
-    states: list[dict[str, Any]],
-    *,
-    lr: float,
-    alpha: float,
-    eps: float,
-    weight_decay: float,
-    momentum: float,
-    centered: bool,
-    maximize: bool,
-) -> None:
-    """RMSprop for the whole group at once, on its flat arrays (``minitorch.optim.foreach``).
-
-    The same operations as ``_single_tensor_rmsprop`` in the same order, so the same bits.
-    """
-    for state in states:
-        state["step"] += 1
-    g = multi_tensor.gather_flat(flat, grads, maximize)
-    if weight_decay:
-        multi_tensor.add_weight_decay(flat, g, params, weight_decay)
-    square_avg, work = flat.flat["square_avg"], flat.work[0]
-    square_avg *= alpha  # loop: square_avg *= alpha; square_avg += (1 - alpha) * (g * g)
-    np.multiply(g, g, out=work)
-    work *= 1 - alpha
-    square_avg += work
-    if centered:
-        grad_avg = flat.flat["grad_avg"]
-        np.subtract(g, grad_avg, out=work)  # loop: grad_avg += (1 - alpha) * (g - grad_avg)
-        work *= 1 - alpha
-        grad_avg += work
-        np.multiply(grad_avg, grad_avg, out=work)  # loop: avg = sqrt(square_avg - grad_avg * grad_avg)
-        np.subtract(square_avg, work, out=work)
-        np.sqrt(work, out=work)
-    else:
-        np.sqrt(square_avg, out=work)
-    work += eps  # work is now avg
-    np.divide(g, work, out=work)
-    if momentum > 0:
-        buf = flat.flat["momentum_buffer"]  # loop: buf *= momentum; buf += g / avg; data -= lr * buf
-        buf *= momentum
-        buf += work
-        np.multiply(buf, lr, out=work)
-    else:
-        work *= lr  # loop: data -= lr * (g / avg)
-    multi_tensor.subtract_updates(params, flat.work_views[0])
+            p.data -= lr * (g / avg)

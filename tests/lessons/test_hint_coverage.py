@@ -1,8 +1,8 @@
-"""Every exercise of lessons 00-15 is tried with at least three wrong answers, and its solution passes.
+"""Every exercise of lessons 00-18 is tried with at least three wrong answers, and its solution passes.
 
 The wrong answers and the words each hint must contain are the rows of the three hint
-tables (``test_hint_table``: lessons 00-11, ``test_sequence_lesson_hints``: 12-13,
-``test_late_lesson_hints``: 14-15); this test only counts them. An exercise is a check cell:
+tables (``test_hint_table``: lessons 00-11, 16 and 17, ``test_sequence_lesson_hints``: 12-13,
+``test_late_lesson_hints``: 14-15 and 18); this test only counts them. An exercise is a check cell:
 a cell outside the solutions that assigns a ``*check*`` variable from a check call.
 """
 
@@ -16,7 +16,7 @@ import test_late_lesson_hints
 import test_sequence_lesson_hints
 
 SOLUTIONS = Path(__file__).resolve().parents[2] / "lessons" / "solutions"
-LESSONS = [f"{n:02d}" for n in range(16)]
+LESSONS = [f"{n:02d}" for n in range(19)]
 MIN_WRONG_ANSWERS = 3
 _CHECK = re.compile(r"^(\w*check\w*) = (?:widgets\.)?\w*check\w*\(", re.M)
 
@@ -58,7 +58,7 @@ def test_exercise_has_three_wrong_answers_with_hints(lesson, var):
 def test_the_solution_passes(lesson, var):
     if lesson in ("12", "13"):
         result = test_sequence_lesson_hints.run_solution(lesson, var)
-    elif lesson in ("14", "15"):
+    elif lesson in ("14", "15", "18"):
         result = test_late_lesson_hints.run_row(lesson, var, [])
     else:
         result = test_hint_table.run_row(lesson, var, [])

@@ -1,13 +1,15 @@
-"""Lessons 14 and 15: typical wrong answers to each exercise are rejected with a hint naming the mistake.
+"""Lessons 14, 15 and 18: typical wrong answers to each exercise are rejected with a hint naming the mistake.
 
 Each row edits the solution's exercise cell (text replacements make a wrong answer), runs
 the lesson's first cell (its imports), the edited exercise and the exercise's check cell in
 this process (no kernel), and asserts the check fails with a hint containing the expected
 words. The cells in between (plots, a training run, MPI launches) are not needed by the
-checks, so they are skipped: the whole table takes a few seconds.
+checks, so they are skipped: the whole table takes a few seconds. Under ``widgets.set_language("zh")``
+every lesson-18 hint is Chinese.
 """
 
 import os
+import re
 from pathlib import Path
 
 import matplotlib
@@ -28,6 +30,18 @@ RING_BODY = ("    for s in range(size - 1):  # reduce-scatter\n"
              "        chunks[(rank - s - 1) % size] = chunks[(rank - s - 1) % size] + received\n"
              "    for s in range(size - 1):  # all-gather\n"
              "        chunks[(rank - s) % size] = comm.sendrecv(chunks[(rank + 1 - s) % size], dest=right, source=left)\n")
+
+Y_LINE = "comm.allreduce(h @ w2.T) + b2"
+GRAD_X_LINE = "comm.allreduce(grad_h @ w1)"
+WARMUP = "num_stages - stage)"
+STEADY = 'actions += [("B", k), ("F", warmup + k)]'
+DRAIN = '    actions += [("B", k) for k in range(n_microbatches - warmup, n_microbatches)]   # drain\n'
+SHARD_IF = ("        if i % comm.size == comm.rank:                                 # 1. this rank's shard\n"
+            "            adam_update(")
+UPDATE_LOOP = ("    for i, (p, g) in enumerate(zip(params, grads)):\n" + SHARD_IF
+               + "p, g, states.setdefault(i, adam_state(p)), lr)  # 2. update it, its state kept here only\n")
+BROADCAST_LOOP = ("    for i, p in enumerate(params):\n"
+                  "        p[...] = comm.bcast(p, root=i % comm.size)                     # 3. every parameter, from its owner\n")
 
 # (lesson, check variable, [(text in the exercise cell, replacement)], words the hints must contain)
 TABLE = [
@@ -112,6 +126,36 @@ TABLE = [
     ("15", "ring_check", [("chunks[(rank - s) % size] = comm.sendrecv(chunks[(rank + 1 - s) % size]",
                            "chunks[(rank - s) % size] = comm.sendrecv(chunks[(rank - s) % size]")],
      "a chunk index is off by one"),  # the all-gather sends the wrong chunk
+    # 18, exercise 1: the two all-reduces of the Megatron MLP
+    ("18", "megatron_check", [(Y_LINE, "h @ w2.T + b2")], "only this rank's partial product"),
+    ("18", "megatron_check", [(Y_LINE, "comm.allreduce(h @ w2.T + b2)")], "y holds b2 2 times instead of once"),
+    ("18", "megatron_check", [(Y_LINE, "comm.allreduce(h @ w2.T) / comm.size + b2")],
+     "the average of the ranks' products"),
+    ("18", "megatron_check", [(Y_LINE, "comm.allreduce(h) @ w2.T + b2")], "the all-reduce of h @ w2.T"),
+    ("18", "megatron_check", [(GRAD_X_LINE, "grad_h @ w1")], "grad_x on rank 0 is only this rank's share"),
+    ("18", "megatron_check", [(GRAD_X_LINE, "comm.allreduce(grad_h @ w1) / comm.size")],
+     "grad_x is the average of the ranks' shares"),
+    ("18", "megatron_check", [(GRAD_X_LINE, GRAD_X_LINE + "\n    comm.allreduce(h)")], "made 3 all-reduce(s)"),
+    ("18", "megatron_check", [("return y, grad_x", "return y")], "return a tuple of two arrays"),
+    # 18, exercise 2: the 1F1B order
+    ("18", "order_check", [("warmup = min(n_microbatches, num_stages - stage)", "warmup = n_microbatches")],
+     "this is GPipe's order"),
+    ("18", "order_check", [(WARMUP, "num_stages - stage + 1)")], "microbatches in flight at once, 1F1B at most"),
+    ("18", "order_check", [(STEADY, 'actions += [("F", warmup + k), ("B", k)]')],
+     "microbatches in flight at once, 1F1B at most"),
+    ("18", "order_check", [(WARMUP, "stage + 1)")], "the order deadlocks"),
+    ("18", "order_check", [(WARMUP, "num_stages - stage - 1)")], "runs B 0 before F 0"),
+    ("18", "order_check", [(DRAIN, "")], "0 times: every forward and backward runs exactly once"),
+    ("18", "order_check", [('("F", warmup + k)', '("F", warmup + k + 1)')], "runs exactly once"),
+    # 18, exercise 3: the ZeRO-1 step
+    ("18", "zero_check", [(SHARD_IF, "        adam_update(")], "keeps Adam's state for all 5 parameters"),
+    ("18", "zero_check", [(BROADCAST_LOOP, "")], "is stale: only its owner"),
+    ("18", "zero_check", [("root=i % comm.size", "root=comm.rank")], "from its owner, root=i % comm.size"),
+    ("18", "zero_check", [("comm.bcast(p, root=i % comm.size)", "comm.allreduce(p)")],
+     "you all-reduced the parameters"),
+    ("18", "zero_check", [(UPDATE_LOOP + BROADCAST_LOOP, BROADCAST_LOOP + UPDATE_LOOP)], "one step behind"),
+    ("18", "zero_check", [("p[...] = comm.bcast", "p = comm.bcast")], "never changed although you broadcast it"),
+    ("18", "zero_check", [("states.setdefault(i, adam_state(p))", "adam_state(p)")], "the states stayed empty"),
 ]
 
 _SETUP = {}
@@ -153,14 +197,34 @@ def test_wrong_answer_gets_its_hint(lesson, var, edits, words):
 
 
 @pytest.mark.parametrize("lesson, var", [("14", "scaled_step_check"), ("14", "rule_check"),
-                                         ("15", "average_check"), ("15", "ring_check")])
+                                         ("15", "average_check"), ("15", "ring_check"), ("18", "megatron_check"),
+                                         ("18", "order_check"), ("18", "zero_check")])
 def test_the_solution_passes(lesson, var):
     result = run_row(lesson, var, [])
     assert result.passed, repr(result)
 
 
 def test_every_exercise_has_rows():
-    """Every check that lesson_score counts in lessons 14 and 15 has rows in the table."""
+    """Every check that lesson_score counts in lessons 14, 15 and 18 has rows in the table."""
     checked = {(row[0], row[1]) for row in TABLE}
     assert checked == {("14", "scaled_step_check"), ("14", "rule_check"), ("15", "average_check"),
-                       ("15", "ring_check")}
+                       ("15", "ring_check"), ("18", "megatron_check"), ("18", "order_check"), ("18", "zero_check")}
+
+
+CJK = re.compile("[\u4e00-\u9fff]")
+LESSON_18_ROWS = [(i, row) for i, row in enumerate(TABLE) if row[0] == "18"]
+
+
+@pytest.mark.parametrize("lesson, var, edits, words", [row for _, row in LESSON_18_ROWS],
+                         ids=[f"{r[0]}-{r[1]}-{i}" for i, r in LESSON_18_ROWS])
+def test_lesson_18s_wrong_answers_get_chinese_hints_in_the_chinese_course(lesson, var, edits, words):
+    import widgets
+
+    widgets.set_language("zh")
+    try:
+        result = run_row(lesson, var, edits)
+    finally:
+        widgets.set_language("en")
+    assert result.status == "failed", repr(result)
+    hints = [r.hint for r in result.rows if not r.ok and r.hint] + ([result.error] if result.error else [])
+    assert hints and all(CJK.search(h) for h in hints), f"an English hint in the Chinese course: {hints}"

@@ -1,4 +1,4 @@
-"""Each lesson's promise, measured (lessons 10, 11 and 13-16): what the text says the learner
+"""Each lesson's promise, measured (lessons 10, 11 and 13-18): what the text says the learner
 will see is what the stored outputs of lessons/solutions/NN_*.ipynb show.
 
 The numbers are read from the markdown where the text states them, so text and output
@@ -8,6 +8,7 @@ what that run shows, not to a speed of their own.
 
 import math
 import re
+from pathlib import Path
 
 import pytest
 from lesson_outputs import Lesson, number, numbers, says_true
@@ -153,3 +154,71 @@ def test_16_the_replay_is_the_same_bits_and_its_time_is_read_right(lessons):
     assert ("(faster in this run)" in timing) == (ratio < 1)
     band = re.search(r"between ([\d.]+) and ([\d.]+) for its epochs", l16.text("784f6a02"))
     assert band and float(band.group(1)) < float(band.group(2)) < 1
+
+
+def test_17_second_derivatives_agree_and_the_costs_read_right(lessons):
+    l17 = lessons("17")
+    # tanh'' by hand (the learner's double backward) and recorded by autograd: the same numbers
+    compared = l17.output("6d72f56c")
+    by_hand = re.search(r"by hand:\s*\[([^\]]+)\]", compared).group(1).split()
+    recorded = re.search(r"recorded by autograd:\s*\[([^\]]+)\]", compared).group(1).split()
+    assert by_hand == recorded and says_true("gradgradcheck(parts.Tanh)", compared)
+    # "30 products against the exact eigenvalues": the power iteration lands on the largest
+    assert "30 products" in l17.text("432ebcd0")
+    power = l17.output("f9893105")
+    assert number(r"power iteration, 30 Hessian-vector products: ([-\d.]+)", power) == number(
+        r"to ([-\d.]+)", power)
+    assert "Some eigenvalues are negative" in l17.text("18c6e498") and number(r"from ([-\d.]+)", power) < 0
+    # "the mean slope settles near 1", "nothing stops the critic"
+    trained = l17.output("3a9de538")
+    assert says_true("within 0.2 of 1", trained) and says_true("above 10", trained)
+    # the digits MLP's size, its Hessian's, and "a few times the time and memory of a gradient"
+    cost = l17.text("6f393357")
+    n = number(r"\$n\$ = ([\d,]+) weights", cost)
+    assert number(r"weights: (\d+)", l17.output("8a7d9e30")) == n
+    assert round(n * n / 1e6) == number(r"\\approx (\d+)\$\s*million", cost)
+    memory = l17.output("c216109c")
+    assert number(r"\(([\d]+) MB in float32\)", cost) == number(r"in float32: (\d+) MB", memory) == round(
+        n * n * 4 / 1e6)
+    assert 1 < number(r"ratio ([\d.]+)", l17.output("485db71c")) < 10 and 1 < number(r"ratio ([\d.]+)", memory) < 10
+    # "three to four times" for PyTorch: what docs/benchmarks.md recorded
+    assert "three to four times" in l17.text("d97be088")
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md").read_text()
+    section = docs[docs.index("## Hessian-vector products"):]
+    ratios = [float(r) for r in re.findall(r"^\| \d \| [\d.]+ us \| [\d.]+ us \| ([\d.]+) \|$", section, re.M)]
+    assert len(ratios) >= 3 and all(3 <= r <= 4 for r in ratios), ratios
+
+
+def test_18_the_strategies_keep_their_promises(lessons):
+    l18 = lessons("18")
+    # "For this small model and batch the activations dominate"
+    assert "the activations dominate" in l18.text("a1c0e007")
+    counted = l18.output("a1c0e004")
+    parts = [number(rf"{name}:\s+([\d.]+) MB", counted) for name in ("parameters", "gradients", "Adam state")]
+    assert number(r"activations:\s+([\d.]+) MB", counted) > sum(parts)
+    # "Two all-reduces of 8 x 16 numbers, however many hidden units ... and however many ranks share it"
+    assert r"Two all-reduces of $8 \times 16$ numbers" in l18.text("a1c0e017")
+    tensor_parallel = l18.output("a1c0e016")
+    for ranks in (2, 4):
+        assert says_true(f"{ranks} ranks: the parallel MLP equals the one-process MLP", tensor_parallel)
+    assert tensor_parallel.count("1 all-reduce of 1,024 bytes (= 8 x 16 float64: True)") == 4  # 2 phases x 2 runs
+    # "1F1B's stage 0 keeps 4 microbatches' activations where GPipe's keeps 8" (4 stages, 8 microbatches)
+    assert "1F1B's stage 0 keeps 4 microbatches' activations where GPipe's keeps 8" in l18.text("a1c0e025")
+    pipeline = l18.output("a1c0e026")
+    assert "ScheduleGPipe: gradients equal the one-process model's: True; microbatches kept per stage: [8, 8, 8, 8]" \
+        in pipeline
+    assert "Schedule1F1B: gradients equal the one-process model's: True; microbatches kept per stage: [4, 3, 2, 1]" \
+        in pipeline
+    # "The measured bubble sits a little above the formula"
+    assert "The measured bubble sits a little above the formula" in l18.text("a1c0e028")
+    for measured, predicted in re.findall(r"bubble ([\d.]+) measured, \(p-1\)/\(m\+p-1\) = ([\d.]+)",
+                                          l18.output("a1c0e027")):
+        assert float(predicted) - 0.01 <= float(measured) <= float(predicted) + 0.1
+    # "Each rank keeps close to 1/N of Adam's state, and the parameters are those of plain Adam to the last bit"
+    assert "Each rank keeps close to $1/N$ of Adam's state" in l18.text("a1c0e036")
+    zero = l18.output("a1c0e035")
+    for ranks in (2, 4):
+        assert says_true(f"{ranks} ranks: the same bits on every rank", zero)
+        assert f"{ranks} ranks: the same bits on every rank: True; equal to plain Adam's parameters: True" in zero
+    for share, ranks in re.findall(r"= ([\d.]+) of it \(1/(\d) =", zero):
+        assert abs(float(share) * int(ranks) - 1) <= 0.05

@@ -1,6 +1,7 @@
-"""``linalg.matmul_narrow``: a product with a narrow right operand, in row blocks, is NumPy's to rounding.
+"""``kernels/cpu/small_products.matmul_narrow``: a product with a narrow right operand, in row
+blocks, is NumPy's to rounding.
 
-The LSTM's per-step products go through it: blocks of rows small enough for OpenBLAS's
+The LSTM kernel's per-step products go through it: blocks of rows small enough for OpenBLAS's
 small-product kernels, or one product where blocks would not pay (wide operands, tiny or
 empty ones).
 """
@@ -8,8 +9,8 @@ empty ones).
 import numpy as np
 import pytest
 
-from minitorch.functions import linalg
-from minitorch.functions.linalg import matmul_narrow
+from minitorch.kernels.cpu import small_products
+from minitorch.kernels.cpu.small_products import matmul_narrow
 
 SHAPES = [  # (rows, inner, columns)
     (1024, 321, 32),  # an LSTM step: 11 blocks, the last one short
@@ -27,7 +28,7 @@ SHAPES = [  # (rows, inner, columns)
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_matmul_narrow_is_numpys_product(shape, dtype, blocks, monkeypatch):
-    monkeypatch.setattr(linalg, "small_product_kernels", lambda: blocks)  # both paths, on any machine
+    monkeypatch.setattr(small_products, "small_product_kernels", lambda: blocks)  # both paths, on any machine
     rows, inner, cols = shape
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((rows, inner)).astype(dtype), rng.standard_normal((inner, cols)).astype(dtype)
@@ -38,5 +39,5 @@ def test_matmul_narrow_is_numpys_product(shape, dtype, blocks, monkeypatch):
 
 
 def test_small_product_kernels_is_asked_once_and_is_a_bool():
-    assert linalg.small_product_kernels() in (True, False)
-    assert linalg.small_product_kernels.cache_info().currsize == 1
+    assert small_products.small_product_kernels() in (True, False)
+    assert small_products.small_product_kernels.cache_info().currsize == 1

@@ -1,44 +1,38 @@
-"""The machinery of the ``foreach`` (multi-tensor) steps: a group's parameters as one flat array.
+"""A parameter group as one flat array: what the ``foreach`` update kernels share.
 
-Why: one Adam update is about ten array operations per parameter. For a small model each
-NumPy call costs a microsecond of Python and dispatch whatever the array's size, so a
-64-128-10 MLP (four parameters) spends its step on 44 tiny calls. A flat step runs the same
-ten operations once, on one long array that holds the whole group:
+Why it is faster: one Adam update is about ten array operations per parameter, and for a
+small model each NumPy call costs more in Python and dispatch than in arithmetic, so a
+64-128-10 MLP (four parameters) spends its step on 44 tiny calls. A flat step runs the
+same ten operations once, on one long array that holds the whole group:
 
     grads   [ g_w1 ......... | g_b1 .. | g_w2 ...... | g_b2 ]   concatenated each step
     exp_avg [ m_w1 ......... | m_b1 .. | m_w2 ...... | m_b2 ]   kept flat between steps
 
 and each parameter then takes its slice of the result: ``p.data -= update[a:b]``.
 
-The flat steps themselves (``_multi_tensor_adam``, ``_multi_tensor_rmsprop``, ...) sit in
-each optimizer's file next to its ``_single_tensor_...`` loop, so the two can be read side
-by side: every operation is elementwise and done in the same order as in the loop, so the
-numbers are bit for bit the same; only the number of calls changes. This module holds
-what they share: the flat buffers (``FlatGroup``), the test of whether a flat step gives
-the loop's numbers at all (``prepare_flat_group``) and whether it is expected to be faster
-(``worth_grouping``). ``minitorch.optim.paths.choose_path`` asks both.
+The flat steps themselves are in ``foreach.py``, one per optimizer, each written as the
+optimizer's formula (``_update_parameter`` in ``minitorch/optim/``) with the group's flat
+arrays in place of one parameter's: every operation is elementwise and done in the same
+order, so the numbers are the formula's; only the number of calls changes. This module
+holds what they share: the flat buffers (``FlatGroup``), the test of whether a flat step
+gives the formula's numbers at all (``prepare_flat_group``) and whether it is expected to
+be faster (``worth_grouping``).
 
 ``optimizer.state[p]`` keeps its usual form (``{"step": 3, "exp_avg": array shaped like
 p, ...}``) because its arrays are *views* into the flat buffers: writing one writes the
 flat buffer, and nothing is copied per step. Whenever those entries stop being our views
 (the first step, ``load_state_dict``, a user assigning new arrays, a different set of
-parameters with gradients) the flat buffers are rebuilt from the current per-parameter
-state and the entries pointed at the new views.
+parameters with gradients, a step taken by the formula) the flat buffers are rebuilt from
+the current per-parameter state and the entries pointed at the new views.
 
 When it pays: the flat step adds one pass over the data (concatenating the gradients) and
 works on arrays too long to stay in cache, so it is *slower* for one parameter alone and
-for large ones (measured for Adam, OPENBLAS_NUM_THREADS=1: 0.6x the loop's time for the
-MLP above, 1.1x for a single 64k-element parameter, 1.4x for sixteen 256k-element ones).
-So ``foreach=None`` groups only several small parameters (see ``worth_grouping``), and
-``foreach=True`` groups whatever it can, as asked. The same limits suit RMSprop, Adagrad and
-Adadelta (measured at the edge, eight 32 KB float32 parameters: the flat step takes 0.8x to
-0.9x the loop's time; for eight 64x64 + 64 ones 0.5x to 0.8x).
-
-SGD has no flat step: its loop is only four operations per parameter, and measured flat it
-was no faster.
+for large ones (docs/benchmarks.md has the measurements). So ``foreach=None`` groups only
+several small parameters (``worth_grouping``), and ``foreach=True`` groups whatever it can,
+as asked.
 
 One difference that is not about dtypes: if two *different* parameters share memory (two
-Tensors viewing one array), the loop updates one before reading the other, while the
+Tensors viewing one array), the formula updates one before reading the other, while the
 grouped step reads both first. Tied weights are one Parameter object, so models do not
 do this.
 """
@@ -139,13 +133,13 @@ def prepare_flat_group(
     keys: tuple[str, ...],
     n_work: int,
 ) -> bool:
-    """Whether a flat step over these lists gives exactly the numbers of the per-parameter loop.
+    """Whether a flat step over these lists gives exactly the numbers of the per-parameter formula.
 
     It does when the arrays are alike (NumPy, one floating dtype: no GPU arrays, no mixed
     dtypes), every parameter is at the same step count (one bias correction or decayed lr
     for the whole group), no parameter is listed twice (the loop would update it twice in
     a row), and each state array named in ``keys`` is a NumPy array of its parameter's
-    shape and dtype (else the loop reports what is wrong with it, as it always did).
+    shape and dtype (else the formula reports what is wrong with it).
 
     When it does, the group's ``FlatGroup`` (``flat_group``) is made to hold the state
     first: kept if the state entries are still its views, else rebuilt from them (their
@@ -185,16 +179,16 @@ def flat_group(optimizer: Any, group: dict[str, Any]) -> FlatGroup:
 
 
 def gather_flat(flat: FlatGroup, grads: list[np.ndarray], maximize: bool) -> np.ndarray:
-    """The gradients concatenated into ``flat.grad`` (negated for ``maximize``), the loop's ``g``."""
+    """The gradients concatenated into ``flat.grad`` (negated for ``maximize``), the formula's ``g``."""
     g = flat.grad
     np.concatenate([x.reshape(-1) for x in grads], out=g)  # reshape(-1): C order, as the views
-    if maximize:  # the loop's -grad: negation is exact, so the same bits
+    if maximize:  # the formula's -grad: negation is exact, so the same bits
         np.negative(g, out=g)
     return g
 
 
 def add_weight_decay(flat: FlatGroup, g: np.ndarray, params: list[Tensor], weight_decay: float) -> None:
-    """``g += weight_decay * p`` over the flat group (the loop's ``g = g + weight_decay * data``)."""
+    """``g += weight_decay * p`` over the flat group (the formula's ``g = g + weight_decay * p.data``)."""
     work = flat.work[0]
     np.concatenate([p.data.reshape(-1) for p in params], out=work)
     work *= weight_decay
@@ -211,14 +205,15 @@ def subtract_updates(params: list[Tensor], updates: list[np.ndarray], decay: flo
         p._bump_version()  # p changed in place: a graph that saved it is now stale
 
 
-# Where the flat step stops paying (measured on one core, float32 and float64 alike): a
-# parameter's ten calls cost ~7 µs of overhead, which the flat step saves, against one
-# more pass over memory, which it adds and which grows with the size.
+# Where the flat step stops paying (measured on one core, float32 and float64 alike; the
+# figures are in docs/benchmarks.md): each parameter's ten calls cost a fixed overhead, which
+# the flat step saves, against one more pass over memory, which it adds and which grows
+# with the size.
 SMALL_PARAM_BYTES = 32 * 1024  # on average per parameter
 MAX_GROUP_BYTES = 4 * 1024 * 1024  # beyond this the flat arrays fall out of cache
 
 
 def worth_grouping(params: list[Tensor]) -> bool:
-    """Whether the flat step is expected to beat the loop: several parameters, small on average."""
+    """Whether the flat step is expected to beat the formula: several parameters, small on average."""
     nbytes = sum(p.data.nbytes for p in params)
     return len(params) >= 2 and nbytes <= SMALL_PARAM_BYTES * len(params) and nbytes <= MAX_GROUP_BYTES
