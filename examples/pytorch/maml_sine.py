@@ -14,9 +14,11 @@ gradient). Runs unchanged on PyTorch and on MiniTorch (``python -m minitorch.run
 maml_sine.py``).
 
 Float32, as MAML is trained, seeded with ``torch.manual_seed`` (MiniTorch draws PyTorch's
-numbers). It prints the meta-loss at a few iterations, then, on held-out tasks, the loss
-before adaptation and after 1 and 10 inner steps, against the same steps taken from a
-model of the same size trained on all tasks at once without the inner step.
+numbers). It prints the meta-loss of the first iterations, then its mean over every 50,
+and then, on ten held-out tasks, the loss before adaptation and after 1 and 10 inner steps,
+against the same steps taken from a model of the same size trained on all tasks at once
+without the inner step (one step from MAML's weights cuts the error to a third; from the
+baseline's, it hardly moves).
 """
 
 import math
