@@ -130,6 +130,16 @@ class BackwardNode:
         self._saved, self._kernel_saved, self._versions, self._freed = (), (), None, True
 
     @property
+    def freed(self) -> bool:
+        """True once a backward without ``retain_graph`` released what forward saved."""
+        return self._freed
+
+    @property
+    def has_hooks(self) -> bool:
+        """True when ``register_hook`` functions of the op's output run before this node's backward."""
+        return self._pre_hooks is not None
+
+    @property
     def saved_tensors(self) -> tuple[Any, ...]:
         """What forward passed to ``save_for_backward``, as a tuple."""
         if self._freed:
@@ -219,12 +229,16 @@ class Function(metaclass=_FunctionMeta):
     @classmethod
     def apply(cls, *args: Any) -> Tensor:
         """Run the op on Tensors (or plain values) and record it for backward when needed."""
+        switches = SWITCHES
+        tracer = switches.tracer
+        if tracer is not None and tracer.recording:  # minitorch.compile writes the call down (trace_hooks.py)
+            return tracer.record_op(cls, args)
         arrays: list[Any] = []
         next_nodes: list[BackwardNode | TensorBase | None] = []
         needs: list[bool] = []
         is_tensor: list[bool] = []
         any_needs = False
-        record = SWITCHES.grad_enabled
+        record = switches.grad_enabled
         backend = None  # the backend of the tensor inputs; they must all agree
         for arg in args:
             if isinstance(arg, TensorBase):
@@ -280,13 +294,26 @@ class Function(metaclass=_FunctionMeta):
         ctx.is_tensor_input = tuple(is_tensor)
         ctx.out_shape = out.shape
         ctx.out_dtype = out.dtype
-        ctx.created_at = traceback.format_stack()[:-1] if SWITCHES.anomaly else None
+        ctx.created_at = traceback.format_stack()[:-1] if switches.anomaly else None
         result = TensorBase._make(out, ctx, True)
         if out.base is not None:
             _share_counter_with_viewed_input(result, args)
         if ctx._saved:
             ctx._versions, ctx._saved_roles = _saved_versions(ctx, args, result)
         return result
+
+
+def new_node(cls: type[Function], xp: Any) -> BackwardNode:
+    """A fresh node of op ``cls`` (the ``ctx`` its forward fills in) for arrays of library ``xp``,
+    as ``Function.apply`` makes it before calling forward (apply does it inline: it is the hot
+    path). For code that runs an op's forward itself: ``minitorch.compile``'s replay."""
+    ctx = cls._node_cls()
+    ctx._saved = ctx._kernel_saved = ctx._saved_roles = ()
+    ctx._versions = None
+    ctx._freed = False
+    ctx._pre_hooks = None
+    ctx.xp = xp
+    return ctx
 
 
 def _apply_to_graph_arrays(cls: type[Function], args: tuple[Any, ...]) -> Any:

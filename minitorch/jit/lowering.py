@@ -24,7 +24,7 @@ Every intermediate array is a buffer allocated once, at lowering, and written wi
 ``out=`` on every replay; what leaves the step (its output, each ``.grad``) is a fresh
 array, so nothing a caller holds is overwritten by the next call. The backward is the
 engine's walk resolved at lowering: which node's gradient goes where, summed in the
-engine's order (``previous + g``), into leaves through ``engine._accumulate_leaf``.
+engine's order (``previous + g``), into leaves through ``engine.accumulate_leaf``.
 
 ``Program.source`` keeps the text, which ``explain`` and lesson 16 show.
 """
@@ -332,7 +332,7 @@ def _wrap(array: Any) -> TensorBase:
 
 
 def _give(leaf: TensorBase, g: Any, handed_out: set[int]) -> None:
-    """``engine._accumulate_leaf`` for a gradient the lowering proved fresh, of the leaf's shape and dtype.
+    """``engine.accumulate_leaf`` for a gradient the lowering proved fresh, of the leaf's shape and dtype.
 
     The common case (no ``.grad`` yet, no hooks) in three lines; anything else, the engine's own.
     """
@@ -340,7 +340,7 @@ def _give(leaf: TensorBase, g: Any, handed_out: set[int]) -> None:
         handed_out.add(id(g))
         leaf._grad = TensorBase._make(g, None, False)
     else:
-        engine._accumulate_leaf(leaf, g, handed_out)
+        engine.accumulate_leaf(leaf, g, handed_out)
 
 
 _LOCAL = re.compile(r"\b(?:[vdsg]\d+|ctx\d+)\b")  # the generated step's local names: values, gradients, sums, ctxs

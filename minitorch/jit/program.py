@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.autograd import engine
-from minitorch.autograd.function import fast_kernel
+from minitorch.autograd.function import fast_kernel, new_node
 from minitorch.tensor_base import TensorBase
 
 
@@ -138,12 +138,7 @@ def forward_on_fresh_ctx(step: OpStep, *arrays: Any) -> tuple[Any, Any]:
     """``function.forward`` on a new ctx, as ``Function.apply`` runs it, minus the unwrapping,
     checks and wrapping: (the output array, the ctx its backward needs, or None without a node)."""
     function = step.function
-    ctx = function._node_cls()
-    ctx._saved = ctx._kernel_saved = ctx._saved_roles = ()
-    ctx._versions = None
-    ctx._freed = False
-    ctx._pre_hooks = None
-    ctx.xp = step.xp
+    ctx = new_node(function, step.xp)
     # the fast kernel eager would take for these arguments (the same calls: the same bits)
     kernel = fast_kernel(function, "cpu" if step.xp is np else "cuda", arrays) if function._kernels else None
     forward = function.forward if kernel is None or kernel.forward is None else kernel.forward
@@ -208,12 +203,12 @@ def _run_backward(
             if leaf_edges[key]:
                 grads[key] = total
             else:
-                engine._accumulate_leaf(leaf, total, handed_out)
+                engine.accumulate_leaf(leaf, total, handed_out)
     for key, total in list(grads.items()):  # leaves whose last edge got no gradient
         if type(key) is tuple:
-            engine._accumulate_leaf(args[key[1]], total, handed_out)
+            engine.accumulate_leaf(args[key[1]], total, handed_out)
         elif isinstance(key, TensorBase):
-            engine._accumulate_leaf(key, total, handed_out)
+            engine.accumulate_leaf(key, total, handed_out)
 
 
 def _outputs(spec: Any, slots: list[Any], args: list[Any]) -> Any:
