@@ -6,7 +6,10 @@ the small part of mpi4py's lower-case API the lessons use: ``comm.rank``, ``comm
 checked here runs unchanged under ``mpiexec`` with ``MPI.COMM_WORLD``.
 
 Messages are copied (as MPI copies them between processes), and a rank waiting for a
-message that never comes fails after ``timeout`` seconds instead of hanging the notebook.
+message that never comes fails instead of hanging the notebook: at once when the rank it
+waits for has returned, or when every rank still running waits for another (a deadlock,
+such as a collective that some ranks skip or call with another root), else after
+``timeout`` seconds.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import copy
 import queue
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,17 +40,31 @@ class ThreadComm:
 
     def send(self, obj: Any, dest: int) -> None:
         """Send a copy of ``obj`` to rank ``dest`` (never blocks here; MPI's may)."""
-        self._world.log.append(("send", self.rank, dest))
-        self._world.boxes[(self.rank, dest)].put(copy.deepcopy(obj))
+        message = copy.deepcopy(obj)
+        with self._world.changed:
+            self._world.log.append(("send", self.rank, dest))
+            self._world.boxes[(self.rank, dest)].put(message)
+            self._world.changed.notify_all()
 
     def recv(self, source: int) -> Any:
         """Wait for the next object rank ``source`` sent to this rank."""
-        box, waited = self._world.boxes[(source, self.rank)], 0.0
-        while waited < self._world.timeout and not self._world.failed:  # stop early if a rank failed
-            try:
-                return box.get(timeout=0.05)
-            except queue.Empty:
-                waited += 0.05
+        world = self._world
+        box, deadline = world.boxes[(source, self.rank)], time.monotonic() + world.timeout
+        with world.changed:  # taking a message and no longer waiting are one step for the deadlock test
+            while not world.failed and time.monotonic() < deadline:  # stop early if a rank failed
+                try:
+                    message = box.get_nowait()
+                except queue.Empty:
+                    world.waiting[self.rank] = source
+                    stuck = world.stuck(self.rank, source)
+                    if stuck:
+                        del world.waiting[self.rank]
+                        raise MiniTorchError(stuck) from None
+                    world.changed.wait(timeout=0.05)
+                else:
+                    world.waiting.pop(self.rank, None)
+                    return message
+            world.waiting.pop(self.rank, None)
         raise MiniTorchError(f"rank {self.rank} waited for a message from rank {source} that never came "
                              "(does every send have a matching recv?)")
 
@@ -87,6 +105,27 @@ class _World:
         self.failed = False
         self.barrier = threading.Barrier(size)
         self.log: list[tuple[str, int, int]] = []
+        self.changed = threading.Condition()  # notified on every send and every rank's return
+        self.waiting: dict[int, int] = {}  # rank -> the rank whose message it waits for (in recv)
+        self.finished: set[int] = set()  # ranks whose function returned
+
+    def stuck(self, rank: int, source: int) -> str:
+        """'' or why ``rank``'s wait for ``source`` can never end (called holding ``changed``, its box empty).
+
+        A message is put in its box before its sender can wait or return, so a finished
+        sender, or every unfinished rank waiting on an empty box, means no message comes.
+        """
+        if source in self.finished:
+            return (f"rank {rank} waits for a message from rank {source}, which already returned without sending "
+                    "it: every rank must make the same calls (a collective such as allreduce or bcast on every "
+                    "rank, in the same order)")
+        running = [r for r in range(self.size) if r not in self.finished]
+        if all(r in self.waiting and self.boxes[(self.waiting[r], r)].empty() for r in running):
+            waits = ", ".join(f"rank {r} for rank {self.waiting[r]}" for r in running)
+            return (f"deadlock: every rank waits for a message that no rank is sending ({waits}): every rank must "
+                    "make the same calls in the same order (a collective such as allreduce or bcast on every rank, "
+                    "with the same root)")
+        return ""
 
 
 def run_ranks(fn: Callable[..., Any], per_rank_args: Sequence[Any], timeout: float = 10.0) -> list[Any]:
@@ -106,7 +145,13 @@ def run_ranks(fn: Callable[..., Any], per_rank_args: Sequence[Any], timeout: flo
         except BaseException as exc:  # handed to the caller below
             with lock:
                 errors.append(exc)
+            with world.changed:
                 world.failed = True
+                world.changed.notify_all()
+        finally:
+            with world.changed:
+                world.finished.add(rank)
+                world.changed.notify_all()
 
     threads = [threading.Thread(target=work, args=(r,), daemon=True) for r in range(world.size)]
     for t in threads:

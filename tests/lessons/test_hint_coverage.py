@@ -1,9 +1,10 @@
-"""Every exercise of lessons 00-15 and 18 is tried with at least three wrong answers, and its solution passes.
+"""Every exercise of lessons 00-18 is tried with at least three wrong answers, and its solution passes.
 
-The wrong answers and the words each hint must contain are the rows of the three hint
-tables (``test_hint_table``: lessons 00-11, ``test_sequence_lesson_hints``: 12-13,
-``test_late_lesson_hints``: 14-15 and 18); this test only counts them. An exercise is a check cell:
-a cell outside the solutions that assigns a ``*check*`` variable from a check call.
+The wrong answers and the words each hint must contain are the rows of the hint tables
+(``test_hint_table``: lessons 00-11, 16 and 17, ``test_sequence_lesson_hints``: 12-13,
+``test_late_lesson_hints``: 14-15 and 18, ``test_lesson18_walk``: lesson 18 as learners write
+it); this test only counts them. An exercise is a check cell: a cell outside the solutions
+that assigns a ``*check*`` variable from a check call.
 """
 
 import re
@@ -13,10 +14,11 @@ import nbformat
 import pytest
 import test_hint_table
 import test_late_lesson_hints
+import test_lesson18_walk
 import test_sequence_lesson_hints
 
 SOLUTIONS = Path(__file__).resolve().parents[2] / "lessons" / "solutions"
-LESSONS = [f"{n:02d}" for n in range(16)] + ["18"]
+LESSONS = [f"{n:02d}" for n in range(19)]
 MIN_WRONG_ANSWERS = 3
 _CHECK = re.compile(r"^(\w*check\w*) = (?:widgets\.)?\w*check\w*\(", re.M)
 
@@ -32,9 +34,10 @@ def exercises(lesson):
 
 
 def _rows():
-    """(lesson, check variable, words) of every row of the three tables (None words: a right answer)."""
+    """(lesson, check variable, words) of every row of the tables (None words: a right answer)."""
     tables = (test_hint_table.TABLE, test_sequence_lesson_hints.TABLE, test_late_lesson_hints.TABLE)
-    return [(row[0], row[1], row[-1]) for table in tables for row in table]
+    walk = [("18", var, words) for var, _label, _source, words in test_lesson18_walk.ROWS]
+    return [(row[0], row[1], row[-1]) for table in tables for row in table] + walk
 
 
 ALL_EXERCISES = [(lesson, var) for lesson in LESSONS for var in exercises(lesson)]

@@ -1,4 +1,4 @@
-"""The hint table: for every exercise of lessons 00-11 and 16, typical wrong answers and the hint each must get.
+"""The hint table: for every exercise of lessons 00-11, 16 and 17, typical wrong answers and the hint each must get.
 
 Each row edits the solution's exercise cell (a text replacement turns it into a wrong
 answer), runs it, then runs the lesson's own check cell, and asserts the check fails with a
@@ -301,6 +301,83 @@ TABLE = [
     ("16", "step_check", [("        optimizer.zero_grad()\n", "")], "optimizer.zero_grad()"),
     ("16", "step_check", [("[step(x, y).item() for", "[step(x, y) for")], "Python floats"),
     ("16", "step_check", [("        optimizer.step()\n", "")], "parameters never changed"),
+    # 17, exercise 1: tanh's double backward (the backward of TanhGrad(x, g) = g * (1 - tanh(x)**2))
+    ("17", "double_backward_check", [("(-2 * t * slope)", "(2 * t * slope)")], "the sign is flipped"),
+    ("17", "double_backward_check", [("(-2 * t * slope)", "(-t * slope)")], "is a factor 2 missing"),
+    ("17", "double_backward_check", [("grad_output * g * (-2 * t * slope)", "grad_output * (-2 * t * slope)")],
+     "keeps the factor g"),
+    ("17", "double_backward_check", [("(-2 * t * slope)", "slope")], "that is tanh'(x)"),
+    ("17", "double_backward_check", [("(-2 * t * slope)", "(-2 * t)")], "inner factor is missing"),
+    ("17", "double_backward_check", [("(-2 * t * slope)", "(-2 * x * slope)")], "use t = tanh(x), not x"),
+    ("17", "double_backward_check", [("slope = 1 - t * t", "slope = 1 - t")], "square t"),
+    ("17", "double_backward_check", [(", grad_output * slope", ", slope")], "did you multiply by grad_output?"),
+    ("17", "double_backward_check", [(", grad_output * slope", ", grad_output * g * slope")], "no factor g"),
+    ("17", "double_backward_check", [(", grad_output * slope", "")], "one per input"),
+    ("17", "double_backward_check", [("return grad_output * g * (-2 * t * slope), grad_output * slope",
+                                      "return grad_output * slope, grad_output * g * (-2 * t * slope)")],
+     "in the order of forward's inputs (x, g)"),
+    ("17", "double_backward_check", [("    t = ctx.xp.tanh(x)\n    slope = 1 - t * t\n"
+                                      "    return grad_output * g * (-2 * t * slope), grad_output * slope",
+                                      "    t = np.tanh(x)\n    return -2 * grad_output * g * t * (1 - t ** 2), "
+                                      "grad_output * (1 - t ** 2)")], None),
+    ("17", "double_backward_check", [("slope = 1 - t * t", "slope = 1 - ctx.xp.square(t)"),
+                                      ("(-2 * t * slope)", "-2 * t * slope")], None),
+    ("17", "double_backward_check", [("slope = 1 - t * t", "slope = 1 / np.cosh(x) ** 2")], None),
+    # 17, exercise 2: a Hessian-vector product
+    ("17", "hvp_check", [(", x, create_graph=True)", ", x)")], "create_graph=True"),
+    ("17", "hvp_check", [("(g * v).sum()", "(g.detach() * v).sum()")], "never .detach() it"),
+    ("17", "hvp_check", [("(g * v).sum()", "g.sum()")], "H times a vector of ones"),
+    ("17", "hvp_check", [("(g * v).sum()", "g.sum()"), ("return hv", "return hv * v")], "not multiplied afterwards"),
+    ("17", "hvp_check", [("    (hv,) = autograd.grad((g * v).sum(), x)\n    return hv", "    return g * v")],
+     "the gradient times v"),
+    ("17", "hvp_check", [("(g * v).sum()", "g * v")], "sum the products"),
+    ("17", "hvp_check", [("(g * v).sum()", "g @ v")], "not a matrix product"),
+    ("17", "hvp_check", [("(hv,) = ", "hv = ")], "unpack it"),
+    ("17", "hvp_check", [("(g * v).sum()", "(g * v).sum() * 2")], "twice H v"),
+    ("17", "hvp_check", [("    (hv,) = autograd.grad((g * v).sum(), x)\n    return hv",
+                          "    return autograd.grad(minitorch.sum(g * v), [x], create_graph=True)[0]")], None),
+    ("17", "hvp_check", [("    (g,) = autograd.grad(f(x), x, create_graph=True)\n"
+                          "    (hv,) = autograd.grad((g * v).sum(), x)\n    return hv",
+                          "    return autograd.functional.vhp(f, x, v)[1]")], None),  # H is symmetric
+    # 17, exercise 3: the WGAN-GP gradient penalty
+    ("17", "penalty_check", [(", x_hat, create_graph=True)", ", x_hat)")], "create_graph=True"),
+    ("17", "penalty_check", [(").requires_grad_()", ")")], "x_hat does not require grad"),
+    ("17", "penalty_check", [("(g * g).sum(dim=1).sqrt()", "(g * g).sum().sqrt()")], "one norm for the whole batch"),
+    ("17", "penalty_check", [("(g * g).sum(dim=1).sqrt()", "(g * g).sum(dim=0).sqrt()")], "dim=1"),
+    ("17", "penalty_check", [("(g * g).sum(dim=1).sqrt()", "(g * g).sum(dim=1)")], "take the square root"),
+    ("17", "penalty_check", [("((norm - 1) ** 2).mean()", "(norm ** 2).mean()")], "not norm**2"),
+    ("17", "penalty_check", [("((norm - 1) ** 2).mean()", "((norm - 1) ** 2).sum()")], "the sum over the batch"),
+    ("17", "penalty_check", [("((norm - 1) ** 2).mean()", "(norm - 1).abs().mean()")], "squares it"),
+    ("17", "penalty_check", [("((norm - 1) ** 2).mean()", "(norm.mean() - 1) ** 2")], "square each point's"),
+    ("17", "penalty_check", [("eps * real + (1 - eps) * fake", "eps * fake + (1 - eps) * real")],
+     "eps weighs the real point"),
+    ("17", "penalty_check", [("critic(x_hat).sum()", "critic(x_hat)")], "differentiate their sum"),
+    ("17", "penalty_check", [("(eps * real + (1 - eps) * fake).requires_grad_()",
+                              "real.detach().requires_grad_()")], "penalty at the real points"),
+    ("17", "penalty_check", [("    x_hat = (eps * real + (1 - eps) * fake).requires_grad_()\n",
+                              "    x_hat = fake + eps * (real - fake)\n    x_hat.requires_grad = True\n"),
+                             ("critic(x_hat).sum(), x_hat,", "critic(x_hat), x_hat, minitorch.ones(len(x_hat), 1),"),
+                             ("(g * g).sum(dim=1).sqrt()", "minitorch.sqrt((g ** 2).sum(1))"),
+                             ("((norm - 1) ** 2).mean()", "((norm - 1) * (norm - 1)).mean()")], None),
+    ("17", "penalty_check", [("(g * g).sum(dim=1).sqrt()", "g.norm(2, dim=1)")], None),
+    # 17, exercise 4: a jvp from two vjps
+    ("17", "jvp_check", [(", requires_grad=True)", ")")], "u must require grad"),
+    ("17", "jvp_check", [("(g,) = autograd.grad(out, x, u, create_graph=True)", "(g,) = autograd.grad(out, x, u)")],
+     "create_graph=True"),
+    ("17", "jvp_check", [("    (jv,) = autograd.grad(g, u, v)\n    return jv", "    return g")], "return J^T u"),
+    ("17", "jvp_check", [("autograd.grad(g, u, v)", "autograd.grad(g, x, v)")], "with respect to x instead of u"),
+    ("17", "jvp_check", [("autograd.grad(out, x, u, create_graph=True)", "autograd.grad(out, x, v, create_graph=True)"),
+                         ("autograd.grad(g, u, v)", "autograd.grad(g, u, u)")], "v has x's shape"),
+    ("17", "jvp_check", [("autograd.grad(out, x, u, create_graph=True)", "autograd.grad(out, x, create_graph=True)")],
+     "give u (zeros of f(x)'s shape"),
+    ("17", "jvp_check", [("(jv,) = ", "jv = ")], "unpack it"),
+    ("17", "jvp_check", [("    u = minitorch.zeros(*out.shape, dtype=out.dtype, requires_grad=True)\n",
+                          "    u = minitorch.ones_like(out).requires_grad_()\n"),
+                         ("(jv,) = autograd.grad(g, u, v)", "jv = autograd.grad(g, [u], grad_outputs=v)[0]")], None),
+    ("17", "jvp_check", [("    out = f(x)\n    u = minitorch.zeros(*out.shape, dtype=out.dtype, requires_grad=True)\n"
+                          "    (g,) = autograd.grad(out, x, u, create_graph=True)\n"
+                          "    (jv,) = autograd.grad(g, u, v)\n    return jv",
+                          "    return autograd.functional.jvp(f, x, v)[1]")], None),
     ("11", "nonfinite_check", [("    for name, t in named_tensors:\n        if not np.isfinite(t.data).all():\n"
                                 "            bad.append(name)\n",
                                 "    named_tensors = list(named_tensors) if False else named_tensors\n"
@@ -383,11 +460,11 @@ def test_wrong_answer_gets_its_hint(lesson, var, edits, words):
 
 
 def test_every_exercise_has_a_row():
-    """Every check of lessons 00-11 and 16 (by the names given to lesson_score) is in the table."""
+    """Every check of lessons 00-11, 16 and 17 (by the names given to lesson_score) is in the table."""
     import re
 
     checked = {(row[0], row[1]) for row in TABLE}
-    for lesson in [f"{n:02d}" for n in range(12)] + ["16"]:
+    for lesson in [f"{n:02d}" for n in range(12)] + ["16", "17"]:
         cells = _cells(lesson)
         variables = {m for s in cells if "### BEGIN SOLUTION" not in s
                      for m in re.findall(r"^(\w+) = (?:widgets\.)?check_(?:backward|function|reduction)\(", s, re.M)}

@@ -131,7 +131,7 @@ TABLE = [
     ("18", "megatron_check", [(Y_LINE, "comm.allreduce(h @ w2.T + b2)")], "y holds b2 2 times instead of once"),
     ("18", "megatron_check", [(Y_LINE, "comm.allreduce(h @ w2.T) / comm.size + b2")],
      "the average of the ranks' products"),
-    ("18", "megatron_check", [(Y_LINE, "comm.allreduce(h) @ w2.T + b2")], "the all-reduce of h @ w2.T"),
+    ("18", "megatron_check", [(Y_LINE, "comm.allreduce(h) @ w2.T + b2")], "you all-reduced h"),
     ("18", "megatron_check", [(GRAD_X_LINE, "grad_h @ w1")], "grad_x on rank 0 is only this rank's share"),
     ("18", "megatron_check", [(GRAD_X_LINE, "comm.allreduce(grad_h @ w1) / comm.size")],
      "grad_x is the average of the ranks' shares"),
@@ -145,7 +145,7 @@ TABLE = [
      "microbatches in flight at once, 1F1B at most"),
     ("18", "order_check", [(WARMUP, "stage + 1)")], "the order deadlocks"),
     ("18", "order_check", [(WARMUP, "num_stages - stage - 1)")], "runs B 0 before F 0"),
-    ("18", "order_check", [(DRAIN, "")], "0 times: every forward and backward runs exactly once"),
+    ("18", "order_check", [(DRAIN, "")], "never runs B 2: every forward and backward runs exactly once"),
     ("18", "order_check", [('("F", warmup + k)', '("F", warmup + k + 1)')], "runs exactly once"),
     # 18, exercise 3: the ZeRO-1 step
     ("18", "zero_check", [(SHARD_IF, "        adam_update(")], "keeps Adam's state for all 5 parameters"),

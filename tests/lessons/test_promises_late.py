@@ -1,4 +1,4 @@
-"""Each lesson's promise, measured (lessons 10, 11, 13-16 and 18): what the text says the learner
+"""Each lesson's promise, measured (lessons 10, 11 and 13-18): what the text says the learner
 will see is what the stored outputs of lessons/solutions/NN_*.ipynb show.
 
 The numbers are read from the markdown where the text states them, so text and output
@@ -8,6 +8,7 @@ what that run shows, not to a speed of their own.
 
 import math
 import re
+from pathlib import Path
 
 import pytest
 from lesson_outputs import Lesson, number, numbers, says_true
@@ -153,6 +154,39 @@ def test_16_the_replay_is_the_same_bits_and_its_time_is_read_right(lessons):
     assert ("(faster in this run)" in timing) == (ratio < 1)
     band = re.search(r"between ([\d.]+) and ([\d.]+) for its epochs", l16.text("784f6a02"))
     assert band and float(band.group(1)) < float(band.group(2)) < 1
+
+
+def test_17_second_derivatives_agree_and_the_costs_read_right(lessons):
+    l17 = lessons("17")
+    # tanh'' by hand (the learner's double backward) and recorded by autograd: the same numbers
+    compared = l17.output("6d72f56c")
+    by_hand = re.search(r"by hand:\s*\[([^\]]+)\]", compared).group(1).split()
+    recorded = re.search(r"recorded by autograd:\s*\[([^\]]+)\]", compared).group(1).split()
+    assert by_hand == recorded and says_true("gradgradcheck(parts.Tanh)", compared)
+    # "30 products against the exact eigenvalues": the power iteration lands on the largest
+    assert "30 products" in l17.text("432ebcd0")
+    power = l17.output("f9893105")
+    assert number(r"power iteration, 30 Hessian-vector products: ([-\d.]+)", power) == number(
+        r"to ([-\d.]+)", power)
+    assert "Some eigenvalues are negative" in l17.text("18c6e498") and number(r"from ([-\d.]+)", power) < 0
+    # "the mean slope settles near 1", "nothing stops the critic"
+    trained = l17.output("3a9de538")
+    assert says_true("within 0.2 of 1", trained) and says_true("above 10", trained)
+    # the digits MLP's size, its Hessian's, and "a few times the time and memory of a gradient"
+    cost = l17.text("6f393357")
+    n = number(r"\$n\$ = ([\d,]+) weights", cost)
+    assert number(r"weights: (\d+)", l17.output("8a7d9e30")) == n
+    assert round(n * n / 1e6) == number(r"\\approx (\d+)\$\s*million", cost)
+    memory = l17.output("c216109c")
+    assert number(r"\(([\d]+) MB in float32\)", cost) == number(r"in float32: (\d+) MB", memory) == round(
+        n * n * 4 / 1e6)
+    assert 1 < number(r"ratio ([\d.]+)", l17.output("485db71c")) < 10 and 1 < number(r"ratio ([\d.]+)", memory) < 10
+    # "three to four times" for PyTorch: what docs/benchmarks.md recorded
+    assert "three to four times" in l17.text("d97be088")
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md").read_text()
+    section = docs[docs.index("## Hessian-vector products"):]
+    ratios = [float(r) for r in re.findall(r"^\| \d \| [\d.]+ us \| [\d.]+ us \| ([\d.]+) \|$", section, re.M)]
+    assert len(ratios) >= 3 and all(3 <= r <= 4 for r in ratios), ratios
 
 
 def test_18_the_strategies_keep_their_promises(lessons):

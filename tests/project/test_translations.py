@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))  # tools/ is a repository script folder, not an in
 from tools import make_learner_copies, translated_notebooks, translations  # noqa: E402
 
 LESSONS = translations.solution_notebooks()
-LESSON_COUNT = 18  # 00_welcome .. 16_trace_replay and 18_model_parallel: every one is translated
+LESSON_COUNT = 19  # 00_welcome .. 18_model_parallel: every one is translated
 
 
 def _ids(paths):

@@ -18,6 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from widgets.check.check_result import format_value
 from widgets.i18n import _
 
@@ -53,39 +55,66 @@ class Simulation:
         return self.problem or _("{time:g} time units, peaks {peaks}", time=self.makespan, peaks=self.peaks)
 
 
-def _malformed(orders: Sequence[Any], n_microbatches: int) -> str:
-    """'' or what is wrong with the orders before running them (types, missing or repeated actions)."""
+def _as_actions(order: Any) -> list[tuple[str, int]] | None:
+    """``order`` as a list of (kind, k) with k a Python int, or None when it is not a sequence of such pairs.
+
+    A list, a tuple or a generator of actions; each a tuple or list ("F", k), k any integer
+    (``np.arange`` gives NumPy's). A string or None is not an order.
+    """
+    if order is None or isinstance(order, (str, bytes, dict)) or not hasattr(order, "__iter__"):
+        return None
+    actions = list(order)
+    if not all(isinstance(a, (list, tuple)) and len(a) == 2 and a[0] in ("F", "B")
+               and isinstance(a[1], (int, np.integer)) and not isinstance(a[1], bool) for a in actions):
+        return None
+    return [(kind, int(k)) for kind, k in actions]
+
+
+def _malformed(orders: Sequence[Any], n_microbatches: int) -> tuple[list[list[tuple[str, int]]], str]:
+    """The orders as lists of actions, and '' or what is wrong with them (types, missing or repeated actions)."""
+    normalised: list[list[tuple[str, int]]] = []
     for s, order in enumerate(orders):
-        if not isinstance(order, (list, tuple)) or not all(
-                isinstance(a, (list, tuple)) and len(a) == 2 and a[0] in ("F", "B") and isinstance(a[1], int)
-                for a in order):
-            return _("stage {stage}: return a list of actions, each (\"F\", k) or (\"B\", k); got {got}",
-                     stage=s, got=format_value(order))
-        actions = [tuple(a) for a in order]
+        actions = _as_actions(order)
+        if actions is None:
+            if order is None:
+                return normalised, _("stage {stage} returned None: did you forget `return actions`?", stage=s)
+            return normalised, _("stage {stage}: return a list of actions, each (\"F\", k) or (\"B\", k); got {got}",
+                                 stage=s, got=format_value(order))
+        normalised.append(actions)
+        missing = [(kind, k) for kind in ("F", "B") for k in range(n_microbatches) if (kind, k) not in actions]
+        extra = [a for a in actions if not 0 <= a[1] < n_microbatches]
+        if extra:
+            also = _(", and never {kind} {k}", kind=missing[0][0], k=missing[0][1]) if missing else ""
+            return normalised, _("stage {stage} has {action}{also}: the microbatches are 0 .. {last} (numbered from "
+                                 "0), each of them runs exactly once", stage=s, action=extra[0], also=also,
+                                 last=n_microbatches - 1)
+        twice = [a for a in dict.fromkeys(actions) if actions.count(a) > 1]
+        if missing and twice:
+            return normalised, _("stage {stage} runs {kind} {k} {count} times and never {kind2} {k2}: every forward "
+                                 "and backward runs exactly once", stage=s, kind=twice[0][0], k=twice[0][1],
+                                 count=actions.count(twice[0]), kind2=missing[0][0], k2=missing[0][1])
+        if missing:
+            return normalised, _("stage {stage} never runs {kind} {k}: every forward and backward runs exactly once",
+                                 stage=s, kind=missing[0][0], k=missing[0][1])
         for kind in ("F", "B"):
             for k in range(n_microbatches):
                 count = actions.count((kind, k))
                 if count != 1:
-                    return _("stage {stage} runs {kind} {k} {count} times: every forward and backward runs exactly "
-                             "once", stage=s, kind=kind, k=k, count=count)
-        extra = [a for a in actions if not 0 <= a[1] < n_microbatches]
-        if extra:
-            return _("stage {stage} has {action}: the microbatches are 0 .. {last}", stage=s, action=extra[0],
-                     last=n_microbatches - 1)
+                    return normalised, _("stage {stage} runs {kind} {k} {count} times: every forward and backward "
+                                         "runs exactly once", stage=s, kind=kind, k=k, count=count)
         for k in range(n_microbatches):
             if actions.index(("B", k)) < actions.index(("F", k)):
-                return _("stage {stage} runs B {k} before F {k}: a microbatch's backward needs its forward's "
-                         "activations", stage=s, k=k)
-    return ""
+                return normalised, _("stage {stage} runs B {k} before F {k}: a microbatch's backward needs its "
+                                     "forward's activations", stage=s, k=k)
+    return normalised, ""
 
 
 def simulate(orders: Sequence[Any], n_microbatches: int) -> Simulation:
     """Run every stage's order at once (F: 1 unit, B: 2); a deadlock is reported, not waited for."""
     p = len(orders)
-    problem = _malformed(orders, n_microbatches)
+    actions, problem = _malformed(orders, n_microbatches)
     if problem:
-        return Simulation([[] for _ in orders], problem, orders=list(orders))
-    actions = [[tuple(a) for a in order] for order in orders]
+        return Simulation([[] for _ in orders], problem, orders=list(actions))
     done: dict[tuple[int, str, int], float] = {}  # (stage, kind, k) -> end time
     events: list[list[tuple[str, int, float, float]]] = [[] for _ in range(p)]
     position, free = [0] * p, [0.0] * p
@@ -115,8 +144,8 @@ def simulate(orders: Sequence[Any], n_microbatches: int) -> Simulation:
                     waits.append(_("stage {stage} waits in {kind} {k} for stage {other}'s {other_kind} {k}",
                                    stage=s, kind=kind, k=k, other=other, other_kind=other_kind))
             return Simulation(events, _("the order deadlocks: {waits}, and none of them can go on",
-                                        waits="; ".join(waits)), orders=list(orders))
-    return Simulation(events, "", [_peak(a) for a in actions], max(free), list(orders))
+                                        waits="; ".join(waits)), orders=actions)
+    return Simulation(events, "", [_peak(a) for a in actions], max(free), actions)
 
 
 def _dependency(stage: int, kind: str, k: int, p: int) -> tuple[int, str, int] | None:
@@ -159,8 +188,16 @@ def order_hint(got: Simulation, expected: Simulation) -> tuple[bool, str]:
     if got.makespan > expected.makespan:
         first = [next(i for i, e in enumerate(events) if e[0] == "B") for events in got.events]
         short = [s for s in range(p) if first[s] < p - s and first[s] < m]
-        where = _(" (stage {stage} starts backward after {n} forward(s), 1F1B after p - s = {want})", stage=short[0],
-                  n=first[short[0]], want=p - short[0]) if short else ""
+        unsorted = [s for s, order in enumerate(got.orders)
+                    if [k for kind, k in order if kind == "B"] != list(range(m))]
+        where = ""
+        if short:
+            where = _(" (stage {stage} starts backward after {n} forward(s), 1F1B after p - s = {want})",
+                      stage=short[0], n=first[short[0]], want=p - short[0])
+        elif unsorted:
+            where = _(" (stage {stage} runs its backwards in the order {order}: 1F1B runs them in the microbatches' "
+                      "order, 0, 1, 2, ..., as they come back from the next stage)", stage=unsorted[0],
+                      order=", ".join(str(k) for kind, k in got.orders[unsorted[0]] if kind == "B"))
         return False, _("the order runs, but the pipeline takes {got:g} time units against 1F1B's {want:g}: "
                         "stages wait idle{where}", got=got.makespan, want=expected.makespan, where=where)
     return True, ""
