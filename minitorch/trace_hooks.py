@@ -6,8 +6,9 @@ time to write it down; then the places below tell the tracer (a ``Recorder``) wh
 does, each behind one ``if SWITCHES.tracer is not None`` (all the eager path pays):
 
 - ``Function.apply`` hands each op call to ``record_op`` (the tracer runs it and notes it),
-  ``Tensor.backward`` and the engine's ``run_backward`` hand a backward pass to
-  ``record_backward`` / ``record_pass``;
+  ``Tensor.backward``, ``autograd.grad`` and the engine's ``run_backward`` hand a backward
+  pass to ``record_backward`` / ``record_grad`` / ``record_pass``: the recorder runs it itself
+  and returns, or answers ``GO_ON`` (the call goes on as usual while it watches);
 - a Python call a replay must make again because its numbers change from step to step
   (``optimizer.step()``, ``zero_grad()``, ``scheduler.step()``, ``clip_grad_norm_``) is
   marked ``@replayed`` where it is defined, and goes to ``record_call``;
@@ -29,6 +30,8 @@ from minitorch.switches import SWITCHES
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+GO_ON = object()  # a recorder's answer to a backward hook: "run it here as usual, I am watching"
+
 
 class Recorder(Protocol):
     """What the hooks call on ``SWITCHES.tracer`` (implemented by ``jit.tracer.Tracer``)."""
@@ -42,12 +45,20 @@ class Recorder(Protocol):
     def record_backward(
         self, run: Callable[..., None], tensor: Any, gradient: Any, retain_graph: Any, create_graph: bool, inputs: Any
     ) -> None:
-        """Run ``tensor.backward(...)`` (``run``: the engine's ``tensor_backward``) and write the pass down."""
+        """Run ``tensor.backward(...)`` (``run``: the engine's ``tensor_backward``) and write the pass down
+        (or answer ``GO_ON``)."""
+
+    def record_grad(
+        self, run: Callable[..., Any], outputs: Any, inputs: Any, grad_outputs: Any, settings: dict[str, Any]
+    ) -> Any:
+        """Run ``autograd.grad(outputs, inputs, grad_outputs, **settings)`` (``run``) and write it down;
+        return its gradients (or answer ``GO_ON``)."""
 
     def record_pass(
         self, run: Callable[..., None], root: Any, gradient: Any, retain_graph: bool, capture: Any, create_graph: bool
     ) -> None:
-        """A backward pass started without ``Tensor.backward`` (``autograd.grad``, ``autograd.backward``)."""
+        """A pass of the engine not started by ``Tensor.backward`` (``autograd.grad``, ``autograd.backward``):
+        run it and write it down, or answer ``GO_ON``."""
 
     def record_call(self, function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Make the ``@replayed`` call ``function(*args, **kwargs)`` and write it down; return its result."""
@@ -106,4 +117,4 @@ def unwrapped(function: Any) -> Any:
     return function.__wrapped__ if getattr(function, "replayed", False) else function
 
 
-__all__ = ["Recorder", "replay_methods", "replayed", "unwrapped"]
+__all__ = ["GO_ON", "Recorder", "replay_methods", "replayed", "unwrapped"]

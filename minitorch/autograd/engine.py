@@ -28,6 +28,7 @@ from minitorch.errors import MiniTorchError
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import Hook, TensorBase
+from minitorch.trace_hooks import GO_ON
 
 if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
     from minitorch.tensor import Tensor
@@ -161,8 +162,8 @@ def tensor_backward(
     """
     tracer = SWITCHES.tracer
     if tracer is not None and tracer.recording:  # minitorch.compile writes the pass down (trace_hooks.py)
-        tracer.record_backward(tensor_backward, tensor, gradient, retain_graph, create_graph, inputs)
-        return
+        if tracer.record_backward(tensor_backward, tensor, gradient, retain_graph, create_graph, inputs) is not GO_ON:
+            return
     if inputs is not None:
         raise MiniTorchError("backward(): inputs= is not supported in MiniTorch; use autograd.grad(output, inputs)")
     if retain_graph is None:
@@ -198,8 +199,8 @@ def run_backward(
     """
     tracer = SWITCHES.tracer
     if tracer is not None and tracer.recording:  # autograd.grad or autograd.backward, while compile traces
-        tracer.record_pass(run_backward, root, gradient, retain_graph, capture, create_graph)
-        return
+        if tracer.record_pass(run_backward, root, gradient, retain_graph, capture, create_graph) is not GO_ON:
+            return
     if root.grad_fn is None:  # backward of a leaf itself
         _backward_of_leaf(root, gradient, capture)
         return

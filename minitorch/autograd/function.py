@@ -135,6 +135,11 @@ class BackwardNode:
         return self._freed
 
     @property
+    def saved_roles(self) -> tuple[int | None, ...]:
+        """Per saved value: the input it is (its index), the output (-1), or None (``_saved_roles``)."""
+        return self._saved_roles
+
+    @property
     def has_hooks(self) -> bool:
         """True when ``register_hook`` functions of the op's output run before this node's backward."""
         return self._pre_hooks is not None
@@ -314,6 +319,16 @@ def new_node(cls: type[Function], xp: Any) -> BackwardNode:
     ctx._pre_hooks = None
     ctx.xp = xp
     return ctx
+
+
+def connect_node(
+    ctx: BackwardNode, next_nodes: tuple[BackwardNode | TensorBase | None, ...], saved_roles: tuple[int | None, ...]
+) -> None:
+    """Give a node made outside ``apply`` (``new_node``) the edges and saved roles ``apply`` records:
+    where each input's gradient goes, and which saved value is which input or the output. A
+    compiled step's replay does this before it runs a backward with ``create_graph=True`` on it."""
+    ctx.next_nodes = next_nodes
+    ctx._saved_roles = saved_roles
 
 
 def _apply_to_graph_arrays(cls: type[Function], args: tuple[Any, ...]) -> Any:

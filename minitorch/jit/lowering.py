@@ -40,6 +40,7 @@ import numpy as np
 
 from minitorch.autograd import engine
 from minitorch.jit import kernels, op_calls, optimizer_kernels
+from minitorch.jit.graph_pass import GraphPassStep
 from minitorch.jit.program import BackwardStep, CallStep, OpStep, Program
 from minitorch.tensor_base import TensorBase
 
@@ -169,6 +170,8 @@ def lower(
     the (node, input) gradients an op's backward gave as None (the engine skips them),
     ``layouts`` the memory order of the arrays the trace saw, by slot, where not C's.
     """
+    if any(type(step) is GraphPassStep for step in program.steps):
+        return "its autograd.grad(create_graph=True) runs eagerly inside the replay (graph_pass.py)"
     code = Code()
     code.missing = missing or set()
     code.layouts = {id(examples[slot]): order for slot, order in (layouts or {}).items() if slot in examples}

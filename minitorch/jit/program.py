@@ -10,7 +10,9 @@ trace met (parameters, settings such as an axis), and each op's output. A step i
   the order the trace's ``backward()`` ran them, gradients summed in the same order;
 - ``CallStep``: a Python call to run again as it is (``optimizer.step()``,
   ``zero_grad()``, ``scheduler.step()``, ``p.grad = None``): its numbers are inputs of the
-  program (the learning rate, Adam's step count), so it must run every time.
+  program (the learning rate, Adam's step count), so it must run every time;
+- ``GraphPassStep``: ``autograd.grad(..., create_graph=True)``, run again eagerly with its
+  ops put where the trace's went (``graph_pass.py``).
 
 Bit-identical to the eager step by construction: the very same ``forward``/``backward``
 functions and optimizer code run in the very same order on arrays of the same dtypes.
@@ -25,6 +27,7 @@ import numpy as np
 
 from minitorch.autograd import engine
 from minitorch.autograd.function import fast_kernel, new_node
+from minitorch.jit.graph_pass import GraphPassStep, run_pass
 from minitorch.tensor_base import TensorBase
 
 
@@ -121,6 +124,8 @@ class Program:
                 _run_op(step, slots, ctxs)
             elif type(step) is BackwardStep:
                 _run_backward(step, slots, ctxs, args, missing)
+            elif type(step) is GraphPassStep:
+                run_pass(step, slots, ctxs, args)
             else:
                 step.method(step.owner, *step.args, **step.kwargs)
         return _outputs(self.output, slots, args)

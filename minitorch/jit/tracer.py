@@ -29,17 +29,19 @@ import numpy as np
 
 from minitorch import backends
 from minitorch.autograd import engine
-from minitorch.jit import lowering
+from minitorch.jit import graph_pass, lowering
 from minitorch.jit.errors import GraphBreakError
+from minitorch.jit.graph_pass import GraphPassStep
 from minitorch.jit.program import BackwardStep, CallStep, OpStep, Program
 from minitorch.jit.watchers import Watchers
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
+from minitorch.trace_hooks import GO_ON
 
 PACKAGE = str(Path(__file__).resolve().parents[1])  # .../minitorch: frames inside it are not the learner's
 CREATE_GRAPH = (
-    "a backward with create_graph=True (a gradient penalty, a Hessian-vector product) is not traced: "
-    "its backward ops compute with arrays the tracer does not see, so this step runs eagerly"
+    "a backward with create_graph=True is traced only as autograd.grad(outputs, inputs, create_graph=True) "
+    "of tensors the recorded ops computed: this step runs eagerly"
 )
 
 
@@ -75,6 +77,7 @@ class Tracer(Watchers):
         self.in_op = 0  # inside a recorded op's forward
         self.in_call = 0  # inside a replayed Python call or the engine: nothing there is recorded
         self.recording = True  # neither: the hooks hand what happens to this tracer
+        self.graph_pass: GraphPassStep | None = None  # an autograd.grad(create_graph=True) being recorded
 
     # ------------------------------------------------------------------ the slot of trace_hooks
     def __enter__(self) -> Tracer:
@@ -157,6 +160,8 @@ class Tracer(Watchers):
     # ------------------------------------------------------------------ recording (trace_hooks.Recorder)
     def record_op(self, function: type, args: tuple[Any, ...]) -> Any:
         """``Function.apply``'s call: run ``function.apply(*args)`` eagerly and append its OpStep."""
+        if self.graph_pass is not None:  # inside autograd.grad(create_graph=True): numbered only
+            return self._number_op(function, args)
         arg_slots = tuple(self.slot_for(a, function.__name__) for a in args)
         result = self._run_inside("op", function.apply, *args)  # type: ignore[attr-defined]
         node = result.grad_fn
@@ -177,6 +182,50 @@ class Tracer(Watchers):
             self.keep.append(node)
         self.program.steps.append(step)
         return result
+
+    def _number_op(self, function: type, args: tuple[Any, ...]) -> Any:
+        """An op of a create_graph pass: its output's slot and its node number, for the replay's ``Numbering``."""
+        assert self.graph_pass is not None
+        result = self._run_inside("op", function.apply, *args)  # type: ignore[attr-defined]
+        data, node = graph_pass.data_and_node(result)
+        number = self.program.n_nodes
+        self.program.n_nodes += 1
+        out = self.program.new_slot()
+        self.slot_of[id(data)] = out
+        self.keep.extend((result, data))
+        if node is not None:
+            self.node_of[id(node)] = number
+            self.traced_ctx[number] = node
+            self.keep.append(node)
+        self.graph_pass.ops.append(graph_pass.GraphOp(function, out, number))
+        return result
+
+    def record_grad(self, run: Any, outputs: Any, inputs: Any, grad_outputs: Any, settings: dict[str, Any]) -> Any:
+        """``autograd.grad``: with create_graph=True recorded as a ``GraphPassStep`` (``graph_pass.py``);
+        else run as part of the step, which then runs eagerly (a graph break)."""
+        if self.graph_pass is not None:
+            return GO_ON  # the call record_grad itself makes, below
+        if not settings["create_graph"]:
+            self.graph_break(
+                "autograd.grad(...) without create_graph is not traced (the replay writes gradients into "
+                ".grad only): use loss.backward() in a compiled step"
+            )
+            return self._run_inside("call", run, outputs, inputs, grad_outputs, **settings)
+        try:
+            step = graph_pass.plan(self, outputs, inputs, grad_outputs)
+        except graph_pass.CannotRecord as reason:
+            self.graph_break(f"{reason}; {CREATE_GRAPH}")
+            return self._run_inside("call", run, outputs, inputs, grad_outputs, **settings)
+        self.graph_pass = step
+        try:
+            results = run(outputs, inputs, grad_outputs, **settings)  # its ops come to _number_op
+        finally:
+            self.graph_pass = None
+        try:
+            self.record_step(graph_pass.finish(self, step, results, settings))
+        except graph_pass.CannotRecord as reason:
+            self.graph_break(str(reason))
+        return results
 
     def record_backward(
         self, run: Any, root: TensorBase, gradient: Any, retain_graph: Any, create_graph: bool, inputs: Any
@@ -201,9 +250,12 @@ class Tracer(Watchers):
 
     def record_pass(
         self, run: Any, root: TensorBase, gradient: Any, retain_graph: bool, capture: Any, create_graph: bool
-    ) -> None:
-        """A backward pass not started by ``Tensor.backward`` (``autograd.grad``, ``autograd.backward``):
-        not written down, so the step runs eagerly (the pass itself runs now, as eager runs it)."""
+    ) -> Any:
+        """A backward pass not started by ``Tensor.backward`` (``autograd.backward``, say): not written
+        down, so the step runs eagerly (the pass itself runs now, as eager runs it). Inside a recorded
+        ``autograd.grad(create_graph=True)`` it goes on: its ops are numbered."""
+        if self.graph_pass is not None:
+            return GO_ON
         if create_graph:
             self.graph_break(CREATE_GRAPH)
         elif capture is not None:

@@ -144,7 +144,7 @@ def set_grads(model, grads):
         (lambda loss, model: minitorch.autograd.backward(loss), r"autograd\.backward\(\.\.\.\) is not traced"),
         (
             lambda loss, model: set_grads(model, minitorch.autograd.grad(loss, list(model.parameters()))),
-            r"autograd\.grad\(\.\.\.\) is not traced",
+            r"autograd\.grad\(\.\.\.\) without create_graph is not traced",
         ),
     ],
     ids=["autograd.backward", "autograd.grad"],
