@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.errors import MiniTorchError
+from minitorch.switches import SWITCHES
 
 _STATE_SIZE = 624  # 32-bit words in mt19937's state
 _UINT64_RANGE = 1 << 64
@@ -204,13 +205,23 @@ class _DefaultHolder:
 _HOLDER = _DefaultHolder()
 
 
+def _tell_tracer(what: str) -> None:
+    """A step ``minitorch.compile`` is recording draws random numbers here (``trace_hooks.py``):
+    inside an op they are drawn afresh by every replay, outside one they would be frozen."""
+    tracer = SWITCHES.tracer
+    if tracer is not None:
+        tracer.random_draw(what)
+
+
 def default_generator() -> Generator:
     """The generator the random functions use when given no ``generator=``."""
+    _tell_tracer("the default generator")
     return _HOLDER.generator
 
 
 def generator_or_default(generator: Generator | None, op: str) -> Generator:
     """``generator`` checked to be a ``minitorch.Generator``, or the default one when None."""
+    _tell_tracer(op)
     if generator is None:
         return _HOLDER.generator
     if not isinstance(generator, Generator):
@@ -224,6 +235,7 @@ def manual_seed(seed: int) -> Generator:
     After ``manual_seed(s)`` the CPU draws are PyTorch's after ``torch.manual_seed(s)``.
     Returns the default generator, as PyTorch does.
     """
+    _tell_tracer("manual_seed")
     _HOLDER.generator.manual_seed(_seed_as_int(seed))  # as torch.manual_seed: int(seed) first
     _HOLDER.seed = _HOLDER.generator.initial_seed()
     for hook in _HOLDER.hooks:
@@ -233,6 +245,7 @@ def manual_seed(seed: int) -> Generator:
 
 def seed() -> int:
     """Seed the default generator from the operating system's entropy; returns that seed."""
+    _tell_tracer("seed")
     return _HOLDER.generator.seed()
 
 
@@ -243,11 +256,13 @@ def initial_seed() -> int:
 
 def get_rng_state() -> Any:
     """The default generator's state, a tensor of bytes (PyTorch's layout)."""
+    _tell_tracer("get_rng_state")
     return _HOLDER.generator.get_state()
 
 
 def set_rng_state(new_state: Any) -> None:
     """Restore the default generator's state from ``get_rng_state()``."""
+    _tell_tracer("set_rng_state")
     _HOLDER.generator.set_state(new_state)
 
 

@@ -1,5 +1,6 @@
 """The process-wide switches, in one object: grad mode, debug checks, anomaly detection,
-fast kernels, and the defaults for new tensors (dtype of Python floats, device of factories).
+fast kernels, the defaults for new tensors (dtype of Python floats, device of factories), and
+the recorder of the step ``minitorch.compile`` is tracing, if any (``trace_hooks.py``).
 
 Every other module reads them from ``SWITCHES`` (an attribute read is as cheap as it gets
 on the hot path) and changes them only through the public functions and context managers
@@ -12,6 +13,7 @@ with the fast kernels off (and ``reset()`` keeps them off): every op then runs a
 """
 
 import os
+from typing import Any
 
 
 def _fast_kernels_from_environment() -> bool:
@@ -27,7 +29,7 @@ class Switches:
 
     __slots__ = (
         "grad_enabled", "debug", "anomaly", "fast_kernels", "default_dtype", "default_device", "autocast",
-        "conv_design",
+        "conv_design", "tracer",
     )
 
     def __init__(self) -> None:
@@ -49,6 +51,9 @@ class Switches:
         # (stride 1 only; else im2col) or "auto" (the faster one for the shape, as measured by
         # bench/train_cnn.py --designs). With the fast kernels off, every design is the op as written.
         self.conv_design = "auto"
+        # The step minitorch.compile is recording now (a trace_hooks.Recorder), or None: the ops,
+        # the engine and TensorBase tell it what the step does (minitorch/trace_hooks.py).
+        self.tracer: Any = None
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)}" for name in self.__slots__)

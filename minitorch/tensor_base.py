@@ -29,6 +29,7 @@ from minitorch.hints import Array, DTypeLike
 from minitorch.printing import tensor_repr
 from minitorch.python_data import to_array
 from minitorch.size import Size
+from minitorch.switches import SWITCHES
 from minitorch.tensor_records import HookHandle, VersionCounter
 
 if TYPE_CHECKING:  # for annotations only: never imported at run time (no cycle)
@@ -89,6 +90,8 @@ class TensorBase:
         t._grad = None
         t._hooks = None
         t._version_counter = None
+        if SWITCHES.tracer is not None:  # minitorch.compile is recording: a tensor made outside an op?
+            SWITCHES.tracer.tensor_made(t, False)
         return t
 
     @staticmethod
@@ -98,6 +101,8 @@ class TensorBase:
         """A new leaf tensor (of the face class) from data, as ``minitorch.tensor(...)`` makes it."""
         t = object.__new__(TensorBase._face)
         t._init_leaf(to_array(data, dtype, device, TensorBase), requires_grad)
+        if SWITCHES.tracer is not None:  # minitorch.compile is recording: a tensor made in the step
+            SWITCHES.tracer.tensor_made(t, True)
         return t
 
     if TYPE_CHECKING:
@@ -204,6 +209,8 @@ class TensorBase:
     # ------------------------------------------------------------------ conversions
     def item(self) -> Any:
         """The single value of a one-element tensor as a Python number."""
+        if SWITCHES.tracer is not None:  # minitorch.compile is recording: the value leaves the step
+            SWITCHES.tracer.value_read("item")
         if self.data.size != 1:
             raise MiniTorchError(
                 f"item(): a Tensor with {self.data.size} elements (shape {tuple(self.shape)}) "
@@ -213,10 +220,14 @@ class TensorBase:
 
     def tolist(self) -> Any:
         """The values as (nested) Python lists, or a number for a 0-d tensor."""
+        if SWITCHES.tracer is not None:  # minitorch.compile is recording: the value leaves the step
+            SWITCHES.tracer.value_read("tolist")
         return _on_host(self.data).tolist()
 
     def numpy(self) -> np.ndarray:
         """The data as a NumPy array sharing memory with this tensor (CPU only)."""
+        if SWITCHES.tracer is not None:  # minitorch.compile is recording: the value leaves the step
+            SWITCHES.tracer.value_read("numpy")
         if self.device != "cpu":
             raise MiniTorchError("numpy(): this tensor is on cuda; copy it to the host first with .cpu().numpy()")
         if self.requires_grad:
@@ -226,6 +237,8 @@ class TensorBase:
         return self.data
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        if SWITCHES.tracer is not None:  # minitorch.compile is recording: the value leaves the step
+            SWITCHES.tracer.value_read("__array__")
         if self.device != "cpu":
             # NumPy asking for our data must not copy from the GPU behind the user's back.
             raise MiniTorchError(
@@ -261,6 +274,8 @@ class TensorBase:
     @property
     def grad(self) -> Tensor | None:
         """The gradient that backward computed for this tensor (None before the first backward)."""
+        if SWITCHES.tracer is not None:  # minitorch.compile is recording the step
+            SWITCHES.tracer.grad_read(self)
         return self._grad
 
     @grad.setter
@@ -269,6 +284,8 @@ class TensorBase:
         # silently broadcast it (a (1,) gradient spread over a (3, 4) weight).
         if value is not None:
             _check_assigned_grad(self, value)
+        if SWITCHES.tracer is not None:  # minitorch.compile is recording the step
+            SWITCHES.tracer.grad_set(self, value)
         self._grad = value
 
     @property
@@ -286,6 +303,8 @@ class TensorBase:
 
     def _bump_version(self) -> None:
         """Record one in-place change (backward then refuses values saved before it)."""
+        if SWITCHES.tracer is not None:  # minitorch.compile is recording the step
+            SWITCHES.tracer.in_place(self)
         self._counter().value += 1
 
     def retain_grad(self) -> None:
@@ -375,6 +394,8 @@ class TensorBase:
         return (self[i] for i in range(self.data.shape[0]))
 
     def __bool__(self) -> bool:
+        if SWITCHES.tracer is not None:  # minitorch.compile is recording: the value leaves the step
+            SWITCHES.tracer.value_read("__bool__")
         if self.data.size != 1:
             raise MiniTorchError(
                 f"the truth value of a tensor with {self.data.size} elements is ambiguous; use .any() or .all()"
@@ -388,6 +409,8 @@ class TensorBase:
         return int(self.item())
 
     def __index__(self) -> int:
+        if SWITCHES.tracer is not None:  # minitorch.compile is recording: the value leaves the step
+            SWITCHES.tracer.value_read("__index__")
         if self.data.dtype.kind not in "iub" or self.data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.data.item())
@@ -398,6 +421,8 @@ class TensorBase:
         return object.__format__(self, spec) if spec else repr(self)
 
     def __repr__(self) -> str:
+        if SWITCHES.tracer is not None:  # minitorch.compile is recording: the value leaves the step
+            SWITCHES.tracer.value_read("__repr__")
         return tensor_repr(self)
 
     def any(self) -> Tensor:

@@ -31,6 +31,7 @@ import numpy as np
 from minitorch import backends
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.errors import MiniTorchError, MiniTorchValueError
+from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
 _READY, _UNSCALED, _STEPPED = "ready", "unscaled", "stepped"
@@ -94,6 +95,9 @@ class GradScaler:
         """``outputs * scale`` (a tensor, or a list/tuple of them); recorded, so backward scales too."""
         if not self._enabled:
             return outputs
+        tracer = SWITCHES.tracer
+        if tracer is not None and tracer.recording:  # minitorch.compile is recording the step
+            tracer.graph_break("GradScaler's scale changes between steps: a replay would freeze it")
         if isinstance(outputs, (list, tuple)):
             return type(outputs)(self.scale(o) for o in outputs)
         if not isinstance(outputs, Tensor):

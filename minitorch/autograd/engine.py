@@ -28,6 +28,7 @@ from minitorch.errors import MiniTorchError
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import Hook, TensorBase
+from minitorch.trace_hooks import GO_ON
 
 if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
     from minitorch.tensor import Tensor
@@ -159,6 +160,10 @@ def tensor_backward(
     ``create_graph=True`` records the backward pass too, so ``.grad`` can be differentiated
     again (``retain_graph`` then defaults to True, as in PyTorch).
     """
+    tracer = SWITCHES.tracer
+    if tracer is not None and tracer.recording:  # minitorch.compile writes the pass down (trace_hooks.py)
+        if tracer.record_backward(tensor_backward, tensor, gradient, retain_graph, create_graph, inputs) is not GO_ON:
+            return
     if inputs is not None:
         raise MiniTorchError("backward(): inputs= is not supported in MiniTorch; use autograd.grad(output, inputs)")
     if retain_graph is None:
@@ -192,6 +197,10 @@ def run_backward(
     ``create_graph``: ``gradient`` is a Tensor, and so is every gradient of the pass, each
     connected to the graph (see the module's docstring).
     """
+    tracer = SWITCHES.tracer
+    if tracer is not None and tracer.recording:  # autograd.grad or autograd.backward, while compile traces
+        if tracer.record_pass(run_backward, root, gradient, retain_graph, capture, create_graph) is not GO_ON:
+            return
     if root.grad_fn is None:  # backward of a leaf itself
         _backward_of_leaf(root, gradient, capture)
         return
@@ -238,7 +247,7 @@ def run_backward(
                 if leaf_edges[nxt]:
                     grads[nxt] = total
                 elif capture is None:
-                    _accumulate_leaf(nxt, total, handed_out)  # into .grad, after its hooks
+                    accumulate_leaf(nxt, total, handed_out)  # into .grad, after its hooks
                 elif nxt in capture:
                     capture[nxt] = total
         if grads:  # leaves with an edge from a node that got no gradient: not finished above
@@ -339,7 +348,7 @@ def _check_step(node: BackwardNode, grad_output: Any, grad_inputs: Any) -> Gradi
 def _finish_leaf(leaf: TensorBase, g: Array, handed_out: set[int], capture: dict[Any, Array | None] | None) -> None:
     """A leaf's gradient is complete: into its ``.grad``, or into ``capture`` for autograd.grad."""
     if capture is None:
-        _accumulate_leaf(leaf, g, handed_out)
+        accumulate_leaf(leaf, g, handed_out)
     elif leaf in capture:
         capture[leaf] = g
 
@@ -358,8 +367,13 @@ def _watch_step(node: BackwardNode, grad_output: Array, grad_inputs: Gradients, 
         observer(node, grad_output, grad_inputs)
 
 
-def _accumulate_leaf(leaf: TensorBase, g: Any, handed_out: set[int]) -> None:
-    """Add a leaf's gradient into its ``.grad``, after its hooks have had their say."""
+def accumulate_leaf(leaf: TensorBase, g: Any, handed_out: set[int]) -> None:
+    """Add a leaf's gradient into its ``.grad``, after its hooks have had their say.
+
+    ``handed_out``: the ids of the arrays this pass already stored as some leaf's ``.grad``
+    (one set per pass: such an array is copied before a second leaf keeps it). Public for
+    ``minitorch.compile``'s replay, which hands out gradients by the engine's rules.
+    """
     if isinstance(g, TensorBase):  # a recorded backward (create_graph): .grad stays in the graph
         _accumulate_leaf_in_graph(leaf, g)
         return
@@ -392,7 +406,7 @@ def _accumulate_leaf(leaf: TensorBase, g: Any, handed_out: set[int]) -> None:
 
 
 def _accumulate_leaf_in_graph(leaf: TensorBase, g: TensorBase) -> None:
-    """``_accumulate_leaf`` for a gradient that is a Tensor of the graph: added out of place, as
+    """``accumulate_leaf`` for a gradient that is a Tensor of the graph: added out of place, as
     PyTorch does under create_graph (the old ``.grad`` may be part of another graph)."""
     if g.data.dtype != leaf.data.dtype:
         g = graph_cast(g, leaf.data.dtype)
@@ -513,6 +527,7 @@ def _raise_count_mismatch(node: BackwardNode, grad_inputs: Gradients) -> NoRetur
 __all__ = [
     "ENGINE",
     "EngineState",
+    "accumulate_leaf",
     "add_backward_observer",
     "backward_observers",
     "backward_plan",

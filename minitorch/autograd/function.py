@@ -131,6 +131,21 @@ class BackwardNode:
         self._saved, self._kernel_saved, self._versions, self._freed = (), (), None, True
 
     @property
+    def freed(self) -> bool:
+        """True once a backward without ``retain_graph`` released what forward saved."""
+        return self._freed
+
+    @property
+    def saved_roles(self) -> tuple[int | None, ...]:
+        """Per saved value: the input it is (its index), the output (-1), or None (``_saved_roles``)."""
+        return self._saved_roles
+
+    @property
+    def has_hooks(self) -> bool:
+        """True when ``register_hook`` functions of the op's output run before this node's backward."""
+        return self._pre_hooks is not None
+
+    @property
     def saved_tensors(self) -> tuple[Any, ...]:
         """What forward passed to ``save_for_backward``, as a tuple."""
         if self._freed:
@@ -220,12 +235,16 @@ class Function(metaclass=_FunctionMeta):
     @classmethod
     def apply(cls, *args: Any) -> Tensor:
         """Run the op on Tensors (or plain values) and record it for backward when needed."""
+        switches = SWITCHES
+        tracer = switches.tracer
+        if tracer is not None and tracer.recording:  # minitorch.compile writes the call down (trace_hooks.py)
+            return tracer.record_op(cls, args)
         arrays: list[Any] = []
         next_nodes: list[BackwardNode | TensorBase | None] = []
         needs: list[bool] = []
         is_tensor: list[bool] = []
         any_needs = False
-        record = SWITCHES.grad_enabled
+        record = switches.grad_enabled
         backend = None  # the backend of the tensor inputs; they must all agree
         for arg in args:
             if isinstance(arg, TensorBase):
@@ -284,13 +303,36 @@ class Function(metaclass=_FunctionMeta):
         ctx.is_tensor_input = tuple(is_tensor)
         ctx.out_shape = out.shape
         ctx.out_dtype = out.dtype
-        ctx.created_at = traceback.format_stack()[:-1] if SWITCHES.anomaly else None
+        ctx.created_at = traceback.format_stack()[:-1] if switches.anomaly else None
         result = TensorBase._make(out, ctx, True)
         if out.base is not None:
             _share_counter_with_viewed_input(result, args)
         if ctx._saved:
             ctx._versions, ctx._saved_roles = _saved_versions(ctx, args, result)
         return result
+
+
+def new_node(cls: type[Function], xp: Any) -> BackwardNode:
+    """A fresh node of op ``cls`` (the ``ctx`` its forward fills in) for arrays of library ``xp``,
+    as ``Function.apply`` makes it before calling forward (apply does it inline: it is the hot
+    path). For code that runs an op's forward itself: ``minitorch.compile``'s replay."""
+    ctx = cls._node_cls()
+    ctx._saved = ctx._kernel_saved = ctx._saved_roles = ()
+    ctx._versions = None
+    ctx._freed = False
+    ctx._pre_hooks = None
+    ctx.xp = xp
+    return ctx
+
+
+def connect_node(
+    ctx: BackwardNode, next_nodes: tuple[BackwardNode | TensorBase | None, ...], saved_roles: tuple[int | None, ...]
+) -> None:
+    """Give a node made outside ``apply`` (``new_node``) the edges and saved roles ``apply`` records:
+    where each input's gradient goes, and which saved value is which input or the output. A
+    compiled step's replay does this before it runs a backward with ``create_graph=True`` on it."""
+    ctx.next_nodes = next_nodes
+    ctx._saved_roles = saved_roles
 
 
 def _apply_to_graph_arrays(cls: type[Function], args: tuple[Any, ...]) -> Any:

@@ -25,7 +25,9 @@ from minitorch.autograd.engine import run_backward
 from minitorch.autograd.graph_mode import graph_add, graph_broadcast, graph_cast
 from minitorch.errors import MiniTorchError
 from minitorch.hints import Array
+from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
+from minitorch.trace_hooks import GO_ON
 
 if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
     from minitorch.tensor import Tensor
@@ -123,6 +125,13 @@ def grad(
     the graph (``requires_grad``, a ``grad_fn``) and a ``grad_outputs`` tensor that requires
     grad takes part in it.
     """
+    tracer = SWITCHES.tracer
+    if tracer is not None and tracer.recording:  # minitorch.compile records the call (trace_hooks.py)
+        settings = {"retain_graph": retain_graph, "create_graph": create_graph, "allow_unused": allow_unused,
+                    "is_grads_batched": is_grads_batched, "materialize_grads": materialize_grads}  # fmt: skip
+        recorded = tracer.record_grad(grad, outputs, inputs, grad_outputs, settings)
+        if recorded is not GO_ON:
+            return recorded
     if retain_graph is None:
         retain_graph = create_graph
     if is_grads_batched:

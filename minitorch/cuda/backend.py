@@ -20,6 +20,7 @@ from typing import Any
 from minitorch import backends, random
 from minitorch.backends.base import Backend
 from minitorch.cuda import kernels, runtime
+from minitorch.switches import SWITCHES
 
 
 class CudaBackend(Backend):
@@ -99,6 +100,8 @@ class CudaBackend(Backend):
         # CuPy's own generator (seeded by manual_seed), drawing float32 directly when asked:
         # half the bytes and no cast kernel. Other dtypes (float16) are cast from float32.
         draw = dtype if str(dtype) in ("float32", "float64") else "float32"
+        if SWITCHES.tracer is not None:  # minitorch.compile is recording: a replay draws afresh inside an op
+            SWITCHES.tracer.random_draw("CuPy's generator")
         return self.xp.random.random(shape, dtype=draw).astype(dtype, copy=False)
 
 

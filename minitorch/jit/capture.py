@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.cuda.graphs import capture_step
+from minitorch.jit.graph_pass import GraphPassStep
 from minitorch.jit.program import BackwardStep, CallStep, Program
 from minitorch.tensor_base import TensorBase
 
@@ -41,6 +42,8 @@ def why_not_capture(program: Program) -> str | None:
     """None if the program can be captured into one CUDA graph, else the reason."""
     if program.random_ops:
         return "it draws random numbers (dropout): a graph would replay the same ones"
+    if any(type(step) is GraphPassStep for step in program.steps):
+        return "its autograd.grad(create_graph=True) runs eagerly inside the replay"
     zeroed = False
     for step in program.steps:
         if type(step) is CallStep:

@@ -29,7 +29,8 @@ from minitorch.jit.errors import GraphBreakWarning
 from minitorch.jit.guard_code import make_fast_guard
 from minitorch.jit.lowering import FALLBACK, lower_program
 from minitorch.jit.program import Program
-from minitorch.jit.tracer import ACTIVE, Tracer
+from minitorch.jit.tracer import Tracer
+from minitorch.switches import SWITCHES
 
 DEFAULT_CACHE_SIZE = 8  # signatures per function, as torch.compile's cache_size_limit
 
@@ -69,7 +70,7 @@ class CompiledFunction:
         self.__doc__ = getattr(fn, "__doc__", None)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if ACTIVE:  # called from a step being traced: its ops belong to that trace
+        if SWITCHES.tracer is not None:  # called from a step being traced: its ops belong to that trace
             return self.fn(*args, **kwargs)
         last = self._last
         entry: Entry | None

@@ -17,6 +17,7 @@ from typing import Any
 
 from minitorch.jit import guards
 from minitorch.jit.compiled import CompiledFunction
+from minitorch.jit.graph_pass import GraphPassStep
 from minitorch.jit.program import BackwardStep, CallStep, OpStep, Program
 
 
@@ -42,6 +43,7 @@ def describe_program(program: Program) -> list[str]:
     ops = [s for s in program.steps if type(s) is OpStep]
     backward = [s for s in program.steps if type(s) is BackwardStep]
     calls = [s for s in program.steps if type(s) is CallStep]
+    passes = [s for s in program.steps if type(s) is GraphPassStep]
     kernels = sum(len(b.order) for b in backward)
     lines = [
         f"{len(ops)} op forwards, {len(backward)} backward pass(es) ({kernels} op backwards), "
@@ -52,6 +54,11 @@ def describe_program(program: Program) -> list[str]:
     lines.append("ops: " + ", ".join(f"{name} x{n}" if n > 1 else name for name, n in counts.items()))
     if calls:
         lines.append("calls replayed: " + ", ".join(dict.fromkeys(c.label for c in calls)))
+    for p in passes:
+        lines.append(
+            f"{p.label}: run eagerly inside each replay ({len(p.ops)} ops of the gradient's graph, "
+            "numbered as the trace's)"
+        )
     if program.random_ops:
         lines.append(f"random numbers drawn inside ops ({len(program.random_ops)} draws): fresh on every replay")
     if program.lowered is not None:

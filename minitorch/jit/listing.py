@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from minitorch.jit.graph_pass import GraphPassStep
 from minitorch.jit.program import BackwardStep, CallStep, OpStep, Program
 
 
@@ -42,13 +43,17 @@ def kernels(program: Program) -> list[Kernel]:
     """The program's steps as kernels, in the order a replay runs them."""
     rows: list[Kernel] = []
     out_of_node = {s.node: s.out for s in program.steps if type(s) is OpStep}
+    function_of = {s.node: s.function for s in program.steps if type(s) is OpStep}
     for step in program.steps:
+        if type(step) is GraphPassStep:  # its ops: computed by the pass, backpropagated through later
+            out_of_node.update((op.node, op.out) for op in step.ops)
+            function_of.update((op.node, op.function) for op in step.ops)
         if type(step) is OpStep:
             name = f"{step.function.__name__}.forward"
             rows.append(Kernel(len(rows), "forward", name, _arrays(program, step.args), (f"s{step.out}",), step.line))
         elif type(step) is BackwardStep:
             for node, destinations in step.order:
-                function = next(s.function for s in program.steps if type(s) is OpStep and s.node == node)
+                function = function_of[node]
                 writes = tuple(_gradient_name(program, where, out_of_node) for where in destinations if where)
                 rows.append(
                     Kernel(len(rows), "backward", f"{function.__name__}.backward", (f"d s{out_of_node[node]}",), writes)
@@ -56,6 +61,10 @@ def kernels(program: Program) -> list[Kernel]:
         elif type(step) is CallStep:
             label = "p.grad = None" if step.method.__name__ == "_set_grad_none" else step.label
             rows.append(Kernel(len(rows), "call", label, (), ()))
+        elif type(step) is GraphPassStep:
+            reads = tuple(f"s{spec[1]}" for spec in step.outputs)
+            writes = tuple(f"s{slot}" for slot in step.results if slot is not None)
+            rows.append(Kernel(len(rows), "call", step.label, reads, writes))
     return rows
 
 

@@ -24,7 +24,7 @@ Every intermediate array is a buffer allocated once, at lowering, and written wi
 ``out=`` on every replay; what leaves the step (its output, each ``.grad``) is a fresh
 array, so nothing a caller holds is overwritten by the next call. The backward is the
 engine's walk resolved at lowering: which node's gradient goes where, summed in the
-engine's order (``previous + g``), into leaves through ``engine._accumulate_leaf``.
+engine's order (``previous + g``), into leaves through ``engine.accumulate_leaf``.
 
 ``Program.source`` keeps the text, which ``explain`` and lesson 16 show.
 """
@@ -40,6 +40,7 @@ import numpy as np
 
 from minitorch.autograd import engine
 from minitorch.jit import kernels, op_calls, optimizer_kernels
+from minitorch.jit.graph_pass import GraphPassStep
 from minitorch.jit.program import BackwardStep, CallStep, OpStep, Program
 from minitorch.tensor_base import TensorBase
 
@@ -169,6 +170,8 @@ def lower(
     the (node, input) gradients an op's backward gave as None (the engine skips them),
     ``layouts`` the memory order of the arrays the trace saw, by slot, where not C's.
     """
+    if any(type(step) is GraphPassStep for step in program.steps):
+        return "its autograd.grad(create_graph=True) runs eagerly inside the replay (graph_pass.py)"
     code = Code()
     code.missing = missing or set()
     code.layouts = {id(examples[slot]): order for slot, order in (layouts or {}).items() if slot in examples}
@@ -332,7 +335,7 @@ def _wrap(array: Any) -> TensorBase:
 
 
 def _give(leaf: TensorBase, g: Any, handed_out: set[int]) -> None:
-    """``engine._accumulate_leaf`` for a gradient the lowering proved fresh, of the leaf's shape and dtype.
+    """``engine.accumulate_leaf`` for a gradient the lowering proved fresh, of the leaf's shape and dtype.
 
     The common case (no ``.grad`` yet, no hooks) in three lines; anything else, the engine's own.
     """
@@ -340,7 +343,7 @@ def _give(leaf: TensorBase, g: Any, handed_out: set[int]) -> None:
         handed_out.add(id(g))
         leaf._grad = TensorBase._make(g, None, False)
     else:
-        engine._accumulate_leaf(leaf, g, handed_out)
+        engine.accumulate_leaf(leaf, g, handed_out)
 
 
 _LOCAL = re.compile(r"\b(?:[vdsg]\d+|ctx\d+)\b")  # the generated step's local names: values, gradients, sums, ctxs

@@ -110,4 +110,4 @@ def give_any(leaf: Any, g: Any, handed_out: set[int], buffers: frozenset[int]) -
         g = g.copy()
     if getattr(g, "shape", ()) != leaf.data.shape:
         g = np.reshape(g, leaf.data.shape)  # the trace proved only size-1 dims differ
-    engine._accumulate_leaf(leaf, g, handed_out)
+    engine.accumulate_leaf(leaf, g, handed_out)

@@ -28,6 +28,7 @@ from minitorch.kernels.optimizers.foreach import ADAM_FOREACH, adam_foreach
 from minitorch.optim.adam import Adam
 from minitorch.optim.optimizer import Optimizer
 from minitorch.switches import SWITCHES
+from minitorch.trace_hooks import unwrapped
 
 
 def _path_settings(group: dict[str, Any]) -> tuple[Any, ...]:
@@ -114,8 +115,8 @@ def zero_grad_kernel(optimizer: Optimizer) -> Any:
     return zero_grad
 
 
-_STEP = Optimizer.step  # the methods themselves (a trace swaps in recording ones while it runs)
-_ZERO_GRAD = Optimizer.zero_grad
+_STEP = unwrapped(Optimizer.step)  # the functions a recorded call names (not their @replayed wrappers)
+_ZERO_GRAD = unwrapped(Optimizer.zero_grad)
 
 
 def for_call(step: Any) -> Any:

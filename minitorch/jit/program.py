@@ -10,7 +10,9 @@ trace met (parameters, settings such as an axis), and each op's output. A step i
   the order the trace's ``backward()`` ran them, gradients summed in the same order;
 - ``CallStep``: a Python call to run again as it is (``optimizer.step()``,
   ``zero_grad()``, ``scheduler.step()``, ``p.grad = None``): its numbers are inputs of the
-  program (the learning rate, Adam's step count), so it must run every time.
+  program (the learning rate, Adam's step count), so it must run every time;
+- ``GraphPassStep``: ``autograd.grad(..., create_graph=True)``, run again eagerly with its
+  ops put where the trace's went (``graph_pass.py``).
 
 Bit-identical to the eager step by construction: the very same ``forward``/``backward``
 functions and optimizer code run in the very same order on arrays of the same dtypes.
@@ -24,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from minitorch.autograd import engine
-from minitorch.autograd.function import fast_kernel
+from minitorch.autograd.function import fast_kernel, new_node
+from minitorch.jit.graph_pass import GraphPassStep, run_pass
 from minitorch.tensor_base import TensorBase
 
 
@@ -121,6 +124,8 @@ class Program:
                 _run_op(step, slots, ctxs)
             elif type(step) is BackwardStep:
                 _run_backward(step, slots, ctxs, args, missing)
+            elif type(step) is GraphPassStep:
+                run_pass(step, slots, ctxs, args)
             else:
                 step.method(step.owner, *step.args, **step.kwargs)
         return _outputs(self.output, slots, args)
@@ -138,12 +143,7 @@ def forward_on_fresh_ctx(step: OpStep, *arrays: Any) -> tuple[Any, Any]:
     """``function.forward`` on a new ctx, as ``Function.apply`` runs it, minus the unwrapping,
     checks and wrapping: (the output array, the ctx its backward needs, or None without a node)."""
     function = step.function
-    ctx = function._node_cls()
-    ctx._saved = ctx._kernel_saved = ctx._saved_roles = ()
-    ctx._versions = None
-    ctx._freed = False
-    ctx._pre_hooks = None
-    ctx.xp = step.xp
+    ctx = new_node(function, step.xp)
     # the fast kernel eager would take for these arguments (the same calls: the same bits)
     kernel = fast_kernel(function, "cpu" if step.xp is np else "cuda", arrays) if function._kernels else None
     forward = function.forward if kernel is None or kernel.forward is None else kernel.forward
@@ -208,12 +208,12 @@ def _run_backward(
             if leaf_edges[key]:
                 grads[key] = total
             else:
-                engine._accumulate_leaf(leaf, total, handed_out)
+                engine.accumulate_leaf(leaf, total, handed_out)
     for key, total in list(grads.items()):  # leaves whose last edge got no gradient
         if type(key) is tuple:
-            engine._accumulate_leaf(args[key[1]], total, handed_out)
+            engine.accumulate_leaf(args[key[1]], total, handed_out)
         elif isinstance(key, TensorBase):
-            engine._accumulate_leaf(key, total, handed_out)
+            engine.accumulate_leaf(key, total, handed_out)
 
 
 def _outputs(spec: Any, slots: list[Any], args: list[Any]) -> Any:

@@ -1,17 +1,18 @@
 """The tracer: run a step eagerly once and write down what it did, as a ``Program``.
 
-It watches the eager run without any hook in the engine: for the length of one call it
-swaps a few methods for recording versions and puts the originals back afterwards (so
-the eager path costs exactly what it always did when nothing is traced):
+It is the recorder of ``minitorch/trace_hooks.py``: while it runs a step, ``SWITCHES.tracer``
+is this tracer, and the eager code tells it what happens (the eager path pays one test per
+call for this, and nothing else changes):
 
-- ``Function.apply``: each op's class, which slot feeds each argument, its output's slot;
-- ``Tensor.backward``: the engine's plan for the pass (``engine.backward_plan``);
-- ``Optimizer.step``/``zero_grad``, ``LRScheduler.step``, ``Module.zero_grad``, ``t.grad = None``:
-  Python calls to run again on every replay (their numbers change from step to step);
-- the ways a value leaves the program for Python (``item``, ``bool``, ``float``, ``tolist``,
-  ``numpy``, printing), in-place changes outside an op, random numbers drawn outside an
-  op, tensors computed outside the recorded ops: each one is a **graph break**, a reason
-  why the recording would not be the step (``breaks``).
+- ``Function.apply`` hands over each op call: its class, which slot feeds each argument,
+  its output's slot (``record_op``);
+- ``Tensor.backward`` hands over the pass: the engine's plan for it (``record_backward``);
+- the ``@replayed`` calls (``optimizer.step()``, ``zero_grad()``, ``scheduler.step()``,
+  ``clip_grad_norm_``, and ``p.grad = None``) are Python calls to make again on every replay:
+  their numbers change from step to step (``record_call``);
+- what would make a replay wrong is a **graph break** (``watchers.py``): a value handed to
+  Python, an in-place change outside an op, random numbers drawn outside an op, a tensor
+  computed outside the recorded ops, a backward pass the tracer does not write down.
 
 Which array feeds which op is found by identity: every array the trace has seen is kept
 alive until it ends, so an ``id`` is never reused during the trace.
@@ -27,31 +28,21 @@ from typing import Any
 import numpy as np
 
 from minitorch import backends
-from minitorch import random as mt_random
 from minitorch.autograd import engine
-from minitorch.autograd.function import Function
-from minitorch.backends.base import Backend
-from minitorch.jit import lowering, watchers
+from minitorch.jit import graph_pass, lowering
 from minitorch.jit.errors import GraphBreakError
+from minitorch.jit.graph_pass import GraphPassStep
 from minitorch.jit.program import BackwardStep, CallStep, OpStep, Program
+from minitorch.jit.watchers import Watchers
+from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
+from minitorch.trace_hooks import GO_ON
 
 PACKAGE = str(Path(__file__).resolve().parents[1])  # .../minitorch: frames inside it are not the learner's
-_FACTORIES = str(Path(PACKAGE) / "factories.py")
-
-# Python calls a replay runs again, found by name (not imported: nn imports this package for
-# Module.compile(), so importing nn here would close an import cycle).
-REPLAYED_METHODS = (
-    ("minitorch.optim.optimizer", "Optimizer", ("step", "zero_grad")),
-    ("minitorch.optim.lr_scheduler", "LRScheduler", ("step",)),
-    ("minitorch.nn.module", "Module", ("zero_grad",)),
+CREATE_GRAPH = (
+    "a backward with create_graph=True is traced only as autograd.grad(outputs, inputs, create_graph=True) "
+    "of tensors the recorded ops computed: this step runs eagerly"
 )
-REPLAYED_FUNCTIONS = (("minitorch.nn.utils", ("clip_grad_norm_", "clip_grad_value_")),)
-# float(t), int(t) and f"{t:.3f}" go through item(), printing through tensor_base.tensor_repr
-# (patched as a module function): fewer special methods to swap, each swap costs ~10 us
-VALUE_READERS = ("item", "tolist", "numpy", "__array__", "__bool__", "__index__")
-
-ACTIVE: list[Tracer] = []  # the trace now running, if any (one at a time)
 
 
 def learner_line(source: bool = True) -> tuple[str, int, str]:
@@ -65,8 +56,11 @@ def learner_line(source: bool = True) -> tuple[str, int, str]:
     return file, line, linecache.getline(file, line).strip() if source else ""
 
 
-class Tracer:
-    """Records one eager call of a step into ``self.program``; ``breaks`` lists why it can't be replayed."""
+class Tracer(Watchers):
+    """Records one eager call of a step into ``self.program``; ``breaks`` lists why it can't be replayed.
+
+    ``with Tracer() as tracer:`` makes it ``SWITCHES.tracer`` for the length of the call.
+    """
 
     def __init__(self, fullgraph: bool = False) -> None:
         self.program = Program()
@@ -82,15 +76,44 @@ class Tracer:
         self.examples: dict[int, Any] = {}  # slot -> the array the trace saw there (for lowering)
         self.in_op = 0  # inside a recorded op's forward
         self.in_call = 0  # inside a replayed Python call or the engine: nothing there is recorded
-        self._patches: list[tuple[Any, str, Any, bool]] = []
+        self.recording = True  # neither: the hooks hand what happens to this tracer
+        self.graph_pass: GraphPassStep | None = None  # an autograd.grad(create_graph=True) being recorded
+
+    # ------------------------------------------------------------------ the slot of trace_hooks
+    def __enter__(self) -> Tracer:
+        if SWITCHES.tracer is not None:
+            raise RuntimeError("minitorch.compile: a trace is already running")
+        SWITCHES.tracer = self
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if SWITCHES.tracer is self:
+            SWITCHES.tracer = None
+
+    def _run_inside(self, kind: str, function: Any, *args: Any, **kwargs: Any) -> Any:
+        """``function(*args, **kwargs)`` as part of a recorded op (``kind`` "op") or call: not recorded again."""
+        if kind == "op":
+            self.in_op += 1
+        else:
+            self.in_call += 1
+        self.recording = False
+        try:
+            return function(*args, **kwargs)
+        finally:
+            if kind == "op":
+                self.in_op -= 1
+            else:
+                self.in_call -= 1
+            self.recording = not (self.in_op or self.in_call)
 
     # ------------------------------------------------------------------ breaks
     def graph_break(self, reason: str) -> None:
         """Note that the step did something a replay can't repeat (an error under fullgraph)."""
         file, line, source = learner_line()
+        if self.breaks and self.breaks[-1][1:3] == (file, line) and self.breaks[-1][0] == reason:
+            return  # the same thing again on the same line (scale() of a list, say): once is enough
         self.breaks.append((reason, file, line, source))
         if self.fullgraph:
-
             raise GraphBreakError(f"{reason} (at {file}:{line}: {source}); fullgraph=True makes this an error")
 
     # ------------------------------------------------------------------ inputs and slots
@@ -134,15 +157,13 @@ class Tracer:
         self.keep.append(value)
         return slot
 
-    # ------------------------------------------------------------------ recording
-    def record_op(self, cls: type, args: tuple[Any, ...], apply: Any) -> Any:
-        """Run ``cls.apply(*args)`` eagerly and append its OpStep."""
-        arg_slots = tuple(self.slot_for(a, cls.__name__) for a in args)
-        self.in_op += 1
-        try:
-            result = apply(cls, *args)
-        finally:
-            self.in_op -= 1
+    # ------------------------------------------------------------------ recording (trace_hooks.Recorder)
+    def record_op(self, function: type, args: tuple[Any, ...]) -> Any:
+        """``Function.apply``'s call: run ``function.apply(*args)`` eagerly and append its OpStep."""
+        if self.graph_pass is not None:  # inside autograd.grad(create_graph=True): numbered only
+            return self._number_op(function, args)
+        arg_slots = tuple(self.slot_for(a, function.__name__) for a in args)
+        result = self._run_inside("op", function.apply, *args)  # type: ignore[attr-defined]
         node = result.grad_fn
         number = self.program.n_nodes
         self.program.n_nodes += 1
@@ -153,7 +174,7 @@ class Tracer:
         tensors = tuple(isinstance(a, TensorBase) for a in args)
         xp = _xp_of(args)
         file, line, _ = learner_line(source=False)
-        step = OpStep(cls, arg_slots, out, number, None, tensors, xp, f"{Path(file).name}:{line}")
+        step = OpStep(function, arg_slots, out, number, None, tensors, xp, f"{Path(file).name}:{line}")
         if node is not None:
             step.needs_input_grad = node.needs_input_grad
             self.node_of[id(node)] = number
@@ -162,20 +183,64 @@ class Tracer:
         self.program.steps.append(step)
         return result
 
-    def record_backward(self, root: TensorBase, gradient: Any, retain_graph: bool, backward: Any) -> None:
-        """Run ``root.backward()`` eagerly and append the BackwardStep of its plan."""
+    def _number_op(self, function: type, args: tuple[Any, ...]) -> Any:
+        """An op of a create_graph pass: its output's slot and its node number, for the replay's ``Numbering``."""
+        assert self.graph_pass is not None
+        result = self._run_inside("op", function.apply, *args)  # type: ignore[attr-defined]
+        data, node = graph_pass.data_and_node(result)
+        number = self.program.n_nodes
+        self.program.n_nodes += 1
+        out = self.program.new_slot()
+        self.slot_of[id(data)] = out
+        self.keep.extend((result, data))
+        if node is not None:
+            self.node_of[id(node)] = number
+            self.traced_ctx[number] = node
+            self.keep.append(node)
+        self.graph_pass.ops.append(graph_pass.GraphOp(function, out, number))
+        return result
+
+    def record_grad(self, run: Any, outputs: Any, inputs: Any, grad_outputs: Any, settings: dict[str, Any]) -> Any:
+        """``autograd.grad``: with create_graph=True recorded as a ``GraphPassStep`` (``graph_pass.py``);
+        else run as part of the step, which then runs eagerly (a graph break)."""
+        if self.graph_pass is not None:
+            return GO_ON  # the call record_grad itself makes, below
+        if not settings["create_graph"]:
+            self.graph_break(
+                "autograd.grad(...) without create_graph is not traced (the replay writes gradients into "
+                ".grad only): use loss.backward() in a compiled step"
+            )
+            return self._run_inside("call", run, outputs, inputs, grad_outputs, **settings)
+        try:
+            step = graph_pass.plan(self, outputs, inputs, grad_outputs)
+        except graph_pass.CannotRecord as reason:
+            self.graph_break(f"{reason}; {CREATE_GRAPH}")
+            return self._run_inside("call", run, outputs, inputs, grad_outputs, **settings)
+        self.graph_pass = step
+        try:
+            results = run(outputs, inputs, grad_outputs, **settings)  # its ops come to _number_op
+        finally:
+            self.graph_pass = None
+        try:
+            self.record_step(graph_pass.finish(self, step, results, settings))
+        except graph_pass.CannotRecord as reason:
+            self.graph_break(str(reason))
+        return results
+
+    def record_backward(
+        self, run: Any, root: TensorBase, gradient: Any, retain_graph: Any, create_graph: bool, inputs: Any
+    ) -> None:
+        """``root.backward()``: run it eagerly (``run``, the engine's) and append the BackwardStep of its plan."""
         plan = None
         if gradient is not None:
             self.graph_break("backward(gradient=...) is not traced (only a loss's backward())")
+        elif create_graph:
+            self.graph_break(CREATE_GRAPH)
         elif root.grad_fn is None or id(root.grad_fn) not in self.node_of or root.data.size != 1:
             self.graph_break("backward() of a tensor the recorded ops did not compute")
-        else:
+        elif inputs is None:
             plan = self._plan(root)
-        self.in_call += 1
-        try:
-            backward(root, gradient, retain_graph)
-        finally:
-            self.in_call -= 1
+        self._run_inside("call", run, root, gradient, retain_graph, create_graph, inputs)
         if plan is not None:
             order, leaf_edges = plan
             root_node = self.node_of[id(root.grad_fn)]
@@ -183,19 +248,53 @@ class Tracer:
                 BackwardStep(root_node, self.slot_of[id(root.data)], order, leaf_edges, bool(retain_graph))
             )
 
+    def record_pass(
+        self, run: Any, root: TensorBase, gradient: Any, retain_graph: bool, capture: Any, create_graph: bool
+    ) -> Any:
+        """A backward pass not started by ``Tensor.backward`` (``autograd.backward``, say): not written
+        down, so the step runs eagerly (the pass itself runs now, as eager runs it). Inside a recorded
+        ``autograd.grad(create_graph=True)`` it goes on: its ops are numbered."""
+        if self.graph_pass is not None:
+            return GO_ON
+        if create_graph:
+            self.graph_break(CREATE_GRAPH)
+        elif capture is not None:
+            self.graph_break(
+                "autograd.grad(...) is not traced (the replay writes gradients into .grad only): "
+                "use loss.backward() in a compiled step"
+            )
+        else:
+            self.graph_break("autograd.backward(...) is not traced: use loss.backward() in a compiled step")
+        self._run_inside("call", run, root, gradient, retain_graph, capture, create_graph)
+
+    def record_call(self, function: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """A ``@replayed`` call (optimizer steps, zero_grad, schedulers, clipping): make it and append its CallStep."""
+        owner, rest = args[0], args[1:]
+        method = "." in function.__qualname__  # Optimizer.step, not clip_grad_norm_
+        if not method and not isinstance(owner, TensorBase):
+            owner = list(owner)  # the parameters: a generator would be used up by the trace
+        label = f"{type(owner).__name__}.{function.__name__}" if method else function.__name__
+        if any(isinstance(a, TensorBase) or callable(a) for a in (*rest, *kwargs.values())):
+            self.graph_break(f"{label} gets a tensor or a closure, whose values the replay would freeze")
+        self.record_step(CallStep(function, owner, rest, dict(kwargs), label))
+        return self._run_inside("call", function, owner, *rest, **kwargs)
+
+    def record_step(self, step: Any) -> None:
+        """Append a step to the program."""
+        self.program.steps.append(step)
+
     def _plan(self, root: TensorBase) -> tuple[list[Any], dict[Any, int]] | None:
         """The engine's order for ``root``, with nodes as numbers and leaves as destinations."""
         assert root.grad_fn is not None  # (record_backward checked it)
         nodes, edges = engine.backward_plan(root.grad_fn)
-        order = []
         for node in nodes:
             if id(node) not in self.node_of:
                 self.graph_break(f"backward() goes through {node.name()}, made outside the recorded ops")
                 return None
-            if node._pre_hooks is not None:
+            if node.has_hooks:
                 self.graph_break("a register_hook on an intermediate tensor is not traced")
                 return None
-            order.append((self.node_of[id(node)], tuple(self._destination(n) for n in node.next_nodes)))
+        order = [(self.node_of[id(node)], tuple(self._destination(n) for n in node.next_nodes)) for node in nodes]
         leaf_edges = {}
         for leaf, count in edges.items():
             where = self._destination(leaf)
@@ -215,86 +314,6 @@ class Tracer:
             )
         self.program.live.append((nxt, nxt.data))
         return ("leaf", nxt)
-
-    def record_call(self, method: Any, owner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        """Append a Python call the replay runs again (optimizer steps, zero_grad, schedulers)."""
-        label = f"{method.__name__}" if isinstance(owner, list) else f"{type(owner).__name__}.{method.__name__}"
-        if any(isinstance(a, TensorBase) or callable(a) for a in (*args, *kwargs.values())):
-            self.graph_break(f"{label} gets a tensor or a closure, whose values the replay would freeze")
-        self.program.steps.append(CallStep(method, owner, args, dict(kwargs), label))
-
-    # ------------------------------------------------------------------ installing the recorders
-    def __enter__(self) -> Tracer:
-        if ACTIVE:
-            raise RuntimeError("minitorch.compile: a trace is already running")
-        ACTIVE.append(self)
-        try:
-            self._install()
-        except BaseException:
-            self._uninstall()
-            raise
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._uninstall()
-
-    def _patch(self, owner: Any, name: str, replacement: Any) -> None:
-        had_own = name in owner.__dict__
-        self._patches.append((owner, name, owner.__dict__.get(name), had_own))
-        setattr(owner, name, replacement)
-
-    def _uninstall(self) -> None:
-        while self._patches:
-            owner, name, original, had_own = self._patches.pop()
-            if had_own:
-                setattr(owner, name, original)
-            else:
-                delattr(owner, name)
-        holder = mt_random._HOLDER
-        if isinstance(holder.generator, WatchedGenerator):
-            holder.generator = holder.generator._real
-        elif getattr(self, "_real_generator", None) is not None:
-            self.breaks.append(("manual_seed inside the step replaces the generator", *learner_line()))
-        if ACTIVE and ACTIVE[-1] is self:
-            ACTIVE.pop()
-
-    def _install(self) -> None:
-
-        apply = Function.__dict__["apply"].__func__
-        self._patch(Function, "apply", classmethod(watchers.traced_apply(self, apply)))
-        face: Any = TensorBase._face
-        self._patch(face, "backward", watchers.traced_backward(self, face.backward))
-        for name in VALUE_READERS:
-            self._patch(TensorBase, name, watchers.value_reader(self, name, getattr(TensorBase, name)))
-        base_module = sys.modules[TensorBase.__module__]
-        self._patch(base_module, "tensor_repr", watchers.value_reader(self, "__repr__", base_module.tensor_repr))
-        self._patch(TensorBase, "_bump_version", watchers.version_bump(self, TensorBase._bump_version))
-        self._patch(TensorBase, "_make", staticmethod(watchers.traced_make(self, TensorBase._make)))
-        self._patch(TensorBase, "_from_data", staticmethod(watchers.traced_from_data(self, TensorBase._from_data)))
-        self._patch(TensorBase, "grad", watchers.traced_grad_property(self, TensorBase.__dict__["grad"]))
-        for module_name, class_name, methods in REPLAYED_METHODS:
-            module = sys.modules.get(module_name)
-            base = getattr(module, class_name, None)
-            if base is None:
-                continue
-            for cls in (base, *_subclasses(base)):
-                for name in methods:
-                    if name in cls.__dict__:
-                        self._patch(cls, name, watchers.replayed_call(self, cls.__dict__[name]))
-        for cls in _subclasses(Backend):  # a device's own generator (CuPy's, for dropout on a GPU)
-            if "uniform" in cls.__dict__:
-                self._patch(cls, "uniform", watchers.random_draw(self, cls.__dict__["uniform"]))
-        for module_name, names in REPLAYED_FUNCTIONS:
-            module = sys.modules.get(module_name)
-            for name in names:
-                if module is not None and name in module.__dict__:
-                    self._patch(module, name, watchers.replayed_function(self, module.__dict__[name]))
-        scaler = getattr(sys.modules.get("minitorch.amp.grad_scaler"), "GradScaler", None)
-        if scaler is not None:
-            self._patch(scaler, "scale", watchers.breaking(self, scaler.scale, "GradScaler's scale changes"))
-        holder = mt_random._HOLDER
-        self._real_generator = holder.generator
-        holder.generator = WatchedGenerator(holder.generator, self)  # type: ignore[assignment]
 
     # ------------------------------------------------------------------ the end
     def finish(self, output: Any) -> Program:
@@ -320,7 +339,7 @@ class Tracer:
         if isinstance(value, TensorBase):
             if id(value) in self.arg_position:
                 return ("arg", self.arg_position[id(value)])
-            if value.grad_fn is not None and not value.grad_fn._freed:
+            if value.grad_fn is not None and not value.grad_fn.freed:
                 self.graph_break(
                     "the step returns a tensor whose graph is still to be used (backward() "
                     "outside the step): compile the whole training step"
@@ -345,22 +364,6 @@ class Tracer:
         return ("value", value)
 
 
-class WatchedGenerator:
-    """The random generator during a trace: draws inside an op are fine (the op runs again on
-    replay), draws outside one would be frozen into the program."""
-
-    def __init__(self, real: np.random.Generator, tracer: Tracer) -> None:
-        self._real, self._tracer = real, tracer
-
-    def __getattr__(self, name: str) -> Any:
-        tracer = self._tracer
-        if tracer.in_op:
-            tracer.program.random_ops.append(name)
-        elif not tracer.in_call:
-            tracer.graph_break(f"random numbers drawn outside an op (generator.{name}) would be frozen")
-        return getattr(self._real, name)
-
-
 def _xp_of(args: tuple[Any, ...]) -> Any:
     """The array library of the first tensor argument (numpy without any), as ``Function.apply`` picks it."""
 
@@ -368,14 +371,3 @@ def _xp_of(args: tuple[Any, ...]) -> Any:
         if isinstance(a, TensorBase):
             return np if type(a.data) is np.ndarray else backends.of(a.data).xp
     return np
-
-
-def _subclasses(cls: type) -> list[type]:
-    found: list[type] = []
-    stack = [cls]
-    while stack:
-        subs: list[type] = stack.pop().__subclasses__()
-        for sub in subs:
-            found.append(sub)
-            stack.append(sub)
-    return found

@@ -33,6 +33,7 @@ from minitorch.jit import compile as compile_step
 from minitorch.nn.hooks import RemovableHandle, add_hook, call_with_hooks
 from minitorch.nn.state_loading import IncompatibleKeys, load_into
 from minitorch.tensor import Tensor
+from minitorch.trace_hooks import replay_methods, replayed
 
 
 class Parameter(Tensor):
@@ -84,6 +85,10 @@ class Module:
     _buffers: OrderedDict[str, Tensor | None]
     _non_persistent: set[str]
     _modules: OrderedDict[str, Any]  # Module values (None where a sub-module was set to None)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        replay_methods(cls, "zero_grad")  # a module's own zero_grad is replayed by minitorch.compile too
 
     def __init__(self) -> None:
         object.__setattr__(self, "_parameters", OrderedDict())
@@ -298,6 +303,7 @@ class Module:
         fn(self)
         return self
 
+    @replayed  # minitorch.compile makes this call again on every replay of a step
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear every parameter's ``.grad`` (to None by default, as PyTorch 2 does)."""
         for p in self.parameters():

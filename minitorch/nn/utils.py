@@ -18,6 +18,7 @@ from minitorch import distributed as dist
 from minitorch.errors import MiniTorchError
 from minitorch.hints import Array
 from minitorch.tensor import Tensor
+from minitorch.trace_hooks import replayed
 
 
 def _with_grads(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
@@ -61,6 +62,7 @@ def _whole_tensor_norms(params: list[Tensor], norms: Array, norm_type: float) ->
         norms[i] = combined.data[0] if norm_type in (0, math.inf, -math.inf) else combined.data[0] ** (1.0 / norm_type)
 
 
+@replayed  # minitorch.compile makes this call again on every replay: the norm changes
 def clip_grad_norm_(
     parameters: Tensor | Iterable[Tensor],
     max_norm: float,
@@ -100,6 +102,7 @@ def clip_grad_norm_(
     return Tensor._make(total, None, False)
 
 
+@replayed  # minitorch.compile makes this call again on every replay
 def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float, foreach: bool | None = None) -> None:
     """Clamp every gradient element into [-clip_value, clip_value], in place (``foreach`` changes nothing)."""
     for p in _with_grads(parameters):

@@ -27,6 +27,7 @@ from typing import Any
 
 from minitorch.errors import check_int
 from minitorch.optim.optimizer import Optimizer, check_number
+from minitorch.trace_hooks import replay_methods, replayed
 
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where possible. "
@@ -67,6 +68,10 @@ class LRScheduler:
     _get_lr_called_within_step = False
     _is_initial = False
     _state_keys: tuple[str, ...] = ("last_epoch", "base_lrs")  # what load_state_dict requires
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        replay_methods(cls, "step")  # a subclass's own step is replayed by minitorch.compile too
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         name = type(self).__name__
@@ -109,6 +114,7 @@ class LRScheduler:
                 stacklevel=3,
             )
 
+    @replayed  # minitorch.compile makes this call again on every replay: the rate changes
     def step(self, epoch: int | None = None) -> None:
         """Advance one epoch and set every group's learning rate (``epoch``: deprecated, jump there)."""
         self._step_count += 1

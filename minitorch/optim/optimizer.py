@@ -45,6 +45,7 @@ from minitorch.autograd.grad_mode import enable_grad
 from minitorch.errors import MiniTorchError, MiniTorchValueError
 from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
+from minitorch.trace_hooks import replay_methods, replayed
 
 
 # ---------------------------------------------------------------------- hyperparameter checks
@@ -109,6 +110,10 @@ class Optimizer:
     # they are tried. minitorch.kernels registers them (update_registry.py): optim/ never
     # imports the kernels, they attach themselves here.
     _update_kernels: tuple[Any, ...] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        replay_methods(cls, "step", "zero_grad")  # a subclass's own step is replayed by compile too
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]], defaults: dict[str, Any]) -> None:
         name = type(self).__name__
@@ -201,6 +206,7 @@ class Optimizer:
             raise ValueError(f"{name}: some parameters appear in more than one parameter group")
         self.param_groups.append(group)
 
+    @replayed  # minitorch.compile makes this call again on every replay of a step
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear the gradients of every parameter (to None by default, as PyTorch 2 does)."""
         for group in self.param_groups:
@@ -211,6 +217,7 @@ class Optimizer:
                     else:
                         p.grad.data[...] = 0
 
+    @replayed  # its numbers (the learning rate, Adam's step count) change from step to step
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter from its ``.grad``; with a ``closure``, call it first and return its loss.
 

@@ -290,24 +290,6 @@ def test_a_leaf_made_inside_the_step_is_not_reused():
     assert first is not second and second.grad.tolist() == [1.0, 1.0]
 
 
-def test_the_tracer_puts_every_method_back():
-    from minitorch.autograd.function import Function
-    from minitorch.optim.optimizer import Optimizer
-    from minitorch.tensor_base import TensorBase
-
-    owners = (TensorBase, minitorch.Tensor, Function, Optimizer, nn.Module, minitorch.tensor_base)
-    before = [dict(vars(o)) for o in owners]
-    model, opt = setup()
-    generator = minitorch.random.default_generator()
-    for peek in (lambda t: None, PEEKS["item"]):
-        compiled = minitorch.compile(train_step(model, opt, peek))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compiled(*batch(0))
-    assert [dict(vars(o)) for o in owners] == before
-    assert minitorch.random.default_generator() is generator
-
-
 def test_a_step_under_autocast_is_bit_identical():
     def run(compiled):
         model, opt = setup()
