@@ -40,3 +40,25 @@ def test_the_predicate_takes_numpy_float_logits_only():
     assert IN_PLACE.applies(np.zeros((2, 3), np.float16), labels, "mean", None, -100)
     assert not IN_PLACE.applies(np.zeros((2, 3), np.int64), labels, "mean")
     assert IN_PLACE in SoftmaxCrossEntropy._kernels
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_given_buffers_the_functions_write_into_them_with_the_same_bits(rng, reduction):
+    # what a compiled step does (jit/kernels.py): the same calls into arrays made once
+    from minitorch.kernels.cpu import cross_entropy
+
+    n, c = 9, 5
+    logits = (rng.standard_normal((n, c)) * 3).astype(np.float32)
+    target, rows = rng.integers(0, c, n), np.arange(n)
+    losses, probs = cross_entropy.softmax_xent_rows(logits, target, rows)
+    buffers = {name: np.empty(shape, np.float32) for name, shape in
+               [("top", (n, 1)), ("shifted", (n, c)), ("probs", (n, c)), ("total", (n, 1)),
+                ("log_total", (n,)), ("losses", (n,))]}  # fmt: skip
+    got = cross_entropy.softmax_xent_rows(logits, target, rows, **buffers)
+    assert got[0] is buffers["losses"] and got[1] is buffers["probs"]
+    assert got[0].tobytes() == losses.tobytes() and got[1].tobytes() == probs.tobytes()
+    scale = np.float32(0.5) / n if reduction == "mean" else np.asarray(np.float32(0.5))
+    fresh = cross_entropy.softmax_xent_grad(probs, target, rows, scale)
+    out = np.empty((n, c), np.float32)
+    assert cross_entropy.softmax_xent_grad(probs, target, rows, scale, out=out) is out
+    assert out.tobytes() == fresh.tobytes()

@@ -40,3 +40,23 @@ def test_linear_refuses_a_bias_of_another_dtype_as_pytorch():
     x, w = minitorch.ones(2, 3), minitorch.ones(4, 3)
     with pytest.raises(MiniTorchError, match="bias dtype minitorch.float64 and input dtype minitorch.float32"):
         minitorch.nn.functional.linear(x, w, minitorch.ones(4, dtype=minitorch.float64))
+
+
+@pytest.mark.parametrize("x_shape", [(7, 6), (2, 5, 6)])
+def test_given_buffers_the_functions_write_into_them_with_the_same_bits(rng, x_shape):
+    # what a compiled step does (jit/kernels.py): the same calls into arrays made once
+    from minitorch.kernels.cpu import linear
+
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in (x_shape, (4, 6), (4,)))
+    g = rng.standard_normal((*x_shape[:-1], 4)).astype(np.float32)
+    rows = int(np.prod(x_shape[:-1]))
+    cases = [
+        (linear.linear_forward, (x, w, b), {}, np.empty((*x_shape[:-1], 4), np.float32)),
+        (linear.linear_grad_x, (g, w), {}, np.empty(x_shape, np.float32)),
+        (linear.linear_grad_weight, (g, x), {}, np.empty((4, 6), np.float32)),
+        (linear.linear_grad_bias, (g,), {"ones": np.ones(rows, np.float32)}, np.empty(4, np.float32)),
+    ]
+    for function, args, extra, out in cases:
+        result = function(*args, **extra, out=out)
+        assert result is out or result.base is out  # (sum_leading gives a view of it)
+        assert out.tobytes() == function(*args).tobytes(), function.__name__

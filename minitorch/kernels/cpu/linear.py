@@ -7,8 +7,9 @@
 - ``grad_b``, the column sums of g, is ``ones @ g`` (``blas_sums.sum_leading``): NumPy sums
   the columns of a short batch walking the array far slower than one matrix-vector product.
 
-The compiled step writes these same calls out on its buffers (``jit/kernels.py``'s
-``linear``): change one, change the other, or the compiled step stops being bit-identical.
+Each step is a function that takes the arrays to write into (``out=``, ``ones=``): eager
+calls them without (new arrays), a compiled step (``minitorch.compile``, ``jit/kernels.py``)
+with the buffers it made once. The very same calls, so the compiled step gives eager's bits.
 """
 
 from __future__ import annotations
@@ -37,27 +38,43 @@ def _float_numpy(x: Array, weight: Array, bias: Array | None) -> bool:
     )
 
 
-def linear_blas(ctx: BackwardNode, x: Array, weight: Array, bias: Array | None) -> Array:
-    """x @ W^T (one product for a stack of rows), plus b in place."""
-    ctx.save_for_backward(x, weight)
-    out = stacked_product(x, weight.T)
+def linear_forward(x: Array, weight: Array, bias: Array | None, out: Array | None = None) -> Array:
+    """x @ W^T (one product for a stack of rows), plus b in place (into ``out`` if given)."""
+    out = stacked_product(x, weight.T, out=out)
     if bias is not None:
-        out += bias  # ``out`` is a fresh array: adding in place saves a temporary
+        np.add(out, bias, out=out)  # ``out`` is a fresh array or a buffer: adding in place saves a temporary
     return out
 
 
+def linear_grad_x(grad: Array, weight: Array, out: Array | None = None) -> Array:
+    """grad_x = g @ W (one product for a stack of rows)."""
+    return stacked_product(grad, weight, out=out)
+
+
+def linear_grad_weight(grad: Array, x: Array, out: Array | None = None) -> Array:
+    """grad_W = g^T @ x over all rows (leading dims count as more rows)."""
+    g2 = grad if grad.ndim == 2 else rows_of(grad)
+    return np.matmul(g2.T, x if x.ndim == 2 else rows_of(x), out=out)
+
+
+def linear_grad_bias(grad: Array, ones: Array | None = None, out: Array | None = None) -> Array:
+    """grad_b = ones @ g over all rows (``blas_sums.sum_leading``; ``ones``: that vector, if kept)."""
+    return sum_leading(grad if grad.ndim == 2 else rows_of(grad), ones=ones, out=out)
+
+
+def linear_blas(ctx: BackwardNode, x: Array, weight: Array, bias: Array | None) -> Array:
+    """The op's forward: ``linear_forward``."""
+    ctx.save_for_backward(x, weight)
+    return linear_forward(x, weight, bias)
+
+
 def linear_blas_backward(ctx: BackwardNode, grad: Array) -> Gradients:
-    """grad_x = g @ W, grad_W = g^T @ x over all rows, grad_b = ones @ g."""
+    """The gradients the op's backward asks for, each one function above."""
     x, weight = ctx.saved_tensors
     need_x, need_w, need_b = ctx.needs_input_grad
-    grad_x = stacked_product(grad, weight) if need_x else None
-    grad_w = grad_b = None
-    if need_w or need_b:
-        g2 = grad if grad.ndim == 2 else rows_of(grad)  # leading dims count as more rows
-        if need_w:
-            grad_w = g2.T @ (x if x.ndim == 2 else rows_of(x))
-        if need_b:
-            grad_b = sum_leading(g2)
+    grad_x = linear_grad_x(grad, weight) if need_x else None
+    grad_w = linear_grad_weight(grad, x) if need_w else None
+    grad_b = linear_grad_bias(grad) if need_b else None
     return grad_x, grad_w, grad_b
 
 

@@ -24,13 +24,20 @@ from minitorch.kernels.registry import register
 FLOATS = (np.float32, np.float64)
 
 
-def stacked_product(a: Array, b: Array) -> Array:
+def stacked_product(a: Array, b: Array, out: Array | None = None) -> Array:
     """``a @ b`` for NumPy arrays; a C-contiguous stack ``a`` (more than 2 dims) times a matrix
-    ``b`` as one (rows, k) @ (k, m) product. float16 is the op's (``linalg.product``), not here."""
+    ``b`` as one (rows, k) @ (k, m) product. float16 is the op's (``linalg.product``), not here.
+
+    ``out``: an array of the product's shape to write it into (a compiled step's buffer), C-contiguous.
+    """
     if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
         rows = math.prod(a.shape[:-1])
-        return (a.reshape(rows, a.shape[-1]) @ b).reshape(*a.shape[:-1], b.shape[1])
-    return a @ b
+        if out is not None and not out.flags.c_contiguous:  # its reshape would be a copy, written in vain
+            raise ValueError(f"stacked_product: out must be C-contiguous, got strides {out.strides}")
+        flat = None if out is None else out.reshape(rows, b.shape[1])
+        product = np.matmul(a.reshape(rows, a.shape[-1]), b, out=flat)
+        return product.reshape(*a.shape[:-1], b.shape[1]) if out is None else out
+    return np.matmul(a, b, out=out)
 
 
 def rows_of(a: Array) -> Array:
