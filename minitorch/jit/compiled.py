@@ -100,8 +100,9 @@ class CompiledFunction:
             return entry.captured(flat)
         if program.to_lower is not None:  # the first replay: op by op, then written out for the next ones
             missing: set[tuple[int, int]] = set()
-            output = program.run(flat, missing)
-            lower_program(program, missing)
+            kernels: dict[int, Any] = {}
+            output = program.run(flat, missing, kernels)
+            lower_program(program, missing, kernels)
             return output
         if program.lowered is not None:
             output = program.lowered.replay(flat)

@@ -1,23 +1,22 @@
-"""Replay kernels: an op's NumPy work written out as lines of code on buffers made once.
+"""Replay kernels: an op's fast kernel called on buffers made once, written out as lines of code.
 
-The compiled path's second tier (``lowering.py``). For an op registered here, the trace's
-program does not call ``Function.forward``/``backward`` on replay: the generated step
-function holds the op's array calls themselves, each result written with ``out=`` into a
-buffer allocated when the step was traced. The eager op is untouched (nothing in the engine
-knows these exist); an op without a kernel keeps the whole program on the op-by-op replay.
+The compiled path's second tier (``lowering.py``). For an op whose eager run took a
+registered fast kernel that has a *writer* here, the trace's program does not call
+``Function.forward``/``backward`` on replay: the generated step function calls that
+kernel's own functions (``minitorch/kernels/cpu/``), each given ``out=`` a buffer allocated
+when the step was lowered. No op math lives here: a writer only names the buffers and
+places the calls. The kernel is the one eager ran on the first replay (``Program.run``
+records it), so the replay makes eager's calls on eager's dtypes and gives the eager step's
+bits (tests/jit/test_bit_identical.py). With the fast kernels off
+(``MINITORCH_FAST_KERNELS=0``) no kernel runs and no writer applies: every op is called as
+written in ``functions/`` (``op_calls.py``), as eager runs it.
+Where a writer does not handle a case (a stack of sequences, class weights), it returns a
+reason instead, before writing anything, and the generated code calls that op's own forward
+and backward, as for an op with no writer.
 
-Each kernel makes **the same NumPy calls in the same order** as the eager op's CPU path
-(its fast kernel in ``minitorch/kernels/cpu/``, which eager runs unless the fast kernels are
-off: then the kernel here declines), on the same dtypes: a ufunc or ``matmul`` writing into
-``out=`` computes what it would have returned, so a replay gives the eager step's bits
-(tests/jit/test_bit_identical.py).
-Where the eager op would take another path (float16, an option the kernel does not write
-out), the kernel returns a reason instead, before writing anything, and the generated code
-calls that op's own forward and backward (``op_calls.py``), as for an op with no kernel.
-
-A kernel is ``kernel(op, code)``: ``op`` (an ``OpView``) names the op's arguments in the
+A writer is ``writer(op, code)``: ``op`` (an ``OpView``) names the op's arguments in the
 generated code and holds what the trace saw of them; ``code`` (``lowering.Code``) takes
-lines, buffers and constants. It returns the op's backward kernel, a function
+lines, buffers and constants. It returns the op's backward writer, a function
 ``backward(grad, targets)`` that writes the lines assigning each requested input gradient
 (``targets[i]``: a name, or None when not needed), or None when the op kept no node.
 """
@@ -25,19 +24,14 @@ lines, buffers and constants. It returns the op's backward kernel, a function
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
-from minitorch.autograd.function import fast_kernel
 from minitorch.functions.bounds import as_unsigned, labels_in_range
-from minitorch.functions.fused import Linear, SoftmaxCrossEntropy
-from minitorch.functions.unary import ReLU, Tanh
-from minitorch.kernels.cpu import cross_entropy as cross_entropy_kernel
-from minitorch.kernels.cpu import linear as linear_kernel
-from minitorch.kernels.cpu.blas_sums import sum_leading
-
-FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+from minitorch.functions.fused import loss_scale, reduce_losses
+from minitorch.kernels.cpu import activations, cross_entropy, linear
 
 
 @dataclass
@@ -54,37 +48,20 @@ class OpView:
     leaf_target: list[bool]  # the gradient of argument i goes straight into a leaf's .grad (must be fresh)
 
 
-def _plain(*arrays: Any) -> bool:
-    """NumPy arrays (not CuPy, not float16) of one float dtype: the eager op's CPU path."""
-    return all(type(a) is np.ndarray and a.dtype in FLOATS and a.dtype == arrays[0].dtype for a in arrays)
-
-
-def _eager_runs(kernel: Any, op_type: type, values: list[Any]) -> bool:
-    """Whether eager runs ``kernel`` (minitorch/kernels/) for these arguments: the lines written
-    out here are its calls. With the fast kernels off, eager runs the op as written in
-    functions/, and so does the replay (op by op)."""
-    return fast_kernel(op_type, "cpu", values) is kernel
-
-
 def _into(op: OpView, code: Any, i: int, like: Any) -> str:
     """The ``, out=buffer`` argument for input ``i``'s gradient; none for a leaf's (its ``.grad`` must be fresh)."""
     return "" if op.leaf_target[i] else f", out={code.buffer(like)}"
 
 
-def linear(op: OpView, code: Any) -> Any:
-    """``Linear`` on a batch of rows, as its fast kernel (kernels/cpu/linear.py): ``out = x @ W.T; out += b``;
-    back ``g @ W``, ``g.T @ x``, ``sum_leading(g)``."""
+def linear_writer(op: OpView, code: Any) -> Any:
+    """Linear's fast kernel (``kernels/cpu/linear.py``) on a batch of rows: ``linear_forward`` into a
+    buffer; back ``linear_grad_x``, ``linear_grad_weight``, ``linear_grad_bias``."""
     x, w, b = op.values
-    if not _plain(x, w) or (b is not None and not _plain(x, b)) or x.ndim != 2:
-        return "only a batch of rows (2-D), float32/float64 NumPy arrays, is written out"
-    if not _eager_runs(linear_kernel.BLAS, Linear, op.values):
-        return "eager runs the op as written (fast kernels off)"
+    if x.ndim != 2:
+        return "only a batch of rows (2-D) is written out"
     xn, wn, bn = op.args
     out = code.buffer(op.result)
-    code.line(f"matmul({xn}, {wn}.T, out={out})")
-    if b is not None:
-        code.line(f"add({out}, {bn}, out={out})")
-    code.line(f"{op.out} = {out}")
+    code.line(f"{op.out} = linear_forward({xn}, {wn}, {bn if b is not None else None}, out={out})")
     code.reused(op.out)
     if op.node is None:
         return None
@@ -92,23 +69,20 @@ def linear(op: OpView, code: Any) -> Any:
     def backward(grad: str, targets: list[Any]) -> None:
         gx, gw, gb = targets
         if gx is not None:
-            code.line(f"{gx} = matmul({grad}, {wn}{_into(op, code, 0, x)})")
+            code.line(f"{gx} = linear_grad_x({grad}, {wn}{_into(op, code, 0, x)})")
         if gw is not None:
-            code.line(f"{gw} = matmul({grad}.T, {xn}{_into(op, code, 1, w)})")
-        if gb is not None:  # the eager op's own sum (a product with ones where that is faster): its bits
+            code.line(f"{gw} = linear_grad_weight({grad}, {xn}{_into(op, code, 1, w)})")
+        if gb is not None:  # the vector of ones that eager makes each call, made once
             ones = code.value(np.ones(x.shape[0], x.dtype), "ones")
-            code.line(f"{gb} = sum_leading({grad}, ones={ones}{_into(op, code, 2, b)})")
+            code.line(f"{gb} = linear_grad_bias({grad}, ones={ones}{_into(op, code, 2, b)})")
 
     return backward
 
 
-def relu(op: OpView, code: Any) -> Any:
-    """``ReLU``: ``maximum(a, 0)``; back ``grad * (out != 0)``."""
-    (a,) = op.values
-    if not _plain(a):
-        return "only float32/float64 NumPy arrays are written out"
+def relu_writer(op: OpView, code: Any) -> Any:
+    """ReLU's fast kernel (``kernels/cpu/activations.py``): ``relu`` and ``relu_backward`` on buffers."""
     out = code.buffer(op.result)
-    code.line(f"{op.out} = maximum({op.args[0]}, 0, out={out})")
+    code.line(f"{op.out} = relu({op.args[0]}, out={out})")
     code.reused(op.out)
     if op.node is None:
         return None
@@ -116,16 +90,13 @@ def relu(op: OpView, code: Any) -> Any:
 
     def backward(grad: str, targets: list[Any]) -> None:
         if targets[0] is not None:
-            code.line(f"{targets[0]} = multiply({grad}, not_equal({op.out}, 0, out={mask}){_into(op, code, 0, a)})")
+            code.line(f"{targets[0]} = relu_backward({op.out}, {grad}, mask={mask}{_into(op, code, 0, op.values[0])})")
 
     return backward
 
 
-def tanh(op: OpView, code: Any) -> Any:
-    """``Tanh``: ``tanh(a)``; back ``grad * (1 - out * out)``."""
-    (a,) = op.values
-    if not _plain(a):
-        return "only float32/float64 NumPy arrays are written out"
+def tanh_writer(op: OpView, code: Any) -> Any:
+    """Tanh's fast kernel (``kernels/cpu/activations.py``): ``tanh`` and ``tanh_backward`` on buffers."""
     out = code.buffer(op.result)
     code.line(f"{op.out} = tanh({op.args[0]}, out={out})")
     code.reused(op.out)
@@ -134,26 +105,26 @@ def tanh(op: OpView, code: Any) -> Any:
 
     def backward(grad: str, targets: list[Any]) -> None:
         if targets[0] is not None:
-            code.line(f"{targets[0]} = {grad} * (1 - {op.out} * {op.out})")
+            code.line(f"{targets[0]} = tanh_backward({op.out}, {grad}{_into(op, code, 0, op.values[0])})")
 
     return backward
 
 
-def cross_entropy(op: OpView, code: Any) -> Any:
-    """``SoftmaxCrossEntropy`` on the CPU, every label a class (no weights): the lines of its fast
-    kernel (kernels/cpu/cross_entropy.py), on buffers."""
+def cross_entropy_writer(op: OpView, code: Any) -> Any:
+    """SoftmaxCrossEntropy's fast kernel (``kernels/cpu/cross_entropy.py``), every label a class (no
+    weights): ``softmax_xent_rows`` into buffers, the op's ``reduce_losses``; back ``softmax_xent_grad``."""
     logits, target, reduction = op.values[:3]
-    if not _plain(logits) or logits.ndim != 2 or any(v is not None for v in op.values[3:4]):
-        return "only float32/float64 NumPy logits without class weights are written out"
+    if logits.ndim != 2 or any(v is not None for v in op.values[3:4]):
+        return "only (N, C) logits without class weights are written out"
     if reduction not in ("mean", "sum") or op.node is None or op.node.row_weight is not None:
         return f"reduction={reduction!r} with these labels is not written out"
     if not op.is_input[1]:
         return "labels computed inside the step are not written out (their range is checked before the replay)"
-    if not _eager_runs(cross_entropy_kernel.IN_PLACE, SoftmaxCrossEntropy, op.values):
-        return "eager runs the op as written (fast kernels off)"
     n, c = logits.shape
-    scale_dtype = (np.ones((), op.result.dtype) / n if reduction == "mean" else np.ones((), op.result.dtype)).dtype
-    if scale_dtype != logits.dtype:
+    # What eager's ctx holds here (no row weights, every label a class), for the op's own
+    # reduce_losses and loss_scale, which the generated code calls with it.
+    how: Any = SimpleNamespace(reduction=reduction, row_weight=None, ignore_index=None, xp=np)
+    if np.asarray(loss_scale(how, np.ones((), op.result.dtype), n)).dtype != logits.dtype:
         return "a loss gradient of another dtype than the logits is not written out"
     ln, tn = op.args[:2]
     # The eager forward checks the labels every call; an ignored or bad label changes its path
@@ -162,45 +133,55 @@ def cross_entropy(op: OpView, code: Any) -> Any:
         code.check(f"not {tn}.size or int({tn}.view({code.value(as_unsigned(target).dtype, 'u')}).max()) < {c}")
     else:
         code.check(f"labels_in_range({tn}, {c})")
-    rows = code.value(np.arange(n), "rows")
-    top = code.buffer(np.empty((n, 1), logits.dtype))
-    shifted, probs, total = code.buffer(logits), code.buffer(logits), code.buffer(np.empty((n, 1), logits.dtype))
-    log_total = code.buffer(np.empty(n, logits.dtype))
-    losses = code.buffer(np.empty(n, logits.dtype))
-    divide_by = f" / {n}" if reduction == "mean" else ""
-    code.lines(
-        f"subtract({ln}, {ln}.max(axis=1, keepdims=True, out={top}), out={shifted})",
-        f"exp({shifted}, out={probs})",
-        f"{probs}.sum(axis=1, keepdims=True, out={total})",
-        f"subtract(log({total}[:, 0], out={log_total}), {shifted}[{rows}, {tn}], out={losses})",
-        f"divide({probs}, {total}, out={probs})",
-        f"{op.out} = asarray({losses}.sum(){divide_by})",
+    rows, how_name = code.value(np.arange(n), "rows"), code.value(how, "how")
+    top, total = code.buffer(np.empty((n, 1), logits.dtype)), code.buffer(np.empty((n, 1), logits.dtype))
+    shifted, probs = code.buffer(logits), code.buffer(logits)
+    log_total, losses = code.buffer(np.empty(n, logits.dtype)), code.buffer(np.empty(n, logits.dtype))
+    code.lines(  # the losses and the probabilities land in their buffers
+        f"softmax_xent_rows({ln}, {tn}, {rows}, top={top}, shifted={shifted}, probs={probs},"
+        f" total={total}, log_total={log_total}, losses={losses})",
+        f"{op.out} = asarray(reduce_losses({how_name}, {losses}, {n}))",
     )
 
     def backward(grad: str, targets: list[Any]) -> None:
         g = targets[0]
         if g is None:
             return
-        into = code.buffer(logits) if not op.leaf_target[0] else None
-        code.line(f"{g} = {probs}.copy()" if into is None else f"{g} = {into}; copyto({g}, {probs})")
-        code.line(f"{g}[{rows}, {tn}] -= 1")
-        code.line(f"{g} *= {grad}{divide_by}")
+        into = f", out={code.buffer(logits)}" if not op.leaf_target[0] else ""
+        code.line(f"{g} = softmax_xent_grad({probs}, {tn}, {rows}, loss_scale({how_name}, {grad}, {n}){into})")
 
     return backward
 
 
-KERNELS: dict[type, Any] = {
-    Linear: linear,
-    ReLU: relu,
-    Tanh: tanh,
-    SoftmaxCrossEntropy: cross_entropy,
+# The writer of each fast kernel whose functions the generated code calls on buffers: the
+# kernel eager ran for the op on the first replay decides (``writer_for``).
+WRITERS: dict[Any, Any] = {
+    linear.BLAS: linear_writer,
+    activations.RELU: relu_writer,
+    activations.TANH: tanh_writer,
+    cross_entropy.IN_PLACE: cross_entropy_writer,
 }
 
-# What generated code may call, by name (its module namespace).
+
+def writer_for(kernel: Any) -> Any:
+    """The writer for an op whose eager run took ``kernel`` (None: the op as written, no writer)."""
+    return None if kernel is None else WRITERS.get(kernel)
+
+
+# What generated code may call, by name (its module namespace): the kernels' functions.
 NAMESPACE: dict[str, Any] = {
-    name: getattr(np, name)
-    for name in ("add", "asarray", "copyto", "divide", "exp", "log", "matmul", "maximum", "multiply", "not_equal")
-    + ("subtract", "tanh")
+    "asarray": np.asarray,
+    "labels_in_range": labels_in_range,
+    "reduce_losses": reduce_losses,
+    "loss_scale": loss_scale,
+    "linear_forward": linear.linear_forward,
+    "linear_grad_x": linear.linear_grad_x,
+    "linear_grad_weight": linear.linear_grad_weight,
+    "linear_grad_bias": linear.linear_grad_bias,
+    "relu": activations.relu,
+    "relu_backward": activations.relu_backward,
+    "tanh": activations.tanh,
+    "tanh_backward": activations.tanh_backward,
+    "softmax_xent_rows": cross_entropy.softmax_xent_rows,
+    "softmax_xent_grad": cross_entropy.softmax_xent_grad,
 }
-NAMESPACE["labels_in_range"] = labels_in_range
-NAMESPACE["sum_leading"] = sum_leading

@@ -3,16 +3,16 @@
 The op-by-op replay (``Program.run``) calls each op's ``forward``/``backward`` with a
 ctx, sums gradients through a dict and runs ``optimizer.step()`` as Python. ``lower``
 writes the whole step out as straight-line source instead, and compiles it once: an op
-with a replay kernel (``kernels.py``) as its NumPy calls on buffers, any other op as a
-call of its own forward and backward (``op_calls.py``):
+whose eager run took a fast kernel with a writer (``kernels.py``) as calls of that
+kernel's functions on buffers, any other op as a call of its own forward and backward
+(``op_calls.py``):
 
     def replay(args):
         v0 = args[0].data
         v1 = args[1].data
         if not (labels_in_range(v1, 10)): return FALLBACK   # a check the eager op makes
         call0()                                             # opt.zero_grad()
-        matmul(v0, c2.T, out=buf0)
-        add(buf0, c3, out=buf0)
+        v4 = linear_forward(v0, c2, c3, out=buf0)           # Linear's kernel, into a buffer
         ...
         g9 = ones((), float32)                              # loss.backward()
         ...
@@ -39,7 +39,8 @@ from typing import Any
 import numpy as np
 
 from minitorch.autograd import engine
-from minitorch.jit import kernels, op_calls, optimizer_kernels
+from minitorch.jit import kernels as jit_kernels
+from minitorch.jit import op_calls, optimizer_kernels
 from minitorch.jit.graph_pass import GraphPassStep
 from minitorch.jit.program import BackwardStep, CallStep, OpStep, Program
 from minitorch.tensor_base import TensorBase
@@ -64,7 +65,7 @@ class Code:
     def __init__(self) -> None:
         self.body: list[str] = []
         self.checks: list[str] = []
-        self.namespace: dict[str, Any] = dict(kernels.NAMESPACE)
+        self.namespace: dict[str, Any] = dict(jit_kernels.NAMESPACE)
         self.is_reused: set[str] = set()  # names holding a buffer (copied when they leave the step)
         self.may_alias: set[str] = set()  # names an op without a kernel returned: maybe a view of a buffer
         self.not_fresh: set[str] = set()  # gradients an op without a kernel returned: maybe a buffer, any shape
@@ -141,15 +142,16 @@ def memory_order(array: Any) -> tuple[int, ...] | None:
     return tuple(sorted(range(array.ndim), key=lambda axis: -array.strides[axis]))
 
 
-def lower_program(program: Program, missing: set[tuple[int, int]]) -> None:
+def lower_program(program: Program, missing: set[tuple[int, int]], kernels: dict[int, Any] | None = None) -> None:
     """Lower ``program`` once, after its first replay: a signature called only once never pays for it.
 
     The code generation (mostly Python's ``compile`` of the text) costs about one eager step.
-    ``missing``: the (node, input) gradients that replay's backwards gave as None.
+    ``missing``: the (node, input) gradients that replay's backwards gave as None; ``kernels``:
+    the fast kernel each op ran in that replay, by node number (what eager runs for these arrays).
     """
     examples, nodes, layouts = program.to_lower
     program.to_lower = None
-    lowered = lower(program, examples, nodes, missing, layouts)
+    lowered = lower(program, examples, nodes, missing, layouts, kernels)
     if isinstance(lowered, str):
         program.lowering_refused = lowered
     else:
@@ -162,13 +164,16 @@ def lower(
     nodes: dict[int, Any],
     missing: set[tuple[int, int]] | None = None,
     layouts: dict[int, tuple[int, ...]] | None = None,
+    kernels: dict[int, Any] | None = None,
 ) -> Lowered | str:
     """The program as generated code, or the reason it stays op by op.
 
     ``examples`` holds the array the trace saw in each slot (shapes, dtypes), ``nodes`` the
     traced backward node of each op number (the op's settings, as ``reduction``), ``missing``
     the (node, input) gradients an op's backward gave as None (the engine skips them),
-    ``layouts`` the memory order of the arrays the trace saw, by slot, where not C's.
+    ``layouts`` the memory order of the arrays the trace saw, by slot, where not C's,
+    ``kernels`` the fast kernel each op ran on the first replay (the one whose functions are
+    written out: ``jit/kernels.py``).
     """
     if any(type(step) is GraphPassStep for step in program.steps):
         return "its autograd.grad(create_graph=True) runs eagerly inside the replay (graph_pass.py)"
@@ -192,12 +197,12 @@ def lower(
     called: list[str] = []
     for step in program.steps:
         if type(step) is OpStep:
-            kernel = kernels.KERNELS.get(step.function)
+            writer = jit_kernels.writer_for((kernels or {}).get(step.node))
             name = step.function.__name__
             if step.xp is not np:
                 return f"{name} runs on a GPU array"
             node = nodes.get(step.node)
-            view = kernels.OpView(
+            view = jit_kernels.OpView(
                 name,
                 [name_of(s) for s in step.args],
                 [examples.get(s, program.constants.get(s)) for s in step.args],
@@ -207,7 +212,7 @@ def lower(
                 [s in inputs for s in step.args],
                 [False] * len(step.args),
             )
-            result = kernel(view, code) if kernel is not None else "it has no replay kernel"
+            result = writer(view, code) if writer is not None else "it has no replay kernel"
             if isinstance(result, str):  # its own forward and backward, called from the generated code
                 called.append(f"{name} ({result})")
                 result = op_calls.op_call(step, view, code)

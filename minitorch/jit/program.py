@@ -109,11 +109,15 @@ class Program:
                 return False
         return True
 
-    def run(self, args: list[Any], missing: set[tuple[int, int]] | None = None) -> Any:
+    def run(
+        self, args: list[Any], missing: set[tuple[int, int]] | None = None, kernels: dict[int, Any] | None = None
+    ) -> Any:
         """Replay the program on the flattened arguments ``args`` of this call; return its output.
 
         ``missing``, if given, collects (node, input) for each gradient an op's backward gave
-        as None where the graph has an edge (the lowering must know: the engine skips those).
+        as None where the graph has an edge (the lowering must know: the engine skips those);
+        ``kernels`` the fast kernel each op ran (by node number; None: the op as written), which
+        the lowering writes out (``jit/kernels.py``).
         """
         slots = self.template.copy()
         for slot, k in zip(self.inputs, self.input_tensors):
@@ -121,7 +125,7 @@ class Program:
         ctxs: list[Any] = [None] * self.n_nodes
         for step in self.steps:
             if type(step) is OpStep:
-                _run_op(step, slots, ctxs)
+                _run_op(step, slots, ctxs, kernels)
             elif type(step) is BackwardStep:
                 _run_backward(step, slots, ctxs, args, missing)
             elif type(step) is GraphPassStep:
@@ -131,21 +135,24 @@ class Program:
         return _outputs(self.output, slots, args)
 
 
-def _run_op(step: OpStep, slots: list[Any], ctxs: list[Any]) -> None:
+def _run_op(step: OpStep, slots: list[Any], ctxs: list[Any], kernels: dict[int, Any] | None) -> None:
     """One forward of the op-by-op replay: its output into its slot, its ctx into the list."""
-    out, ctx = forward_on_fresh_ctx(step, *[slots[i] for i in step.args])
+    out, ctx = forward_on_fresh_ctx(step, *[slots[i] for i in step.args], chosen=kernels)
     if ctx is not None:
         ctxs[step.node] = ctx
     slots[step.out] = out
 
 
-def forward_on_fresh_ctx(step: OpStep, *arrays: Any) -> tuple[Any, Any]:
+def forward_on_fresh_ctx(step: OpStep, *arrays: Any, chosen: dict[int, Any] | None = None) -> tuple[Any, Any]:
     """``function.forward`` on a new ctx, as ``Function.apply`` runs it, minus the unwrapping,
-    checks and wrapping: (the output array, the ctx its backward needs, or None without a node)."""
+    checks and wrapping: (the output array, the ctx its backward needs, or None without a node).
+    ``chosen``, if given, gets the fast kernel that ran (or None) under the op's node number."""
     function = step.function
     ctx = new_node(function, step.xp)
     # the fast kernel eager would take for these arguments (the same calls: the same bits)
     kernel = fast_kernel(function, "cpu" if step.xp is np else "cuda", arrays) if function._kernels else None
+    if chosen is not None:
+        chosen[step.node] = kernel
     forward = function.forward if kernel is None or kernel.forward is None else kernel.forward
     out = forward(ctx, *arrays)
     if type(out) is not step.xp.ndarray:  # a NumPy scalar from a reduction, as apply converts it

@@ -1,10 +1,12 @@
-"""The lowered replay (jit/lowering.py): a step written out as NumPy calls on buffers.
+"""The lowered replay (jit/lowering.py): a step written out as its fast kernels' calls on buffers.
 
 Bit-identity over whole trainings is tests/jit/test_bit_identical.py; here: which programs
 are lowered, that what leaves a lowered step is never overwritten by the next call, and
 that what the lowering decided at the trace (the labels' path, Adam's flat update, a
 parameter without hooks) is checked again on every replay.
 """
+
+import re
 
 import numpy as np
 import pytest
@@ -13,6 +15,9 @@ from training_step import training_step
 import minitorch
 from minitorch import nn
 from minitorch.kernels import use_fast_kernels
+from minitorch.kernels.cpu import activations
+from minitorch.kernels.cpu import cross_entropy as cross_entropy_kernel
+from minitorch.kernels.cpu import linear as linear_kernel
 
 
 @pytest.fixture
@@ -44,7 +49,7 @@ def _batches(n=6):
 
 
 @pytest.mark.usefixtures("fast_kernels")
-def test_an_mlp_step_is_written_out_as_numpy_calls_on_buffers():
+def test_an_mlp_step_is_written_out_as_its_fast_kernels_calls_on_buffers():
     _, _, step = _setup()
     compiled = minitorch.compile(step)
     batches = _batches(3)
@@ -55,9 +60,32 @@ def test_an_mlp_step_is_written_out_as_numpy_calls_on_buffers():
     program = _program(compiled)
     assert program.lowering_refused is None and program.to_lower is None
     source = program.lowered.source
-    assert "matmul(" in source and "out=buf" in source and "forward" not in source
-    assert program.lowered.kernels == 4 and program.lowered.buffers > 0
+    for call in ("linear_forward(", "relu(", "softmax_xent_rows(", "softmax_xent_grad(", "relu_backward("):
+        assert call in source
+    assert "out=buf" in source and not re.search(r"\bop\d+\(", source)  # no op called as written
+    assert program.lowered.kernels == 4 and program.lowered.buffers > 0 and program.lowered.called == []
     assert "written out" in str(minitorch.explain(compiled))
+    # the very functions the registered kernels run eagerly, not a copy of their math
+    names = program.lowered.replay.__globals__
+    assert names["linear_forward"] is linear_kernel.linear_forward
+    assert names["relu_backward"] is activations.relu_backward
+    assert names["softmax_xent_rows"] is cross_entropy_kernel.softmax_xent_rows
+
+
+@pytest.mark.parametrize("activation", [nn.ReLU, nn.Tanh])
+def test_with_the_fast_kernels_off_each_op_is_called_as_written_with_the_eager_bits(activation):
+    make = lambda: nn.Sequential(nn.Linear(6, 8), activation(), nn.Linear(8, 3))  # noqa: E731
+    runs = []
+    with use_fast_kernels(False):
+        for compiled in (False, True):
+            model, _, step = _setup(make)
+            run = minitorch.compile(step, fullgraph=True) if compiled else step
+            losses = [run(x, y).data.tobytes() for x, y in _batches()]
+            runs.append((losses, [p.data.tobytes() for p in model.parameters()]))
+    assert runs[0] == runs[1]
+    lowered = _program(run).lowered
+    assert lowered is not None and lowered.kernels == 0
+    assert [c.split(" ")[0] for c in lowered.called] == ["Linear", activation.__name__, "Linear", "SoftmaxCrossEntropy"]
 
 
 def test_outputs_and_gradients_of_a_replay_are_fresh_arrays():
@@ -111,6 +139,7 @@ def test_sgd_steps_are_written_out_with_the_optimizer_called_as_python():
     assert program.lowered is not None and "call" in program.lowered.source
 
 
+@pytest.mark.usefixtures("fast_kernels")
 def test_a_tanh_mlp_with_sgd_momentum_is_lowered_and_gives_the_eager_bits():
     make = lambda: nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 3))  # noqa: E731
     sgd = lambda p: minitorch.optim.SGD(p, lr=0.1, momentum=0.9)  # noqa: E731
