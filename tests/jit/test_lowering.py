@@ -168,3 +168,17 @@ def test_the_written_out_ops_give_the_eager_gradients_for_any_batch_size(rows):
         grads.append([p.grad.data.tobytes() for p in model.parameters()])
     assert _program(run).lowered is not None
     assert grads[0] == grads[1]
+
+
+def test_the_generated_code_can_call_only_the_kernels_functions_and_the_op_s_own():
+    # One formula per op: jit/kernels.py writes no math of its own, so the names the generated
+    # code may call are the registered kernels' functions (kernels/cpu/), the op's reduction
+    # helpers (functions/) and asarray; each writer belongs to a registered kernel.
+    from minitorch.jit import kernels as jit_kernels
+    from minitorch.kernels import all_kernels
+
+    for name, value in jit_kernels.NAMESPACE.items():
+        module = getattr(value, "__module__", "")
+        assert module.startswith(("minitorch.kernels.cpu.", "minitorch.functions.")) or value is np.asarray, name
+    registered = all_kernels()
+    assert all(any(kernel is k for k in registered) for kernel in jit_kernels.WRITERS)
