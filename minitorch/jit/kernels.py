@@ -23,6 +23,7 @@ lines, buffers and constants. It returns the op's backward writer, a function
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
@@ -54,11 +55,11 @@ def _into(op: OpView, code: Any, i: int, like: Any) -> str:
 
 
 def linear_writer(op: OpView, code: Any) -> Any:
-    """Linear's fast kernel (``kernels/cpu/linear.py``) on a batch of rows: ``linear_forward`` into a
-    buffer; back ``linear_grad_x``, ``linear_grad_weight``, ``linear_grad_bias``."""
+    """Linear's fast kernel (``kernels/cpu/linear.py``) on a batch of rows or sequences:
+    ``linear_forward`` into a buffer; back ``linear_grad_x``, ``linear_grad_weight``, ``linear_grad_bias``."""
     x, w, b = op.values
-    if x.ndim != 2:
-        return "only a batch of rows (2-D) is written out"
+    if x.ndim < 2:
+        return "only a batch of rows or sequences (2-D or more) is written out"
     xn, wn, bn = op.args
     out = code.buffer(op.result)
     code.line(f"{op.out} = linear_forward({xn}, {wn}, {bn if b is not None else None}, out={out})")
@@ -68,12 +69,12 @@ def linear_writer(op: OpView, code: Any) -> Any:
 
     def backward(grad: str, targets: list[Any]) -> None:
         gx, gw, gb = targets
-        if gx is not None:
-            code.line(f"{gx} = linear_grad_x({grad}, {wn}{_into(op, code, 0, x)})")
+        if gx is not None:  # in C order, as eager's product is (whatever x's layout)
+            code.line(f"{gx} = linear_grad_x({grad}, {wn}{_into(op, code, 0, np.empty(x.shape, x.dtype))})")
         if gw is not None:
             code.line(f"{gw} = linear_grad_weight({grad}, {xn}{_into(op, code, 1, w)})")
-        if gb is not None:  # the vector of ones that eager makes each call, made once
-            ones = code.value(np.ones(x.shape[0], x.dtype), "ones")
+        if gb is not None:  # the vector of ones that eager makes each call (one per row), made once
+            ones = code.value(np.ones(math.prod(x.shape[:-1]), x.dtype), "ones")
             code.line(f"{gb} = linear_grad_bias({grad}, ones={ones}{_into(op, code, 2, b)})")
 
     return backward

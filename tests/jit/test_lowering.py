@@ -182,3 +182,41 @@ def test_the_generated_code_can_call_only_the_kernels_functions_and_the_op_s_own
         assert module.startswith(("minitorch.kernels.cpu.", "minitorch.functions.")) or value is np.asarray, name
     registered = all_kernels()
     assert all(any(kernel is k for k in registered) for kernel in jit_kernels.WRITERS)
+
+
+def _sum_of_squares_step(model, opt, transposed):
+    def step(x):
+        opt.zero_grad()
+        out = model(x.transpose(0, 1) if transposed else x)
+        loss = (out * out).sum()
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
+@pytest.mark.usefixtures("fast_kernels")
+@pytest.mark.parametrize("transposed", [False, True], ids=["contiguous", "a-transposed-view"])
+def test_linears_on_a_batch_of_sequences_are_written_out_with_the_eager_bits(transposed):
+    # Linear's kernel on (N, L, features): one stacked product each way; a transposed input is
+    # no stack (NumPy's matmul runs), and its gradient is C-ordered as eager's is.
+    make = lambda: nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 3))  # noqa: E731
+    sgd = lambda p: minitorch.optim.SGD(p, lr=0.1)  # noqa: E731
+    rng = np.random.default_rng(3)
+    batches = [minitorch.tensor(rng.standard_normal((5, 2, 6), dtype=np.float32), requires_grad=True) for _ in range(4)]
+    runs = []
+    for compiled in (False, True):
+        minitorch.manual_seed(0)
+        model = make()
+        step = _sum_of_squares_step(model, sgd(model.parameters()), transposed)
+        run = minitorch.compile(step, fullgraph=True) if compiled else step
+        losses = [run(x).data.tobytes() for x in batches]
+        inputs = [x.grad.data.tobytes() for x in batches]  # through the first Linear's grad_x
+        runs.append((losses, inputs, [p.data.tobytes() for p in model.parameters()]))
+        for x in batches:
+            x.grad = None
+    assert runs[0] == runs[1]
+    lowered = _program(run).lowered
+    assert lowered is not None and lowered.source.count("linear_forward(") == 2
+    assert "linear_grad_x(" in lowered.source
