@@ -10,7 +10,7 @@ records it), so the replay makes eager's calls on eager's dtypes and gives the e
 bits (tests/jit/test_bit_identical.py). With the fast kernels off
 (``MINITORCH_FAST_KERNELS=0``) no kernel runs and no writer applies: every op is called as
 written in ``functions/`` (``op_calls.py``), as eager runs it.
-Where a writer does not handle a case (a stack of sequences, class weights), it returns a
+Where a writer does not handle a case (a single vector into Linear, class weights), it returns a
 reason instead, before writing anything, and the generated code calls that op's own forward
 and backward, as for an op with no writer.
 
@@ -37,7 +37,7 @@ from minitorch.kernels.cpu import activations, cross_entropy, linear
 
 @dataclass
 class OpView:
-    """One recorded op as a kernel sees it."""
+    """One recorded op as a writer sees it."""
 
     name: str  # "Linear"
     args: list[str]  # each argument's name in the generated code
