@@ -13,6 +13,10 @@ and OpenBLAS forced to an older kernel (``OPENBLAS_CORETYPE``). The last float32
 a sum or a matrix product depend on those kernels, so the stored outputs must not show
 them: this part proves they match on another CPU too.
 
+The part ``package-reference`` runs the package tests again with every fast kernel off
+(``MINITORCH_FAST_KERNELS=0``): the ops as taught in ``minitorch/functions/`` alone must
+pass the whole suite, as they do with their fast paths (``minitorch/kernels/``) on.
+
 The part ``solutions-zh`` runs the Chinese solution notebooks (``lessons/solutions/zh``, made by
 ``make lessons``) under nbval the same way: the same code with the widgets speaking Chinese,
 against the outputs of their own last run. ``learner-copies`` runs the Chinese copies too.
@@ -49,7 +53,7 @@ SOLUTIONS_ZH = [*NBVAL_STORED, "lessons/solutions/zh"]
 # An OpenBLAS kernel every x86-64 CPU with AVX runs, older than the one it would pick itself.
 OLD_OPENBLAS_KERNEL = "Sandybridge"
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-PART_NAMES = ("lint", "package", "solutions", "solutions-zh", "learner-copies", "narrow-cpu")
+PART_NAMES = ("lint", "package", "package-reference", "solutions", "solutions-zh", "learner-copies", "narrow-cpu")
 NOTEBOOK_PARTS = ("solutions", "solutions-zh", "learner-copies", "narrow-cpu")  # slowest by notebook, not by cell
 SLOWEST_SHOWN = 5  # tests per part in the summary
 
@@ -107,6 +111,8 @@ def parts(n: int = 1) -> dict[str, list[tuple[list[str], dict[str, str] | None]]
             ([str(bin_dir / "mypy")], None),
         ],
         "package": [([PY, "-m", "pytest", *on_workers, "tests"], here)],
+        # The same tests on the ops as taught: every fast kernel off (minitorch/kernels/).
+        "package-reference": [([PY, "-m", "pytest", *on_workers, "tests"], {**here, "MINITORCH_FAST_KERNELS": "0"})],
         "solutions": [(NBVAL + on_workers + SOLUTIONS, here)],
         "solutions-zh": [(NBVAL + on_workers + SOLUTIONS_ZH, here)],
         "learner-copies": [(NBVAL + on_workers + ["--nbval-lax", *lessons], here)],
