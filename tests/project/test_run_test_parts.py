@@ -25,6 +25,12 @@ def test_every_pytest_part_runs_on_all_workers_with_whole_files_per_worker(monke
     assert all("-n" not in command for command, _ in runner.parts(1)["package"])
 
 
+def test_the_reference_run_is_in_ci_and_on_request_only():
+    assert "package-reference" not in runner.default_parts({})
+    assert runner.default_parts({"CI": "true"}) == list(runner.PART_NAMES)
+    assert "package-reference" in runner.default_parts({"MINITORCH_TEST_REFERENCE": "1"})
+
+
 def test_one_blas_thread_per_worker_unless_the_environment_chose(monkeypatch):
     assert runner.worker_env({}, 2)["OPENBLAS_NUM_THREADS"] == "1"
     assert runner.worker_env({"OPENBLAS_NUM_THREADS": "4"}, 2)["OPENBLAS_NUM_THREADS"] == "4"
