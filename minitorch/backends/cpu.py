@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from minitorch import random_transforms
 from minitorch.backends.base import Backend
 from minitorch.random import default_generator
+from minitorch.random import transforms as random_transforms
 
 
 class CpuBackend(Backend):

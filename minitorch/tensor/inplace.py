@@ -25,12 +25,13 @@ from typing import Any
 
 import numpy as np
 
-from minitorch import backends, factories, numpy_ufuncs, random_transforms
+from minitorch import backends, factories, numpy_ufuncs
 from minitorch import functions as ops
 from minitorch.dtypes import dtype_of_array, result_dtype, scalar_category
 from minitorch.errors import MiniTorchError, device_mismatch_message
 from minitorch.functions.clamping import check_bound_kinds
 from minitorch.functions.index_put import check_value_dtype, write_at
+from minitorch.random import transforms as random_transforms
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
 
