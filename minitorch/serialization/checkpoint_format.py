@@ -28,8 +28,8 @@ from typing import IO, Any, BinaryIO
 import numpy as np
 
 from minitorch import dtypes
-from minitorch.checkpoint_objects import OBJECT_KEYS, decode_object_node
 from minitorch.errors import MiniTorchError
+from minitorch.serialization.checkpoint_objects import OBJECT_KEYS, decode_object_node
 
 HEADER = "__minitorch__"
 FORMAT_VERSION = 1
