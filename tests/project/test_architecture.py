@@ -11,8 +11,11 @@ never run, are not):
 """
 
 import ast
+import io
+import re
 import subprocess
 import sys
+import tokenize
 import warnings
 from pathlib import Path
 
@@ -237,3 +240,45 @@ def test_no_function_level_import_of_the_package_except_optional_parts():
                 if any(n and n.split(".")[0] == "minitorch" for n in names) and relative not in LATE_IMPORTS_ALLOWED:
                     late.append(f"{relative}:{node.lineno}")
     assert not late, f"imports inside functions: {late} (import at the top; there is no cycle to dodge)"
+
+
+# A figure of a machine goes stale on the next one: comments and docstrings say why, and the
+# timings live in docs/benchmarks.md ("Figures that were in code comments"). These patterns
+# catch a duration with its unit and "N x faster/slower/longer"; the ones allowed below are
+# settings or a published figure, not a measurement of this code.
+TIMING = re.compile(r"\d[\d.,]*\s?(?:µs|μs|us|ms|ns)\b|\d[\d.]*\s?x (?:faster|slower|longer)|\bGFLOP")
+TIMINGS_ALLOWED = {
+    ("minitorch/cuda/syncs.py", "4x longer"): "the length of a spin the check sets, not a measurement",
+    ("minitorch/distributed/agreement.py", "5 ms"): "the default of max_pause, a setting",
+    ("minitorch/examples/per_op_copies.py", "8.6x faster"): "the MiniTorch article's published figure",
+}
+
+
+def comments_and_docstrings(path):
+    """``(line, text)`` of every comment and every string that stands alone as a statement."""
+    found, previous = [], tokenize.NEWLINE
+    for token in tokenize.generate_tokens(io.StringIO(path.read_text()).readline):
+        if token.type == tokenize.COMMENT:
+            found.append((token.start[0], token.string))
+            continue
+        if token.type == tokenize.STRING and previous in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
+            found.append((token.start[0], token.string))
+        if token.type != tokenize.NL:
+            previous = token.type
+    return found
+
+
+def test_no_machine_timing_in_a_comment():
+    stale = []
+    for path in sorted((ROOT / "minitorch").rglob("*.py")):
+        relative = str(path.relative_to(ROOT))
+        for line, text in comments_and_docstrings(path):
+            for match in TIMING.finditer(text):
+                if (relative, match.group()) not in TIMINGS_ALLOWED:
+                    stale.append(f"{relative}:{line}: {match.group()!r}")
+    assert not stale, f"timings in comments (move the figure to docs/benchmarks.md, keep the why): {stale}"
+
+
+def test_the_timing_pattern_sees_a_timing():
+    assert [m.group() for m in TIMING.finditer("eleven blocks take 146 us, 2.5x faster; 40.7 ms")] == [
+        "146 us", "2.5x faster", "40.7 ms"]
