@@ -282,3 +282,15 @@ def test_no_machine_timing_in_a_comment():
 def test_the_timing_pattern_sees_a_timing():
     assert [m.group() for m in TIMING.finditer("eleven blocks take 146 us, 2.5x faster; 40.7 ms")] == [
         "146 us", "2.5x faster", "40.7 ms"]
+
+
+def test_architecture_md_names_every_package():
+    # docs/ARCHITECTURE.md is the plan of the house: every package of minitorch/ and every module
+    # left at its top level is named there (as `name/` or `name.py`), with its job.
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
+    top = ROOT / "minitorch"
+    packages = [f"{p.name}/" for p in top.iterdir() if (p / "__init__.py").is_file()]
+    modules = [p.name for p in top.glob("*.py") if p.name != "__init__.py"]
+    missing = [name for name in sorted(packages + modules)
+               if not re.search(rf"(^|[\s`]){re.escape(name)}($|[\s`])", text, re.MULTILINE)]
+    assert not missing, f"docs/ARCHITECTURE.md does not name {missing}"
