@@ -157,7 +157,9 @@ class SoftmaxCrossEntropy(Function):
             probs = ctx.kernel_saved[0] if ctx.kernel_saved else softmax_rows(xp, logits)
             skip = () if ctx.ignore_index is None else (ctx.ignore_index,)
             return (kernels.softmax_xent_backward(probs, target, scale, *skip), *rest)
-        onehot = xp.arange(logits.shape[1]) == target[:, None]
+        # The one-hot labels as numbers (not a bool mask): float - bool is NumPy's mixed loop,
+        # slower than the cast, and a MiniTorch error on graph values (create_graph=True).
+        onehot = (xp.arange(logits.shape[1]) == target[:, None]).astype(logits.dtype)
         grad_logits = (softmax_rows(xp, logits) - onehot) * scale
         return (grad_logits.astype(logits.dtype, copy=False), *rest)
 
@@ -177,7 +179,7 @@ def reduce_losses(ctx: BackwardNode, losses: Array, n: int) -> Array:
     if ctx.row_weight is not None:  # class weights / ignored rows (weight 0)
         losses = losses * ctx.row_weight
         if ctx.reduction == "mean":
-            ctx.total = ctx.row_weight.sum()
+            ctx.total = ctx.row_weight.sum(dtype=losses.dtype)  # the loss's dtype (a mask's sum is an int)
             with np.errstate(invalid="ignore", divide="ignore"):  # every row ignored: 0/0 = nan, as PyTorch
                 return losses.sum() / ctx.total
     if ctx.reduction == "mean":
@@ -240,7 +242,9 @@ def host_labels(target: Array, logits: Array, ignore_index: int | None) -> tuple
     ``ignore_index`` rows get weight 0 and any other label outside [0, C) raises, naming it.
     """
     # (softmax_cross_entropy(logits, target) without ignore_index: PyTorch's default, -100)
-    return label_rows(target, logits.shape[1], None, -100 if ignore_index is None else ignore_index, logits.dtype)
+    # The weights are a bool mask (True: the row counts): a value without a gradient, which
+    # the backward may read under create_graph=True (a float array kept on ctx it may not).
+    return label_rows(target, logits.shape[1], None, -100 if ignore_index is None else ignore_index, bool)
 
 
 def softmax_cross_entropy(logits: TensorBase, target: TensorBase, reduction: str = "mean") -> Tensor:
