@@ -85,7 +85,7 @@ class NLLLoss(Function):
             if weight is None:
                 value = -grad / n
             else:  # every row ignored: no row gets a gradient (PyTorch's zeros, not 0 * nan)
-                total = weight.sum()
+                total = weight.sum()  # again: a float kept on ctx would be refused under create_graph=True
                 value = -grad / xp.where(total == 0, 1, total)
         else:  # "sum" sends the same scalar to every row, "none" one value per row
             value = -grad

@@ -11,6 +11,8 @@ and off. The losses' constants (class weights, ignored rows) are values without 
 to the recorded backward; norms and ReLU see inputs away from their kinks and ties.
 """
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -278,3 +280,40 @@ def test_norm_third_derivatives(rng):
     check(lambda lib, x: x.norm(dim=1) * x.sum(), x, order=3)
     check(lambda lib, x: x.norm(p=3, dim=0, keepdim=True) ** 2, x, order=3)
     check(lambda lib, x: (x * x).norm(p=float("inf"), dim=1) * x.norm(), x, order=3)
+
+
+# ---------------------------------------------------------------------- the GPU's kernel path
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    """The device tests' fake CuPy as ``cupy``: the GPU's fused cross-entropy kernels on the CPU's arrays."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "devices"))
+    import fake_cupy
+
+    from minitorch import backends
+
+    fake_cupy.install(monkeypatch)
+    backends.reset_probes()
+    assert minitorch.cuda.is_available()
+    yield
+    backends.reset_probes()
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("labels, ignore_index", [("ignored", -100), ("classes", 3), ("all-ignored", -100)])
+def test_cross_entropy_after_the_gpu_kernel_differentiates_twice_as_on_the_cpu(
+    rng, fake_gpu, reduction, labels, ignore_index
+):
+    # The GPU's forward kernel keeps the raw labels (it skips ignored rows itself): the
+    # recorded backward masks them the same way, and gives the CPU's second derivatives.
+    x, t, v = rng.standard_normal((5, 4)), np.array(LABELS[labels]), rng.standard_normal((5, 4))
+    results = []
+    for device in ("cpu", "cuda"):
+        logits = minitorch.tensor(x, device=device, requires_grad=True)
+        loss = minitorch.nn.functional.cross_entropy(
+            logits * logits, minitorch.tensor(t, device=device), ignore_index=ignore_index, reduction=reduction
+        )
+        (g,) = minitorch.autograd.grad(loss.sum(), [logits], create_graph=True)
+        (h,) = minitorch.autograd.grad((g * minitorch.tensor(v, device=device)).sum(), [logits])
+        results.append((g.detach().cpu().numpy(), h.cpu().numpy()))
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
