@@ -110,6 +110,11 @@ class SoftmaxCrossEntropy(Function):
     GPU kernel path only): labels not checked on the host; the kernel skips rows equal to it
     (loss 0, not counted, no gradient) and flags other out-of-range labels for the
     device-side check, so the default GPU step needs no mask arrays and no sync.
+
+    Under create_graph=True the backward's lines run on graph values: the rows that count
+    after ``ignore_index`` are a bool mask, which it may read. A float ``row_weight`` passed
+    in is kept on ``ctx`` and refused there with a DoubleBackwardError (``cross_entropy``'s
+    class weights take the log_softmax + NLLLoss path, which differentiates twice).
     """
 
     @staticmethod
