@@ -21,6 +21,8 @@ pytest.importorskip("torch")
 from second_order import check  # noqa: E402  (PyTorch first)
 
 import minitorch  # noqa: E402
+from minitorch.autograd.graph_arrays import DoubleBackwardError  # noqa: E402
+from minitorch.functions.fused import SoftmaxCrossEntropy  # noqa: E402
 from minitorch.kernels import use_fast_kernels  # noqa: E402
 
 KERNELS = pytest.mark.parametrize("kernels", [True, False], ids=["kernels", "reference"])
@@ -152,6 +154,15 @@ def test_the_fused_cross_entropy_is_the_one_differentiated(rng):
     (g,) = minitorch.autograd.grad(loss, [x], create_graph=True)
     assert g.requires_grad and g.grad_fn is not None
     np.testing.assert_array_equal(g.detach().numpy()[[1, 4]], 0)  # the ignored rows learn nothing
+
+
+def test_a_float_row_weight_kept_on_ctx_is_refused_by_name(rng):
+    # Only a direct caller passes the fused op float row weights (cross_entropy's class weights
+    # take the NLLLoss path): kept on ctx, they are refused, never treated as constants silently.
+    x = minitorch.tensor(rng.standard_normal((3, 4)), requires_grad=True)
+    loss = SoftmaxCrossEntropy.apply(x, minitorch.tensor(np.array([0, 1, 2])), "mean", np.array([1.0, 2.0, 3.0]))
+    with pytest.raises(DoubleBackwardError, match="SoftmaxCrossEntropyBackward.*ctx.row_weight"):
+        minitorch.autograd.grad(loss, [x], create_graph=True)
 
 
 # ---------------------------------------------------------------------- nll_loss and its cross-entropies
