@@ -26,6 +26,7 @@ from minitorch.functions.activations import log_softmax
 from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.bounds import label_rows
 from minitorch.functions.fused import SoftmaxCrossEntropy
+from minitorch.functions.indexing import scatter_into_zeros
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
@@ -46,6 +47,11 @@ class NLLLoss(Function):
     given, is each row's class weight, 0 for an ignored row; 'mean' then divides by its sum
     (PyTorch's weighted mean: nan when every row is ignored). Backward puts
     ``-g * row_weight`` at each picked entry (over the sum for 'mean') and zero elsewhere.
+
+    ``row_weight`` comes in as a Tensor without a gradient and is saved as that input, so a
+    backward run under create_graph=True knows it for a constant (a float array kept on
+    ``ctx`` it would have to refuse); the scatter is ``scatter_into_zeros``, the in-place
+    write on arrays and the differentiable IndexPut on graph values.
     """
 
     @staticmethod
@@ -55,14 +61,14 @@ class NLLLoss(Function):
         xp = ctx.xp
         rows = xp.arange(logp.shape[0])
         picked = -logp[rows, target]
-        ctx.rows, ctx.target, ctx.reduction, ctx.row_weight = rows, target, reduction, row_weight
+        ctx.rows, ctx.target, ctx.reduction = rows, target, reduction
         ctx.shape = logp.shape
         if row_weight is not None:
+            ctx.save_for_backward(row_weight)
             picked = picked * row_weight
             if reduction == "mean":
-                ctx.total = row_weight.sum()
                 with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: 0/0 = nan, as PyTorch
-                    return picked.sum() / ctx.total
+                    return picked.sum() / row_weight.sum()
         if reduction == "mean":
             return picked.mean()
         if reduction == "sum":
@@ -73,18 +79,20 @@ class NLLLoss(Function):
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         xp = ctx.xp
         n = ctx.shape[0]
-        grad_logp = xp.zeros(ctx.shape, dtype=grad.dtype)
-        weight = ctx.row_weight
+        weighted = len(ctx.next_nodes) == 4  # a row_weight input was given (and saved)
+        weight = ctx.saved_tensors[0] if weighted else None
         if ctx.reduction == "mean":
-            # every row ignored: no row gets a gradient (PyTorch's zeros, not 0 * nan)
-            value = -grad / (n if weight is None else xp.where(ctx.total == 0, 1, ctx.total))
+            if weight is None:
+                value = -grad / n
+            else:  # every row ignored: no row gets a gradient (PyTorch's zeros, not 0 * nan)
+                total = weight.sum()  # again: a float kept on ctx would be refused under create_graph=True
+                value = -grad / xp.where(total == 0, 1, total)
         else:  # "sum" sends the same scalar to every row, "none" one value per row
             value = -grad
-        if weight is None:
-            grad_logp[ctx.rows, ctx.target] = value
-            return grad_logp, None, None
-        grad_logp[ctx.rows, ctx.target] = value * weight
-        return grad_logp, None, None, None
+        if weight is not None:
+            value = value * weight
+        grad_logp = scatter_into_zeros(xp, ctx.shape, grad.dtype, (ctx.rows, ctx.target), value)
+        return (grad_logp,) + (None,) * (len(ctx.next_nodes) - 1)
 
 
 def nll_loss(
@@ -155,7 +163,8 @@ def nll_loss(
     t, row_weight = label_rows(target.data, c, class_weight, ignore_index, log_probs.data.dtype)
     if row_weight is None:
         return NLLLoss.apply(log_probs, t, reduction)
-    return NLLLoss.apply(log_probs, t, reduction, row_weight)
+    # A Tensor without a gradient: saved as an input, a known constant to a backward under create_graph
+    return NLLLoss.apply(log_probs, t, reduction, TensorBase._make(row_weight, None, False))
 
 
 def _weight_array(op: str, weight: Any, input: TensorBase, c: int, same_dtype: bool = True) -> Array | None:
