@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeAlias, TypeVar
 
 import numpy as np
 
@@ -32,13 +32,15 @@ from minitorch.size import Size
 from minitorch.switches import SWITCHES
 from minitorch.tensor_records import HookHandle, VersionCounter
 
-if TYPE_CHECKING:  # for annotations only: never imported at run time (no cycle)
-    from minitorch.autograd.function import BackwardNode
-
 # "The tensor class it was given": ``def exp(a: T) -> T`` says that ``exp`` of a ``Tensor`` is a
 # ``Tensor``, so the ops below the face annotate their results without naming the face above them
 # (which would tie the layers into one circle, if only for the type checker).
 T = TypeVar("T", bound="TensorBase")
+
+# The node of the op that made a tensor (its ``grad_fn``): a ``BackwardNode`` of
+# autograd/function.py. This layer sits below autograd and imports nothing of it, not even for
+# the type checker, so here a node is Any (as an op's own values on a BackwardNode are there).
+Node: TypeAlias = Any
 
 
 class TensorBase:
@@ -54,7 +56,7 @@ class TensorBase:
     data: Array  # the values: a NumPy array on the CPU, a CuPy array on a GPU
     requires_grad: bool
     _grad: TensorBase | None  # ``.grad``: filled in by backward, for leaves (and retain_grad tensors)
-    grad_fn: BackwardNode | None  # the node of the op that made it (autograd/function.py); None for a leaf
+    grad_fn: Node | None  # the node of the op that made it (autograd/function.py); None for a leaf
     _hooks: list[Hook] | None  # register_hook functions of a leaf
     _version_counter: VersionCounter | None  # in-place changes to .data; made on first need
 
@@ -85,7 +87,7 @@ class TensorBase:
             TensorBase._face = cls
 
     @staticmethod
-    def _make(data: Array, grad_fn: BackwardNode | None, requires_grad: bool) -> Any:
+    def _make(data: Array, grad_fn: Node | None, requires_grad: bool) -> Any:
         """Fast constructor used by ops and the engine: ``data`` is already a backend array.
 
         It returns an instance of the face class (``minitorch.Tensor``), which this layer cannot
