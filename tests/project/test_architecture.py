@@ -9,6 +9,9 @@ cycle at all, function-level imports counted, and none either when the imports u
 counted too:
 
     .venv/bin/python -m pytest tests/project/test_architecture.py -k cycle
+
+``test_layers_at_run_time.py`` checks the same layering by running code: the ops and the
+engine call no method of the face.
 """
 
 import ast
@@ -246,3 +249,27 @@ def test_no_function_level_import_of_the_package_except_optional_parts():
                 if any(n and n.split(".")[0] == "minitorch" for n in names) and relative not in LATE_IMPORTS_ALLOWED:
                     late.append(f"{relative}:{node.lineno}")
     assert not late, f"imports inside functions: {late} (import at the top; there is no cycle to dodge)"
+
+
+# The layers the type checker must see whole: no error code switched off for them, and no
+# ``__getattr__`` on TensorBase that would make every face method Any to it (make lint runs mypy).
+TYPED_CORE = ("minitorch.functions", "minitorch.tensor", "minitorch.tensor_base", "minitorch.autograd")
+
+
+def test_no_mypy_error_code_is_switched_off_for_the_core():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    for override in config["tool"]["mypy"].get("overrides", []):
+        if not override.get("disable_error_code"):
+            continue
+        modules = override["module"] if isinstance(override["module"], list) else [override["module"]]
+        core = [m for m in modules if m.startswith(TYPED_CORE)]
+        assert not core, f"mypy codes {override['disable_error_code']} switched off for {core}"
+
+
+def test_tensor_base_has_no_catch_all_attribute_for_the_type_checker():
+    tree = ast.parse((ROOT / "minitorch" / "tensor_base.py").read_text())
+    base = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "TensorBase")
+    defined = {n.name for n in ast.walk(base) if isinstance(n, ast.FunctionDef)}
+    assert "__getattr__" not in defined, "TensorBase.__getattr__ makes the face's methods Any below the face"
