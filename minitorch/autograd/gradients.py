@@ -105,7 +105,7 @@ def _seed(op: str, output: TensorBase, grad_output: Any, create_graph: bool = Fa
 
 def grad(
     outputs: Any,
-    inputs: T | Sequence[T],
+    inputs: T | Iterable[T],  # a tensor, or any iterable of them (model.parameters())
     grad_outputs: Any = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
