@@ -171,3 +171,10 @@ def test_ops_run_forward_and_backward_on_a_bare_face():
     assert loss.item() == expected_loss.item()
     for g, e in zip(grads, expected):
         np.testing.assert_array_equal(g.data, e.data)  # the same calls on the same arrays
+
+
+def test_factories_call_no_face_method():
+    with watching_face_methods() as calls:
+        t = minitorch.tensor([minitorch.ones(1), minitorch.tensor([[2.0]]), 3.0])
+    assert t.tolist() == [1.0, 2.0, 3.0]
+    assert not calls, dict(calls)
