@@ -21,7 +21,7 @@ hand-written kernels (``backends.kernels_for``), the GPU path uses them.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -34,10 +34,7 @@ from minitorch.functions.linalg import product
 from minitorch.functions.unary import relu_grad
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T
 
 
 class Linear(Function):
@@ -70,7 +67,7 @@ def _rows(a: Array) -> Array:
     return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
 
 
-def linear(input: TensorBase, weight: TensorBase, bias: TensorBase | None = None) -> Tensor:
+def linear(input: T, weight: T, bias: T | None = None) -> T:
     """``input @ weight.T + bias``: a fully connected layer with weight of shape (out, in)."""
     if SWITCHES.autocast is not None:  # float16 inside autocast
         input, weight, bias = to_low_precision(input, weight, bias)
@@ -260,7 +257,7 @@ class BiasReLU(Function):
         return (grad_x if need_x else None), grad_b
 
 
-def bias_relu(x: TensorBase, b: TensorBase) -> Tensor:
+def bias_relu(x: T, b: T) -> T:
     """``relu(x + b)`` as one op (one CUDA kernel forward, one backward on a GPU)."""
     return BiasReLU.apply(x, b)
 
@@ -277,6 +274,6 @@ def host_labels(target: Array, logits: Array, ignore_index: int | None) -> tuple
     return label_rows(target, logits.shape[1], None, -100 if ignore_index is None else ignore_index, bool)
 
 
-def softmax_cross_entropy(logits: TensorBase, target: TensorBase, reduction: str = "mean") -> Tensor:
+def softmax_cross_entropy(logits: T, target: T, reduction: str = "mean") -> T:
     """Cross-entropy of (N, C) ``logits`` and int64 class ``target`` (N,) as one op."""
     return SoftmaxCrossEntropy.apply(logits, target, reduction)
