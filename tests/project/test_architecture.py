@@ -4,15 +4,22 @@ The layers, bottom up: the device seam (``backends``, ``cuda``), ``TensorBase`` 
 tensor's state), autograd, the ops (``functions``), the ``Tensor`` face (``minitorch/tensor/``:
 one method module per op module), then ``nn``, ``optim``, ``data`` and the examples.
 ``widgets`` sits beside them and ``minitorch`` never imports it. The import graph has no
-cycle at all, function-level imports counted (imports under ``if TYPE_CHECKING:``, which
-never run, are not):
+cycle at all, function-level imports counted, and none either when the imports under
+``if TYPE_CHECKING:`` (which never run, but tie the layers together for the type checker) are
+counted too:
 
     .venv/bin/python -m pytest tests/project/test_architecture.py -k cycle
+
+``test_layers_at_run_time.py`` checks the same layering by running code: the ops and the
+engine call no method of the face.
 """
 
 import ast
+import io
+import re
 import subprocess
 import sys
+import tokenize
 import warnings
 from pathlib import Path
 
@@ -26,7 +33,8 @@ HARD_MAX_LINES = 600
 CORE = ("minitorch.backends", "minitorch.cuda", "minitorch.tensor", "minitorch.autograd", "minitorch.functions")
 ABOVE_CORE = (
     "minitorch.kernels", "minitorch.nn", "minitorch.optim", "minitorch.data", "minitorch.distributed",
-    "minitorch.examples", "widgets",
+    "minitorch.amp", "minitorch.jit", "minitorch.serialization", "minitorch.compat", "minitorch.utils",
+    "minitorch.datasets", "minitorch.accelerator", "minitorch.run_as_torch", "minitorch.examples", "widgets",
 )
 
 
@@ -44,16 +52,17 @@ def source_files():
 MODULES = {module_name(p): p for p in source_files()}
 
 
-def imports_of(path):
+def imports_of(path, type_checking=False):
     """``(target module, names, line)`` for every import the file runs, at any depth.
 
-    Imports under ``if TYPE_CHECKING:`` are left out: they are for the type checker and never
-    run (the ops annotate their results as the ``Tensor`` face that way).
+    Imports under ``if TYPE_CHECKING:`` never run; they are left out unless ``type_checking``.
     """
     found = []
     tree = ast.parse(path.read_text(), str(path))
     skipped = set()
     for node in ast.walk(tree):
+        if type_checking:
+            break
         if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
             skipped.update(id(n) for stmt in node.body for n in ast.walk(stmt))
     for node in ast.walk(tree):
@@ -66,10 +75,10 @@ def imports_of(path):
     return found
 
 
-def edges_of(name):
+def edges_of(name, type_checking=False):
     """The project modules ``name`` imports (``from pkg import mod`` counts as ``pkg.mod``)."""
     targets = set()
-    for module, names, _ in imports_of(MODULES[name]):
+    for module, names, _ in imports_of(MODULES[name], type_checking):
         if module.split(".")[0] not in PACKAGES:
             continue
         submodules = [f"{module}.{n}" for n in names if f"{module}.{n}" in MODULES]
@@ -79,6 +88,8 @@ def edges_of(name):
 
 
 GRAPH = {name: edges_of(name) for name in MODULES}
+# The same with the imports under ``if TYPE_CHECKING:``: what the type checker reads.
+TYPING_GRAPH = {name: edges_of(name, type_checking=True) for name in MODULES}
 
 
 def find_cycle(graph):
@@ -110,13 +121,21 @@ def test_the_import_graph_has_no_cycle():
     assert cycle is None, f"import cycle: {' -> '.join(cycle)}"
 
 
+def test_the_import_graph_has_no_cycle_even_for_the_type_checker():
+    # An op annotates its result with a type variable bound to TensorBase (``def exp(a: T) -> T``),
+    # not with the face above it, so the type checker's imports go one way too.
+    cycle = find_cycle(TYPING_GRAPH)
+    assert cycle is None, f"import cycle (if TYPE_CHECKING: imports counted): {' -> '.join(cycle)}"
+
+
 # What sits below the Tensor face: these never import minitorch.tensor (they use TensorBase).
 BELOW_THE_FACE = ("minitorch.tensor_base", "minitorch.autograd", "minitorch.functions", "minitorch.factories",
                   "minitorch.backends", "minitorch.cuda")
 
 
-def test_the_ops_and_the_engine_never_import_the_tensor_face():
-    for name, targets in GRAPH.items():
+@pytest.mark.parametrize("graph", [GRAPH, TYPING_GRAPH], ids=["run time", "type checking"])
+def test_the_ops_and_the_engine_never_import_the_tensor_face(graph):
+    for name, targets in graph.items():
         if name.startswith(BELOW_THE_FACE):
             face = [t for t in targets if t == "minitorch.tensor" or t.startswith("minitorch.tensor.")]
             assert not face, f"{name} imports {face}: below the face, use minitorch.tensor_base.TensorBase"
@@ -131,7 +150,9 @@ def test_tensor_base_imports_nothing_above_the_device_seam():
 
 # Method modules without an op module of the same name, and what they mirror instead.
 METHODS_WITHOUT_OP_FILE = {"inplace": "every in-place method", "autograd": "autograd/engine.py",
-                           "creation": "minitorch/factories.py"}
+                           "creation": "minitorch/factories.py",
+                           "constructor": "Tensor(...) itself, the older torch.Tensor constructor",
+                           "numpy_ufuncs": "Tensor.__array_ufunc__: a NumPy ufunc meeting a Tensor"}
 
 
 def test_method_modules_mirror_op_modules():
@@ -234,3 +255,81 @@ def test_no_function_level_import_of_the_package_except_optional_parts():
                 if any(n and n.split(".")[0] == "minitorch" for n in names) and relative not in LATE_IMPORTS_ALLOWED:
                     late.append(f"{relative}:{node.lineno}")
     assert not late, f"imports inside functions: {late} (import at the top; there is no cycle to dodge)"
+
+
+# A figure of a machine goes stale on the next one: comments and docstrings say why, and the
+# timings live in docs/benchmarks.md ("Figures that were in code comments"). These patterns
+# catch a duration with its unit and "N x faster/slower/longer"; the ones allowed below are
+# settings or a published figure, not a measurement of this code.
+TIMING = re.compile(r"\d[\d.,]*\s?(?:µs|μs|us|ms|ns)\b|\d[\d.]*\s?x (?:faster|slower|longer)|\bGFLOP")
+TIMINGS_ALLOWED = {
+    ("minitorch/cuda/syncs.py", "4x longer"): "the length of a spin the check sets, not a measurement",
+    ("minitorch/distributed/agreement.py", "5 ms"): "the default of max_pause, a setting",
+    ("minitorch/examples/per_op_copies.py", "8.6x faster"): "the MiniTorch article's published figure",
+}
+
+
+def comments_and_docstrings(path):
+    """``(line, text)`` of every comment and every string that stands alone as a statement."""
+    found, previous = [], tokenize.NEWLINE
+    for token in tokenize.generate_tokens(io.StringIO(path.read_text()).readline):
+        if token.type == tokenize.COMMENT:
+            found.append((token.start[0], token.string))
+            continue
+        if token.type == tokenize.STRING and previous in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
+            found.append((token.start[0], token.string))
+        if token.type != tokenize.NL:
+            previous = token.type
+    return found
+
+
+def test_no_machine_timing_in_a_comment():
+    stale = []
+    for path in sorted((ROOT / "minitorch").rglob("*.py")):
+        relative = str(path.relative_to(ROOT))
+        for line, text in comments_and_docstrings(path):
+            for match in TIMING.finditer(text):
+                if (relative, match.group()) not in TIMINGS_ALLOWED:
+                    stale.append(f"{relative}:{line}: {match.group()!r}")
+    assert not stale, f"timings in comments (move the figure to docs/benchmarks.md, keep the why): {stale}"
+
+
+def test_the_timing_pattern_sees_a_timing():
+    assert [m.group() for m in TIMING.finditer("eleven blocks take 146 us, 2.5x faster; 40.7 ms")] == [
+        "146 us", "2.5x faster", "40.7 ms"]
+
+
+def test_architecture_md_names_every_package():
+    # docs/ARCHITECTURE.md is the plan of the house: every package of minitorch/ and every module
+    # left at its top level is named there (as `name/` or `name.py`), with its job.
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
+    top = ROOT / "minitorch"
+    packages = [f"{p.name}/" for p in top.iterdir() if (p / "__init__.py").is_file()]
+    modules = [p.name for p in top.glob("*.py") if p.name != "__init__.py"]
+    missing = [name for name in sorted(packages + modules)
+               if not re.search(rf"(^|[\s`]){re.escape(name)}($|[\s`])", text, re.MULTILINE)]
+    assert not missing, f"docs/ARCHITECTURE.md does not name {missing}"
+
+
+# The layers the type checker must see whole: no error code switched off for them, and no
+# ``__getattr__`` on TensorBase that would make every face method Any to it (make lint runs mypy).
+TYPED_CORE = ("minitorch.functions", "minitorch.tensor", "minitorch.tensor_base", "minitorch.autograd")
+
+
+def test_no_mypy_error_code_is_switched_off_for_the_core():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    for override in config["tool"]["mypy"].get("overrides", []):
+        if not override.get("disable_error_code"):
+            continue
+        modules = override["module"] if isinstance(override["module"], list) else [override["module"]]
+        core = [m for m in modules if m.startswith(TYPED_CORE)]
+        assert not core, f"mypy codes {override['disable_error_code']} switched off for {core}"
+
+
+def test_tensor_base_has_no_catch_all_attribute_for_the_type_checker():
+    tree = ast.parse((ROOT / "minitorch" / "tensor_base.py").read_text())
+    base = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "TensorBase")
+    defined = {n.name for n in ast.walk(base) if isinstance(n, ast.FunctionDef)}
+    assert "__getattr__" not in defined, "TensorBase.__getattr__ makes the face's methods Any below the face"
