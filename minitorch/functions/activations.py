@@ -82,17 +82,21 @@ class ELU(Function):
 
 
 class SiLU(Function):
-    """x * sigmoid(x).   d/dx = s * (1 + x * (1 - s)) with s = sigmoid(x)."""
+    """x * sigmoid(x).   d/dx = s * (1 + x * (1 - s)) with s = sigmoid(x).
+
+    Forward saves only x: backward computes s again (so that its lines, run on graph values,
+    record how s depends on x). The CPU's fast kernel keeps s instead.
+    """
 
     @staticmethod
     def forward(ctx: BackwardNode, x: Array) -> Array:
-        s = _sigmoid(ctx.xp, x)
-        ctx.save_for_backward(x, s)
-        return x * s
+        ctx.save_for_backward(x)
+        return x * _sigmoid(ctx.xp, x)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        x, s = ctx.saved_tensors
+        (x,) = ctx.saved_tensors
+        s = _sigmoid(ctx.xp, x)
         return (grad * s * (1 + x * (1 - s)),)
 
 
@@ -106,30 +110,36 @@ class Softplus(Function):
     def forward(ctx: BackwardNode, x: Array, beta: float, threshold: float) -> Array:
         xp = ctx.xp
         bx = x * beta
-        ctx.save_for_backward(bx)
-        ctx.threshold = threshold
+        ctx.save_for_backward(x)  # x, not beta * x: graph mode knows an input, not a product of one
+        ctx.beta, ctx.threshold = beta, threshold
         scale = math.inf if beta == 0 else 1 / beta  # beta = 0: inf, as PyTorch's 1/0 gives
         return xp.where(bx > threshold, x, (_softplus(xp, bx) * scale).astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        (bx,) = ctx.saved_tensors
+        (x,) = ctx.saved_tensors
+        bx = x if ctx.beta == 1 else x * ctx.beta  # (the default beta = 1 skips a pass)
         return ctx.xp.where(bx > ctx.threshold, grad, grad * _sigmoid(ctx.xp, bx)), None, None
 
 
 class Mish(Function):
-    """x * tanh(softplus(x)).   d/dx = t + x * sigmoid(x) * (1 - t^2) with t = tanh(softplus(x))."""
+    """x * tanh(softplus(x)).   d/dx = t + x * sigmoid(x) * (1 - t^2) with t = tanh(softplus(x)).
+
+    Forward saves only x: backward computes t again (so that its lines, run on graph values,
+    record how t depends on x). The CPU's fast kernel keeps t instead.
+    """
 
     @staticmethod
     def forward(ctx: BackwardNode, x: Array) -> Array:
-        t = ctx.xp.tanh(_softplus(ctx.xp, x))
-        ctx.save_for_backward(x, t)
-        return x * t
+        ctx.save_for_backward(x)
+        return x * ctx.xp.tanh(_softplus(ctx.xp, x))
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        x, t = ctx.saved_tensors
-        return (grad * (t + x * _sigmoid(ctx.xp, x) * (1 - t * t)),)
+        xp = ctx.xp
+        (x,) = ctx.saved_tensors
+        t = xp.tanh(_softplus(xp, x))
+        return (grad * (t + x * _sigmoid(xp, x) * (1 - t * t)),)
 
 
 class LogSigmoid(Function):

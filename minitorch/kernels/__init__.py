@@ -25,6 +25,7 @@ from types import TracebackType
 
 # Each kernel module registers its kernels when imported.
 from minitorch.kernels import optimizers  # noqa: F401  (the optimizers' update kernels)
+from minitorch.kernels.cpu import activations as _cpu_activations  # noqa: F401
 from minitorch.kernels.cpu import attention as _cpu_attention  # noqa: F401
 from minitorch.kernels.cpu import conv, gru, host_memory, lstm, pooling, special  # noqa: F401
 from minitorch.kernels.cpu import cross_entropy as _cpu_cross_entropy  # noqa: F401
