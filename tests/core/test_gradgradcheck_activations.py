@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from second_order import check, derivatives  # noqa: E402  (PyTorch first)
+from second_order import check, compare_with_torch, derivatives  # noqa: E402  (PyTorch first)
 
 import minitorch  # noqa: E402
 from minitorch.kernels import use_fast_kernels  # noqa: E402
@@ -204,6 +204,32 @@ def test_batch_norm_evaluation(rng, shape, affine):
         check(lambda lib, x: F(lib).batch_norm(x * x, *stats(lib), training=False) * x, x)
 
 
+class ScaledSquare(minitorch.autograd.Function):
+    """x * x * scale, with ``scale`` a plain array argument (not a Tensor) saved as it is."""
+
+    @staticmethod
+    def forward(ctx, x, scale):
+        ctx.save_for_backward(x, scale)
+        return x * x * scale
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, scale = ctx.saved_tensors
+        return 2 * x * scale * grad, None
+
+
+def test_an_array_argument_saved_as_it_is_is_a_constant(rng):
+    """What lets batch norm's evaluation run twice: its running statistics come into apply as
+    arrays; saved as they are, they are constants of the graph (role: their position)."""
+    scale = rng.uniform(0.5, 2.0, (3, 4))
+    x = minitorch.tensor(normal(rng, (3, 4)), requires_grad=True)
+    assert ScaledSquare.apply(x, scale).grad_fn.saved_roles == (0, 1)
+    assert minitorch.autograd.gradgradcheck(lambda t: ScaledSquare.apply(t, scale), (x,))
+    (g,) = minitorch.autograd.grad(ScaledSquare.apply(x, scale).sum(), x, create_graph=True)
+    (gg,) = minitorch.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(gg.numpy(), 2 * scale, rtol=1e-15)
+
+
 def test_batch_norm_broadcast_and_third_derivatives(rng):
     # the input (4, 3, 2) made by broadcasting (4, 1, 2) * (3, 1); third derivatives against the composition
     def fn(lib, a, c, w):
@@ -234,3 +260,33 @@ def test_graph_mode_on_a_kernels_node_gives_the_references_derivatives(rng, case
     for ours, theirs in zip(fast, reference):
         for a, b in zip(ours, theirs):
             np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+# ---------------------------------------------------------------------- kinks, analytically
+@pytest.mark.parametrize(
+    "fn, x",
+    [
+        # at the kink each op takes PyTorch's slope (leaky_relu: the negative slope at 0, hardtanh:
+        # 0 at a bound, threshold: 0 at the threshold, elu: alpha at 0), and every higher derivative
+        # of the recorded backward is PyTorch's there too
+        (lambda lib, t: F(lib).leaky_relu(t, 0.1) * t, [0.0, -1.0, 2.0]),
+        (lambda lib, t: F(lib).hardtanh(t, -0.5, 1.0) * t, [-0.5, 1.0, 0.2, -2.0]),
+        (lambda lib, t: F(lib).threshold(t, 0.3, -1.0) * t, [0.3, 0.0, 1.0]),
+        (lambda lib, t: F(lib).elu(t, 1.3) * t, [0.0, -1.0, 1.0]),
+    ],
+    ids=["leaky_relu", "hardtanh", "threshold", "elu"],
+)
+def test_kinks_follow_torch(fn, x):
+    compare_with_torch(fn, np.asarray(x), order=3)
+
+
+def test_softplus_at_its_threshold_keeps_the_smooth_branch_twice():
+    """At beta * x == threshold the first derivative is the smooth branch's, sigmoid(beta x), in
+    both libraries; MiniTorch's second derivative is that branch's too, beta s (1 - s).
+    (PyTorch 2.13 gives 0 there: its double backward masks with a strict inequality.)"""
+    x = minitorch.tensor([0.5], dtype=minitorch.float64, requires_grad=True)
+    (g,) = minitorch.autograd.grad(F(minitorch).softplus(x, 2.0, 1.0).sum(), x, create_graph=True)
+    (gg,) = minitorch.autograd.grad(g.sum(), x)
+    s = 1 / (1 + np.exp(-1.0))
+    np.testing.assert_allclose(g.detach().numpy(), [s], rtol=1e-14)
+    np.testing.assert_allclose(gg.numpy(), [2.0 * s * (1 - s)], rtol=1e-14)

@@ -1,11 +1,12 @@
-"""Fast kernels of ``SiLU`` and ``Mish`` on NumPy: the sigmoid (or tanh of softplus) kept.
+"""Fast kernels of ``SiLU`` and ``Mish``: the sigmoid (or tanh of softplus) kept.
 
 Both ops save only x and compute in backward again what their forward computed on the way
 (s = sigmoid(x) for SiLU, t = tanh(softplus(x)) for Mish), so that the backward's lines, run on
 graph values under ``create_graph=True``, record how that value depends on x. For the first
 order that is a second pass through the transcendental functions; these kernels keep s (or t)
 from forward instead (``save_for_kernel``), as the ops did before they differentiated twice:
-the same operations in the same order, the same bits. float16 stays with the ops.
+the same operations in the same order, the same bits. The lines are the array library's
+(``ctx.xp``): ``kernels/cuda/activations.py`` registers them for CuPy arrays too.
 """
 
 from __future__ import annotations
@@ -17,17 +18,15 @@ from minitorch.functions.activations import Mish, SiLU, _sigmoid, _softplus
 from minitorch.hints import Array, Gradients
 from minitorch.kernels.registry import register
 
-FLOATS = (np.float32, np.float64)
-
 
 def _float_numpy(x: Array) -> bool:
-    """A float32/64 NumPy input."""
-    return type(x) is np.ndarray and x.dtype in FLOATS
+    """A floating-point NumPy input."""
+    return type(x) is np.ndarray and x.dtype.kind == "f"
 
 
 def silu_kept(ctx: BackwardNode, x: Array) -> Array:
     """SiLU's forward, keeping s = sigmoid(x) for backward."""
-    s = _sigmoid(np, x)
+    s = _sigmoid(ctx.xp, x)
     ctx.save_for_backward(x)
     ctx.save_for_kernel(s)
     return x * s
@@ -42,7 +41,7 @@ def silu_kept_backward(ctx: BackwardNode, grad: Array) -> Gradients:
 
 def mish_kept(ctx: BackwardNode, x: Array) -> Array:
     """Mish's forward, keeping t = tanh(softplus(x)) for backward."""
-    t = np.tanh(_softplus(np, x))
+    t = ctx.xp.tanh(_softplus(ctx.xp, x))
     ctx.save_for_backward(x)
     ctx.save_for_kernel(t)
     return x * t
@@ -52,7 +51,7 @@ def mish_kept_backward(ctx: BackwardNode, grad: Array) -> Gradients:
     """Mish's backward on the kept t."""
     (x,) = ctx.saved_tensors
     (t,) = ctx.kernel_saved
-    return (grad * (t + x * _sigmoid(np, x) * (1 - t * t)),)
+    return (grad * (t + x * _sigmoid(ctx.xp, x) * (1 - t * t)),)
 
 
 KEPT_SILU = register(SiLU, applies=_float_numpy, forward=silu_kept, backward=silu_kept_backward)
