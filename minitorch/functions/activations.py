@@ -78,18 +78,19 @@ class ELU(Function):
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         xp = ctx.xp
         (x,) = ctx.saved_tensors
-        # exp of min(x, 0): the branch not taken for x > 0 must not overflow. Times the mask
-        # x < 0 (which changes no value): at x = 0 the slope is alpha * exp(0) with derivative 0,
-        # as in PyTorch's double backward, not the alpha / 2 of minimum's split tie. (Not
-        # xp.where(x < 0, x, 0): NumPy's where is ten times slower than minimum on random signs.)
-        return xp.where(x > 0, grad, grad * ctx.alpha * xp.exp(xp.minimum(x, 0) * (x < 0))), None
+        # exp of a non-positive number: the branch not taken for x > 0 must not overflow. Of
+        # min(x, -tiny) rather than min(x, 0): the same slope (exp is 1 all over [-tiny, 0]), but
+        # at x = 0 the minimum is the constant, so that the slope's own derivative there is 0,
+        # as in PyTorch's double backward (min(x, 0) would split that tie: alpha / 2).
+        below_zero = xp.minimum(x, -xp.finfo(x.dtype).tiny)
+        return xp.where(x > 0, grad, grad * ctx.alpha * xp.exp(below_zero)), None
 
 
 class SiLU(Function):
     """x * sigmoid(x).   d/dx = s * (1 + x * (1 - s)) with s = sigmoid(x).
 
     Forward saves only x: backward computes s again (so that its lines, run on graph values,
-    record how s depends on x). The CPU's fast kernel keeps s instead.
+    record how s depends on x). The fast kernels (NumPy and CuPy arrays) keep s instead.
     """
 
     @staticmethod
@@ -130,7 +131,7 @@ class Mish(Function):
     """x * tanh(softplus(x)).   d/dx = t + x * sigmoid(x) * (1 - t^2) with t = tanh(softplus(x)).
 
     Forward saves only x: backward computes t again (so that its lines, run on graph values,
-    record how t depends on x). The CPU's fast kernel keeps t instead.
+    record how t depends on x). The fast kernels (NumPy and CuPy arrays) keep t instead.
     """
 
     @staticmethod

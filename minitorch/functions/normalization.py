@@ -4,8 +4,10 @@ normalisation (each sample over its last dims, the transformer's normalisation).
 Both normalise, xhat = (x - mean) * invstd with invstd = 1 / sqrt(var + eps), then scale and
 shift: y = xhat * weight + bias. They differ in what the statistics are taken over (the
 batch, per channel; or each sample's own features), and so in the backward. Both keep only
-x (and the weight) for backward, which computes xhat again from x. (The CPU's fast kernels,
-``minitorch/kernels/cpu/normalization.py``, keep xhat and invstd instead.)
+x (and the weight; batch norm in evaluation its running statistics too, constants) for
+backward, which computes xhat again from x: what gradients of gradients need, as the
+backward's lines then record how xhat depends on x. (The CPU's fast kernels,
+``minitorch/kernels/cpu/normalization.py``, keep xhat and invstd for the first order.)
 """
 
 from __future__ import annotations
