@@ -23,11 +23,13 @@ import numbers
 from typing import TYPE_CHECKING, Any
 
 from minitorch.autograd.function import BackwardNode, Function
+from minitorch.autograd.graph_arrays import GraphArray
 from minitorch.dtypes import get_dtype
 from minitorch.errors import MiniTorchError, MiniTorchValueError, check_dim
 from minitorch.functions.arithmetic import neg
 from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.conversion import cast
+from minitorch.functions.unary import Sigmoid
 from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
@@ -36,14 +38,24 @@ if TYPE_CHECKING:  # the face, for annotations only: never imported at run time 
     from minitorch.tensor import Tensor
 
 
+# On a graph value (a backward running under create_graph=True) the two helpers below are the
+# Sigmoid and Softplus ops themselves, as special.erf_array is Erf: their overflow-safe forms
+# go through |x|, whose derivative at 0 is 0, so the recorded arithmetic would have the wrong
+# derivative at x = 0 exactly (softplus'' would be 0 there, not 1/4).
+
+
 def _sigmoid(xp: Any, x: Array) -> Array:
     """1 / (1 + exp(-x)) without overflow: exp of a non-positive number only."""
+    if isinstance(x, GraphArray):
+        return Sigmoid.apply(x)
     e = xp.exp(-xp.abs(x))
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
 
 
 def _softplus(xp: Any, x: Array) -> Array:
     """log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|)): never overflows, exact for tiny exp."""
+    if isinstance(x, GraphArray):
+        return Softplus.apply(x, 1, math.inf)  # (no threshold: the formula everywhere)
     return xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
 
 

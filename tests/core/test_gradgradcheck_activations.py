@@ -83,6 +83,13 @@ def test_smooth_activations_third_derivatives(rng, name):
     check(SMOOTH[name], x, order=3, torch_check=True)
 
 
+@pytest.mark.parametrize("name", SMOOTH)
+def test_smooth_activations_at_zero(name):
+    """x = 0 exactly (a padded input, a ReLU's zeros): the overflow-safe forms go through |x|,
+    whose derivative there is 0; the recorded backward must still have the true derivatives."""
+    check(SMOOTH[name], np.array([0.0, -0.0, 1.0, -2.0]) if name != "elu" else np.array([1.0, -2.0]), order=3)
+
+
 def test_softplus_above_its_threshold(rng):
     # beta * x > threshold: x itself (derivative 1, then 0); below it the smooth branch
     x = away_from(rng, (3, 4), [0.5 / 1.5], margin=0.2)
