@@ -397,7 +397,11 @@ def _saved_versions(
 ) -> tuple[tuple[Any, ...] | None, tuple[int | None, ...]]:
     """The version of every tensor whose memory ``ctx`` saved, to check before backward, and
     each saved value's role: the input it is (its index), the output (-1), the output in
-    another shape (-2: a reduction saves it with the reduced axes kept), or None."""
+    another shape (-2: a reduction saves it with the reduced axes kept), or None.
+
+    An array handed to ``apply`` as it is (not in a Tensor: batch norm's running statistics)
+    is a constant of the op; saved as it is, its role is its position, whose ``next_nodes``
+    entry is None: gradients of gradients treat it as an input without a gradient."""
     records = []
     roles: list[int | None] = []
     out = result.data
@@ -411,6 +415,10 @@ def _saved_versions(
                     tensor, index = arg, i
                     break
             else:
+                constant = _array_argument(saved, args)
+                if constant is not None:  # an array argument itself: a constant, no version to check
+                    roles.append(constant)
+                    continue
                 if _is_output_reshaped(saved, out):  # the output with its reduced axes kept (keepdim)
                     tensor, index = result, -1
                     roles.append(-2)
@@ -426,6 +434,14 @@ def _saved_versions(
             counter = tensor._counter()
         records.append((counter, counter.value, index, position))
     return tuple(records) or None, tuple(roles)
+
+
+def _array_argument(saved: Any, args: tuple[Any, ...]) -> int | None:
+    """The position of the argument that is the array ``saved`` itself (not a Tensor), or None."""
+    for i, arg in enumerate(args):
+        if arg is saved and not isinstance(arg, TensorBase) and hasattr(arg, "dtype"):
+            return i
+    return None
 
 
 def _is_output_reshaped(saved: Any, out: Any) -> bool:

@@ -13,8 +13,9 @@ What the backward reads changes with it (``GraphCtx``):
   (a leaf itself, or a Tensor whose ``grad_fn`` is the node that made it); the output's array
   becomes the output, whose ``grad_fn`` is this very node (d out / d input then runs this
   op's backward once more, as for exp), and so does the output saved in another shape (a
-  reduction's, with its reduced axes kept: the output, reshaped); masks, indices and other
-  values without a gradient stay what they are. An op that saved any other floating-point
+  reduction's, with its reduced axes kept: the output, reshaped); masks, indices, arrays
+  handed to the op as they are (constants: batch norm's running statistics) and other values
+  without a gradient stay what they are. An op that saved any other floating-point
   array cannot be differentiated twice: its dependence on the inputs is unknown, and the
   engine says so rather than treating it as a constant.
 - ``ctx.xp``: ``GraphNamespace``, NumPy's names (``xp.exp``, ``xp.where`` ...) for the

@@ -24,24 +24,35 @@ from typing import Any
 from typing import cast as cast_type
 
 from minitorch.autograd.function import BackwardNode, Function
+from minitorch.autograd.graph_arrays import GraphArray
 from minitorch.dtypes import get_dtype
 from minitorch.errors import MiniTorchError, MiniTorchValueError, check_dim
 from minitorch.functions.arithmetic import neg
 from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.conversion import cast
+from minitorch.functions.unary import Sigmoid
 from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import T, TensorBase
 
+# On a graph value (a backward running under create_graph=True) the two helpers below are the
+# Sigmoid and Softplus ops themselves, as special.erf_array is Erf: their overflow-safe forms
+# go through |x|, whose derivative at 0 is 0, so the recorded arithmetic would have the wrong
+# derivative at x = 0 exactly (softplus'' would be 0 there, not 1/4).
+
 
 def _sigmoid(xp: Any, x: Array) -> Array:
     """1 / (1 + exp(-x)) without overflow: exp of a non-positive number only."""
+    if isinstance(x, GraphArray):
+        return Sigmoid.apply(x)
     e = xp.exp(-xp.abs(x))
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
 
 
 def _softplus(xp: Any, x: Array) -> Array:
     """log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|)): never overflows, exact for tiny exp."""
+    if isinstance(x, GraphArray):
+        return Softplus.apply(x, 1, math.inf)  # (no threshold: the formula everywhere)
     return xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
 
 
@@ -76,21 +87,30 @@ class ELU(Function):
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         xp = ctx.xp
         (x,) = ctx.saved_tensors
-        return xp.where(x > 0, grad, grad * ctx.alpha * xp.exp(xp.minimum(x, 0))), None
+        # exp of a non-positive number: the branch not taken for x > 0 must not overflow. Of
+        # min(x, -tiny) rather than min(x, 0): the same slope (exp is 1 all over [-tiny, 0]), but
+        # at x = 0 the minimum is the constant, so that the slope's own derivative there is 0,
+        # as in PyTorch's double backward (min(x, 0) would split that tie: alpha / 2).
+        below_zero = xp.minimum(x, -xp.finfo(x.dtype).tiny)
+        return xp.where(x > 0, grad, grad * ctx.alpha * xp.exp(below_zero)), None
 
 
 class SiLU(Function):
-    """x * sigmoid(x).   d/dx = s * (1 + x * (1 - s)) with s = sigmoid(x)."""
+    """x * sigmoid(x).   d/dx = s * (1 + x * (1 - s)) with s = sigmoid(x).
+
+    Forward saves only x: backward computes s again (so that its lines, run on graph values,
+    record how s depends on x). The fast kernels (NumPy and CuPy arrays) keep s instead.
+    """
 
     @staticmethod
     def forward(ctx: BackwardNode, x: Array) -> Array:
-        s = _sigmoid(ctx.xp, x)
-        ctx.save_for_backward(x, s)
-        return x * s
+        ctx.save_for_backward(x)
+        return x * _sigmoid(ctx.xp, x)
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        x, s = ctx.saved_tensors
+        (x,) = ctx.saved_tensors
+        s = _sigmoid(ctx.xp, x)
         return (grad * s * (1 + x * (1 - s)),)
 
 
@@ -104,30 +124,36 @@ class Softplus(Function):
     def forward(ctx: BackwardNode, x: Array, beta: float, threshold: float) -> Array:
         xp = ctx.xp
         bx = x * beta
-        ctx.save_for_backward(bx)
-        ctx.threshold = threshold
+        ctx.save_for_backward(x)  # x, not beta * x: graph mode knows an input, not a product of one
+        ctx.beta, ctx.threshold = beta, threshold
         scale = math.inf if beta == 0 else 1 / beta  # beta = 0: inf, as PyTorch's 1/0 gives
         return xp.where(bx > threshold, x, (_softplus(xp, bx) * scale).astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        (bx,) = ctx.saved_tensors
+        (x,) = ctx.saved_tensors
+        bx = x if ctx.beta == 1 else x * ctx.beta  # (the default beta = 1 skips a pass)
         return ctx.xp.where(bx > ctx.threshold, grad, grad * _sigmoid(ctx.xp, bx)), None, None
 
 
 class Mish(Function):
-    """x * tanh(softplus(x)).   d/dx = t + x * sigmoid(x) * (1 - t^2) with t = tanh(softplus(x))."""
+    """x * tanh(softplus(x)).   d/dx = t + x * sigmoid(x) * (1 - t^2) with t = tanh(softplus(x)).
+
+    Forward saves only x: backward computes t again (so that its lines, run on graph values,
+    record how t depends on x). The fast kernels (NumPy and CuPy arrays) keep t instead.
+    """
 
     @staticmethod
     def forward(ctx: BackwardNode, x: Array) -> Array:
-        t = ctx.xp.tanh(_softplus(ctx.xp, x))
-        ctx.save_for_backward(x, t)
-        return x * t
+        ctx.save_for_backward(x)
+        return x * ctx.xp.tanh(_softplus(ctx.xp, x))
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        x, t = ctx.saved_tensors
-        return (grad * (t + x * _sigmoid(ctx.xp, x) * (1 - t * t)),)
+        xp = ctx.xp
+        (x,) = ctx.saved_tensors
+        t = xp.tanh(_softplus(xp, x))
+        return (grad * (t + x * _sigmoid(xp, x) * (1 - t * t)),)
 
 
 class LogSigmoid(Function):

@@ -4,8 +4,10 @@ normalisation (each sample over its last dims, the transformer's normalisation).
 Both normalise, xhat = (x - mean) * invstd with invstd = 1 / sqrt(var + eps), then scale and
 shift: y = xhat * weight + bias. They differ in what the statistics are taken over (the
 batch, per channel; or each sample's own features), and so in the backward. Both keep only
-x (and the weight) for backward, which computes xhat again from x. (The CPU's fast kernels,
-``minitorch/kernels/cpu/normalization.py``, keep xhat and invstd instead.)
+x (and the weight; batch norm in evaluation its running statistics too, constants) for
+backward, which computes xhat again from x: what gradients of gradients need, as the
+backward's lines then record how xhat depends on x. (The CPU's fast kernels,
+``minitorch/kernels/cpu/normalization.py``, keep xhat and invstd for the first order.)
 """
 
 from __future__ import annotations
@@ -77,8 +79,7 @@ class BatchNorm(Function):
         else:  # constants: no gradient flows through them
             assert running_mean is not None and running_var is not None  # (batch_norm checks it)
             mean, var = running_mean.reshape(shape), running_var.reshape(shape)
-        mean = mean.astype(x.dtype, copy=False)  # float32 statistics of a float16 input: float16
-        invstd = (1 / xp.sqrt(var + eps)).astype(x.dtype, copy=False)
+        mean, invstd = mean_and_invstd(xp, x, mean, var, eps)
         xhat = (x - mean) * invstd
         out = xhat if weight is None else xhat * weight
         if bias is not None:
@@ -87,19 +88,20 @@ class BatchNorm(Function):
         ctx.bias_dtype = None if bias is None else bias.dtype
         if training:
             ctx.save_for_backward(x, weight)  # the batch's statistics are computed again from x
-        else:
-            ctx.save_for_backward(x, weight, mean, invstd)
+        else:  # the running statistics as they came in (constants), not their views: see below
+            ctx.save_for_backward(x, weight, running_mean, running_var)
         return out.astype(x.dtype, copy=False)  # a float16 input with float32 parameters gives float16
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
-        x, weight, *statistics = ctx.saved_tensors
+        x, weight, *running = ctx.saved_tensors
         xp, axes = ctx.xp, ctx.axes
         if ctx.training:
             mean, var = batch_statistics(xp, x, axes)
-            invstd = (1 / xp.sqrt(var + ctx.eps)).astype(x.dtype, copy=False)
-        else:
-            mean, invstd = statistics
+        else:  # (C,) each: the arrays handed to apply, which gradients of gradients know as constants
+            shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+            mean, var = running[0].reshape(shape), running[1].reshape(shape)
+        mean, invstd = mean_and_invstd(xp, x, mean, var, ctx.eps)
         xhat = (x - mean) * invstd
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         # weight and bias arrive shaped (1, C, 1, ...), so their gradients keep those dims
@@ -120,6 +122,11 @@ class BatchNorm(Function):
                 grad_x = gh * invstd
             grad_x = grad_x.astype(grad.dtype, copy=False)
         return grad_x, grad_w, grad_b, None, None, None, None, None
+
+
+def mean_and_invstd(xp: Any, x: Array, mean: Array, var: Array, eps: float) -> tuple[Array, Array]:
+    """(mean, 1 / sqrt(var + eps)) in x's dtype (float32 statistics of a float16 input: float16)."""
+    return mean.astype(x.dtype, copy=False), (1 / xp.sqrt(var + eps)).astype(x.dtype, copy=False)
 
 
 def update_running_statistics(

@@ -32,6 +32,8 @@ from minitorch.kernels.cpu import cross_entropy as _cpu_cross_entropy  # noqa: F
 from minitorch.kernels.cpu import linear as _cpu_linear  # noqa: F401
 from minitorch.kernels.cpu import normalization as _cpu_normalization  # noqa: F401
 from minitorch.kernels.cpu import products as _cpu_products  # noqa: F401
+from minitorch.kernels.cpu import smooth_activations as _cpu_smooth_activations  # noqa: F401
+from minitorch.kernels.cuda import activations as _cuda_activations  # noqa: F401
 from minitorch.kernels.cuda import special as cuda_special  # noqa: F401
 from minitorch.kernels.registry import Kernel, all_kernels, kernels_of, register, unregister
 from minitorch.kernels.update_registry import (

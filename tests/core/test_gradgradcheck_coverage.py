@@ -22,6 +22,7 @@ from minitorch.autograd.registry import REGISTRY
 
 TESTS = Path(__file__).parent
 
+ACTIVATIONS = "test_gradgradcheck_activations.py"
 ELEMENTWISE = "test_gradgradcheck_elementwise.py"
 REDUCTIONS = "test_gradgradcheck_reductions.py"
 SHAPES = "test_gradgradcheck_shapes.py"
@@ -32,6 +33,17 @@ LINALG = "test_gradgradcheck_linalg.py"
 DISTRIBUTED = "../distributed/test_model_parallel_single.py"
 
 COVERED: dict[str, str] = {
+    # activations.py
+    "ELU": f"{ACTIVATIONS}::test_smooth_activations_broadcast",
+    "Hardtanh": f"{ACTIVATIONS}::test_piecewise_linear_away_from_the_kinks",
+    "LeakyReLU": f"{ACTIVATIONS}::test_piecewise_linear_away_from_the_kinks",
+    "LogSigmoid": f"{ACTIVATIONS}::test_smooth_activations_broadcast",
+    "LogSoftmax": f"{ACTIVATIONS}::test_softmax_and_log_softmax",
+    "Mish": f"{ACTIVATIONS}::test_smooth_activations_broadcast",
+    "SiLU": f"{ACTIVATIONS}::test_smooth_activations_broadcast",
+    "Softmax": f"{ACTIVATIONS}::test_softmax_and_log_softmax",
+    "Softplus": f"{ACTIVATIONS}::test_smooth_activations_broadcast",
+    "Threshold": f"{ACTIVATIONS}::test_piecewise_linear_away_from_the_kinks",
     # arithmetic.py
     "Add": f"{ELEMENTWISE}::test_binary_broadcast",
     "Div": f"{ELEMENTWISE}::test_binary_broadcast",
@@ -73,6 +85,9 @@ COVERED: dict[str, str] = {
     "Triangle": f"{SHAPES}::test_tril_triu",
     # maxpool.py
     "MaxPool2d": f"{NN}::test_max_pool2d",
+    # normalization.py
+    "BatchNorm": f"{ACTIVATIONS}::test_batch_norm_training",
+    "LayerNorm": f"{ACTIVATIONS}::test_layer_norm",
     # ordering.py
     "Flip": f"{REDUCTIONS}::test_flip_roll",
     "Gather": f"{REDUCTIONS}::test_sort_topk_gather",
@@ -177,20 +192,6 @@ NOT_DIFFERENTIABLE: dict[str, str] = {
 }
 
 PENDING: dict[str, str] = {
-    # activations.py
-    "ELU": "pending: activations.py",
-    "Hardtanh": "pending: activations.py",
-    "LeakyReLU": "pending: activations.py",
-    "LogSigmoid": "pending: activations.py",
-    "LogSoftmax": "pending: activations.py",
-    "Mish": "pending: activations.py",
-    "SiLU": "pending: activations.py",
-    "Softmax": "pending: activations.py",
-    "Softplus": "pending: activations.py",
-    "Threshold": "pending: activations.py",
-    # normalization.py
-    "BatchNorm": "pending: normalization.py",
-    "LayerNorm": "pending: normalization.py",
 }
 
 TABLES = {"COVERED": COVERED, "NOT_DIFFERENTIABLE": NOT_DIFFERENTIABLE, "PENDING": PENDING}
