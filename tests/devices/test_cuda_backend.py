@@ -14,8 +14,8 @@ from fake_cupy import FakeCupy, FakeDeviceArray, FakeElementwiseKernel
 
 import minitorch
 from minitorch import backends
-from minitorch.cuda import kernels as cuda_kernels
 from minitorch.errors import MiniTorchError
+from minitorch.kernels.cuda import sources as cuda_kernels
 
 
 @pytest.fixture
@@ -230,7 +230,7 @@ def test_mem_get_info(fake_gpu, use_cupy):
 # ---------------------------------------------------------------------- kernels
 def test_kernels_module_imports_without_gpu(use_cupy):
     use_cupy(None)
-    assert cuda_kernels.custom_kernels_enabled()
+    assert minitorch.cuda.custom_kernels_enabled()
     with pytest.raises(MiniTorchError, match="no usable GPU"):
         cuda_kernels.get_kernel(cuda_kernels.RELU_FORWARD)
 
@@ -254,7 +254,7 @@ def test_relu_dispatches_to_kernels_on_cuda(fake_gpu, rng):
     np.testing.assert_array_equal(y.cpu().detach().numpy(), np.maximum(data, 0))
     np.testing.assert_array_equal(x.grad.cpu().numpy(), (data > 0).astype(np.float32))
     FakeElementwiseKernel.compiled.clear()
-    with cuda_kernels.use_custom_kernels(False):
+    with minitorch.cuda.use_custom_kernels(False):
         minitorch.relu(x)
     assert FakeElementwiseKernel.compiled == []
 
