@@ -88,7 +88,7 @@ def test_fused_values_and_gradients_match_unfused_and_cpu(fake_gpu, rng, shape):
             np.testing.assert_allclose(got[2][name], cpu[2][name], rtol=1e-5, atol=1e-6, err_msg=name)
 
 
-def test_fused_under_no_grad_matches(fake_gpu, rng):
+def test_fused_under_no_grad_matches(fake_gpu, rng, fast_kernels):
     model = mlp(20, 32, 10).to("cuda")
     x = minitorch.tensor(rng.standard_normal((8, 20)).astype(np.float32), device="cuda")
     with minitorch.no_grad():
@@ -101,7 +101,7 @@ def test_fused_under_no_grad_matches(fake_gpu, rng):
     np.testing.assert_allclose(out.cpu().numpy(), want.detach().cpu().numpy(), rtol=1e-6)
 
 
-def test_graph_names_cpu_keeps_linear_and_relu_gpu_has_bias_relu(fake_gpu, rng):
+def test_graph_names_cpu_keeps_linear_and_relu_gpu_has_bias_relu(fake_gpu, rng, fast_kernels):
     model = mlp(20, 32, 10)
     x = rng.standard_normal((4, 20)).astype(np.float32)
     cpu_names = node_names(model(minitorch.tensor(x)))

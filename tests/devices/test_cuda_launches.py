@@ -73,7 +73,7 @@ def test_optimizer_step_is_one_launch_per_parameter(fake_gpu, name):
     assert (graph, plain_graph) == (30, 49)
 
 
-def test_fused_cross_entropy_forward_is_one_kernel(fake_gpu, rng):
+def test_fused_cross_entropy_forward_is_one_kernel(fake_gpu, rng, fast_kernels):
     logits = minitorch.tensor(rng.standard_normal((8, 5)).astype(np.float32), device="cuda")
     target = minitorch.tensor(rng.integers(0, 5, 8), device="cuda")
     LAUNCHES.clear()
