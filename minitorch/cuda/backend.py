@@ -196,7 +196,8 @@ def install_hint(cupy: Any) -> str:
     return "install cupy-cuda12x[ctk] (CUDA 12) or cupy-cuda13x[ctk] (CUDA 13), or a CUDA toolkit"
 
 
-CUDA = backends.register(CudaBackend())
+CUDA = CudaBackend()
+backends.register(CUDA)
 
 
 def cupy_module() -> Any:
