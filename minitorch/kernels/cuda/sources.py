@@ -107,6 +107,7 @@ ADAM_STEP = (
     "minitorch_adam_step",
 )
 
+
 def get_kernel(spec):
     """The ``cupy.ElementwiseKernel`` for ``spec``, built once by the CUDA backend (compiled on first call)."""
     return CUDA.elementwise_kernel(spec)
