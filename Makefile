@@ -34,7 +34,7 @@ ifeq ($(origin LANG),command line)
 override LANG := C.UTF-8
 endif
 
-.PHONY: setup lab-setup system-deps lab-system-deps viz wheel lab test course release collect autograde feedback grades roster hub hub-proxy test-package test-lessons test-browser lint bench lessons example example-dist clean
+.PHONY: setup lab-setup system-deps lab-system-deps viz wheel lab test course release collect autograde feedback grades roster hub hub-proxy test-package test-reference test-lessons test-browser lint bench lessons example example-dist clean
 
 setup: viz $(STAMP) system-deps
 
@@ -102,6 +102,10 @@ lint:
 
 test-package:
 	$(PY) -m tools.run_test_parts package
+
+# The package tests with every fast kernel off (the ops as taught alone); CI runs it in `make test`.
+test-reference:
+	$(PY) -m tools.run_test_parts package-reference
 
 # Solutions: stored outputs must match (sanitised), on this CPU and on a narrowed one.
 # Learner copies: must run top to bottom.

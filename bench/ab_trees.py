@@ -16,7 +16,8 @@ Workloads (the models of docs/benchmarks.md; more in ``WORKLOADS``):
   cnn, cnn-compiled   one epoch of the digits CNN (bench/train_cnn.py's runner), eager or compiled
   mlp, mlp-compiled   one epoch of the digits MLP (bench/train_mlp.py's runner)
   op-overhead         bench/op_overhead.py's cases once each, forward and backward (sum of their medians)
-  lstm-compiled, transformer-compiled   one compiled training step of charlm's model (bench/compiled.py)
+  lstm, transformer   one training step of charlm's model (bench/compiled.py), eager
+  lstm-compiled, transformer-compiled   the same step compiled
   adam-mlp, adam-lstm, sgd-mlp          optimizer steps alone: 200 Adam steps on the digits MLP's
                       parameters (the foreach kernel), 20 on the LSTM's (the formula: large
                       parameters), 200 SGD-with-momentum steps on the MLP's
@@ -74,10 +75,10 @@ def _op_overhead():
     return call
 
 
-def _sequence(kind):
+def _sequence(kind, compiled=True):
     import compiled as compiled_bench
 
-    return compiled_bench.SequenceRunner(kind, "minitorch", compiled=True).epoch
+    return compiled_bench.SequenceRunner(kind, "minitorch", compiled=compiled).epoch
 
 
 def _optimizer_steps(name, shapes, steps, **settings):
@@ -107,6 +108,8 @@ WORKLOADS = {
     "mlp": lambda: _mlp(False),
     "mlp-compiled": lambda: _mlp(True),
     "op-overhead": _op_overhead,
+    "lstm": lambda: _sequence("lstm", compiled=False),
+    "transformer": lambda: _sequence("transformer", compiled=False),
     "lstm-compiled": lambda: _sequence("lstm"),
     "transformer-compiled": lambda: _sequence("transformer"),
     "adam-mlp": lambda: _optimizer_steps("Adam", MLP_SHAPES, 200, lr=1e-3),

@@ -197,9 +197,10 @@ from minitorch.serialization import load, save  # noqa: E402
 from minitorch import amp  # noqa: E402
 from minitorch.amp import autocast  # noqa: E402
 from minitorch.amp.autocast_mode import is_autocast_enabled  # noqa: E402  (torch.is_autocast_enabled)
-from minitorch import legacy, onnx  # noqa: E402  (torch.onnx: the path; export refuses)
-from minitorch.legacy import BoolTensor, DoubleTensor, FloatTensor, HalfTensor, LongTensor  # noqa: E402
-from minitorch.unsupported_dtypes import bfloat16  # noqa: E402  (a name only: using it raises)
+from minitorch import onnx  # noqa: E402  (torch.onnx: the path; export refuses)
+from minitorch.compat import legacy  # noqa: E402
+from minitorch.compat.legacy import BoolTensor, DoubleTensor, FloatTensor, HalfTensor, LongTensor  # noqa: E402
+from minitorch.compat.unsupported_dtypes import bfloat16  # noqa: E402  (a name only: using it raises)
 from minitorch.amp import cuda_amp as _cuda_amp  # noqa: E402
 import sys as _sys  # noqa: E402
 from minitorch import jit  # noqa: E402  (the tracer and replay behind compile)

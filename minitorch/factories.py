@@ -7,13 +7,12 @@ import sys
 import numpy as np
 
 from minitorch import backends, python_data
-from minitorch import random_transforms as transforms
 from minitorch.dtypes import bool_, default_float, get_dtype, int64
 from minitorch.errors import MiniTorchError, check_int, check_sizes
-from minitorch.random import STATE_AS_TENSOR, generator_or_default
+from minitorch.random import STATE_AS_TENSOR, generator_or_default, transforms
 from minitorch.tensor_base import TensorBase
 
-# Generator.get_state() returns its bytes as a tensor (random.py sits below the tensors);
+# Generator.get_state() returns its bytes as a tensor (random/ sits below the tensors);
 # int64, since MiniTorch has no uint8 dtype.
 STATE_AS_TENSOR.wrap = lambda array: TensorBase._make(array.astype(np.int64), None, False)
 
@@ -179,7 +178,7 @@ def randint_like(t, low, high=None, dtype=None, device=None, requires_grad=False
 
 
 # The random factories draw on the host from a mt19937 generator, with PyTorch's transforms
-# (random_transforms.py), and upload the result: a seed gives PyTorch's CPU numbers on
+# (random/transforms.py), and upload the result: a seed gives PyTorch's CPU numbers on
 # every device, so a model initialised on the GPU matches its CPU twin. It is one upload at
 # creation, never a copy per op.
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):

@@ -1,13 +1,13 @@
 """``python -m minitorch.run_as_torch script.py [args]``: run a PyTorch script on MiniTorch, unchanged.
 
-For this run only, the folder ``minitorch/compat`` (which holds a ``torch`` package that is
-just MiniTorch, see ``minitorch/compat/torch/__init__.py``) goes first on ``sys.path``, then
+For this run only, the folder ``minitorch/compat/alias`` (which holds a ``torch`` package that is
+just MiniTorch, see ``minitorch/compat/alias/torch/__init__.py``) goes first on ``sys.path``, then
 the script runs as ``__main__`` with its own arguments, as ``python script.py args`` would
 run it. Nothing is installed and no other process sees the alias.
 
 The script and the modules it imports from its own folder are read with PyTorch's meaning of
 ``.data`` (a Tensor over the same memory, not MiniTorch's NumPy array): see
-``minitorch/torch_script.py``.
+``minitorch/compat/torch_script.py``.
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from minitorch import torch_script
+from minitorch.compat import torch_script
 
-COMPAT = Path(__file__).resolve().parent / "compat"
+# The folder whose `torch` package is MiniTorch; it holds nothing else, so no other name a
+# script imports (`onnx`, `legacy`, its own `utils`) can be taken by a MiniTorch module.
+ALIAS = Path(__file__).resolve().parent / "compat" / "alias"
 USAGE = "usage: python -m minitorch.run_as_torch script.py [args ...]"
 
 
@@ -33,7 +35,7 @@ def main(argv: list[str]) -> None:
         raise SystemExit("run_as_torch: the real torch is already imported in this process")
     # As `python script.py` does: the script's folder first (for its own imports), and
     # before even that, the folder whose `torch` package is MiniTorch.
-    sys.path[0:1] = [str(COMPAT), str(script.resolve().parent)]
+    sys.path[0:1] = [str(ALIAS), str(script.resolve().parent)]
     sys.argv = [str(script), *argv[1:]]
     torch_script.run_program(script.resolve())
 

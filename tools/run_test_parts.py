@@ -13,6 +13,10 @@ and OpenBLAS forced to an older kernel (``OPENBLAS_CORETYPE``). The last float32
 a sum or a matrix product depend on those kernels, so the stored outputs must not show
 them: this part proves they match on another CPU too.
 
+The part ``package-reference`` runs the package tests again with every fast kernel off
+(``MINITORCH_FAST_KERNELS=0``): the ops as taught in ``minitorch/functions/`` alone must
+pass the whole suite, as they do with their fast paths (``minitorch/kernels/``) on.
+
 The part ``solutions-zh`` runs the Chinese solution notebooks (``lessons/solutions/zh``, made by
 ``make lessons``) under nbval the same way: the same code with the widgets speaking Chinese,
 against the outputs of their own last run. ``learner-copies`` runs the Chinese copies too.
@@ -49,7 +53,7 @@ SOLUTIONS_ZH = [*NBVAL_STORED, "lessons/solutions/zh"]
 # An OpenBLAS kernel every x86-64 CPU with AVX runs, older than the one it would pick itself.
 OLD_OPENBLAS_KERNEL = "Sandybridge"
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-PART_NAMES = ("lint", "package", "solutions", "solutions-zh", "learner-copies", "narrow-cpu")
+PART_NAMES = ("lint", "package", "package-reference", "solutions", "solutions-zh", "learner-copies", "narrow-cpu")
 NOTEBOOK_PARTS = ("solutions", "solutions-zh", "learner-copies", "narrow-cpu")  # slowest by notebook, not by cell
 SLOWEST_SHOWN = 5  # tests per part in the summary
 
@@ -107,6 +111,8 @@ def parts(n: int = 1) -> dict[str, list[tuple[list[str], dict[str, str] | None]]
             ([str(bin_dir / "mypy")], None),
         ],
         "package": [([PY, "-m", "pytest", *on_workers, "tests"], here)],
+        # The same tests on the ops as taught: every fast kernel off (minitorch/kernels/).
+        "package-reference": [([PY, "-m", "pytest", *on_workers, "tests"], {**here, "MINITORCH_FAST_KERNELS": "0"})],
         "solutions": [(NBVAL + on_workers + SOLUTIONS, here)],
         "solutions-zh": [(NBVAL + on_workers + SOLUTIONS_ZH, here)],
         "learner-copies": [(NBVAL + on_workers + ["--nbval-lax", *lessons], here)],
@@ -133,9 +139,21 @@ def slowest(report: Path, by_file: bool = False, count: int = SLOWEST_SHOWN) -> 
     return sorted(((t, n) for n, t in times.items()), reverse=True)[:count]
 
 
+def default_parts(environ: dict[str, str]) -> list[str]:
+    """The parts ``make test`` runs: all of them in CI, all but ``package-reference`` elsewhere.
+
+    The reference run repeats the package tests (about half of the suite's time), which
+    would take a newcomer's ``make test`` past 15 minutes on two cores; CI (``CI=true``,
+    set by .ci/run) runs it on every change, and ``make test-reference`` runs it alone.
+    ``MINITORCH_TEST_REFERENCE=1`` adds it to ``make test`` anywhere.
+    """
+    wanted = environ.get("CI") == "true" or environ.get("MINITORCH_TEST_REFERENCE") == "1"
+    return [name for name in PART_NAMES if wanted or name != "package-reference"]
+
+
 def main(argv: list[str]) -> int:
-    """Run the named parts (all when none is named); print the timing summary; 1 if any failed."""
-    chosen = argv or list(PART_NAMES)
+    """Run the named parts (the default ones when none is named); print the timing summary; 1 if any failed."""
+    chosen = argv or default_parts(dict(os.environ))
     unknown = [name for name in chosen if name not in PART_NAMES]
     if unknown:
         print(f"unknown part(s) {unknown}; the parts are {list(PART_NAMES)}", file=sys.stderr)

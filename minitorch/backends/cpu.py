@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from minitorch import random_transforms
 from minitorch.backends.base import Backend
 from minitorch.random import default_generator
+from minitorch.random import transforms as random_transforms
 
 
 class CpuBackend(Backend):
@@ -39,7 +39,7 @@ class CpuBackend(Backend):
         if _rows_of(target, index, values):
             # Whole rows picked by one index array (an embedding's gradient): sort the rows by
             # index, sum each run of equal indices with one reduceat, add each sum once.
-            # add.at does the same one row at a time, 5-10x slower for 2048 rows of 128.
+            # add.at does the same one row at a time, several times slower (docs/benchmarks.md).
             order = np.argsort(index, kind="stable")
             picked = index[order]
             starts = np.flatnonzero(np.concatenate(([True], picked[1:] != picked[:-1])))

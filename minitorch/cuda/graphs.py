@@ -1,7 +1,7 @@
 """Opt-in CUDA Graph capture of a whole training step. UNVERIFIED: never run on a GPU yet.
 
 Why: a small model's GPU step is bound by launches, not arithmetic. Each CuPy call costs
-5-20 µs of Python and driver time to launch, and an MLP step makes about 30 of them. A
+microseconds of Python and driver time to launch, and an MLP step makes about 30 of them. A
 *CUDA graph* records the kernels of one step once; replaying it is ONE launch, and Python
 does no work at all (no graph building, no optimizer loop). PyTorch offers the same as
 ``torch.cuda.graph``.

@@ -11,9 +11,10 @@ import numbers
 
 import numpy as np
 
-from minitorch import backends, random_transforms
+from minitorch import backends
 from minitorch.errors import MiniTorchError, MiniTorchIndexError
 from minitorch.random import Generator, generator_or_default
+from minitorch.random import transforms as random_transforms
 from minitorch.tensor import Tensor
 
 

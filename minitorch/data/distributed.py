@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from minitorch import distributed as dist
-from minitorch import random_transforms
 from minitorch.random import Generator
+from minitorch.random import transforms as random_transforms
 
 
 class DistributedSampler:

@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from minitorch import factories, random_transforms
+from minitorch import factories
 from minitorch.random import Generator, default_generator
+from minitorch.random import transforms as random_transforms
 
 _CHUNK = 32  # with replacement, PyTorch draws this many indices per randint call
 

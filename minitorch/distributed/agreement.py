@@ -40,6 +40,7 @@ HEADER_TAG = 0  # leaving.NOTICE_TAG marks the other kind of message on the priv
 # between two ranks measured in the course's programs, and a learner still sees the error
 # within the lesson (docs/ERRORS-AND-SAFETY.md). Pass timeout= for longer one-rank work.
 DEFAULT_TIMEOUT_S = 5 * 60.0
+LAST_MESSAGE_S = 0.5  # how long a wait still polls once the rank it waits for has left
 SEND_BOUND_S = 5.0  # a notice is a small message: MPI sends it at once, without the receiver
 
 
@@ -69,9 +70,29 @@ def wait_until(requests: list[Any], deadline: float, between: Callable[[], None]
             return done
         if now >= spin_until:
             if between is not None:
-                between()
+                try:
+                    between()
+                except DistributedError:
+                    # The rank may have left right after its last message to us: if every
+                    # request completes within a moment, that message was all we needed.
+                    if _completes_within(requests, done, LAST_MESSAGE_S):
+                        return done
+                    raise
             time.sleep(pause)
             pause = min(pause * 2, max_pause)
+
+
+def _completes_within(requests: list[Any], done: list[bool], seconds: float) -> bool:
+    """Poll the requests not yet ``done`` (updated in place) for ``seconds``: True once all are."""
+    deadline = time.monotonic() + seconds
+    while not all(done):
+        for i, request in enumerate(requests):
+            if not done[i] and request.Test():
+                done[i] = True
+        if time.monotonic() >= deadline:
+            return all(done)
+        time.sleep(1e-3)
+    return True
 
 
 class Agreement:
@@ -102,11 +123,8 @@ class Agreement:
         """What a wait runs between polls: raise if a rank has left the group or its process ended."""
 
         def check() -> None:
-            try:
-                self.departures.check(op, self.others)
-            except RankLeftError as exc:
-                self.broken = str(exc)
-                raise
+            # A rank that left after joining this collective (its count includes it) took part.
+            self.departures.check(op, self.others, ran=self.sequence)
 
         return check
 
@@ -125,7 +143,12 @@ class Agreement:
 
     def wait(self, op: str, request: Any) -> None:
         """Wait for the collective's own request, at most the group's timeout (or until a rank leaves)."""
-        if not wait_until([request], time.monotonic() + self.timeout_s, self._check_departures(op))[0]:
+        try:
+            finished = wait_until([request], time.monotonic() + self.timeout_s, self._check_departures(op))[0]
+        except RankLeftError as exc:
+            self.broken = str(exc)
+            raise
+        if not finished:
             self._fail(
                 f"{op} (collective #{self.sequence - 1}): every rank agreed to it, but it did not finish within "
                 f"{self.timeout_s:g} s"
@@ -142,7 +165,8 @@ class Agreement:
         sends = [self.comm.Isend(out, dest=r, tag=HEADER_TAG) for r in others]
         try:
             done = wait_until(receives + sends, time.monotonic() + self.timeout_s, self._check_departures(mine["op"]))
-        except RankLeftError:
+        except RankLeftError as exc:
+            self.broken = str(exc)
             _cancel([request for request in receives if not request.Test()])
             raise
         missing = [r for r, arrived in zip(others, done) if not arrived]

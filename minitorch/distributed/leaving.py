@@ -107,10 +107,12 @@ class Departures:
             self.comm.Recv(buffer, source=status.Get_source(), tag=NOTICE_TAG)
             self.left[status.Get_source()] = decode(buffer)
 
-    def check(self, op: str, waiting_for: list[int], force: bool = False) -> None:
+    def check(self, op: str, waiting_for: list[int], force: bool = False, ran: int | None = None) -> None:
         """Raise ``RankLeftError`` when a rank in ``waiting_for`` has left or its process ended.
 
         Looks at most every ``CHECK_EVERY_S`` (unless ``force``): it runs between the polls of a wait.
+        ``ran``: how many collectives a rank has run once it has joined the one waited for; a rank
+        that left after that many took part (its data is on its way) and is not waited for in vain.
         """
         now = time.monotonic()
         if not force and now < self.next_check:
@@ -121,7 +123,8 @@ class Departures:
             if r not in self.left and r in self.pids and not alive(self.pids[r]):
                 self.left[r] = {"how": f"its process (pid {self.pids[r]}) ended without leaving: os._exit, a "
                                        "signal or a crash"}
-        gone = [r for r in waiting_for if r in self.left]
+        gone = [r for r in waiting_for if r in self.left
+                and (ran is None or self.left[r].get("seq") is None or self.left[r]["seq"] < ran)]
         if gone:
             raise RankLeftError(
                 f"{op}: {'; '.join(describe(r, self.left[r]) for r in gone)}. It will never join this collective, "

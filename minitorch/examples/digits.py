@@ -160,7 +160,7 @@ def blas_threads(n):
     """Limit NumPy's BLAS to ``n`` threads while training (a no-op for n=0 or without threadpoolctl).
 
     These matrices (64 x 128) are far too small for threads to help; on a busy machine,
-    BLAS threads spin waiting for each other and an epoch can take 50x longer.
+    BLAS threads spin waiting for each other and an epoch can take many times longer.
     """
     try:
         from threadpoolctl import threadpool_limits

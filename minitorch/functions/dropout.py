@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from minitorch import backends, random_transforms
+from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchValueError
 from minitorch.hints import Array, Gradients
 from minitorch.random import default_generator
+from minitorch.random import transforms as random_transforms
 from minitorch.tensor_base import TensorBase
 
 if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)

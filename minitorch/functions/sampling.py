@@ -3,7 +3,7 @@
 Neither has a gradient (a sample is not a smooth function of its probabilities), so they
 are plain functions that make new leaf tensors, not ``Function``s. They draw from
 minitorch's generator (or ``generator=``) exactly as PyTorch's CPU kernels draw
-(``random_transforms.py``), so after the same seed the samples are PyTorch's.
+(``random/transforms.py``), so after the same seed the samples are PyTorch's.
 Tensors on another device are sampled on the host and the result moved back.
 """
 
@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from minitorch import backends, random_transforms
+from minitorch import backends
 from minitorch.errors import MiniTorchError, check_int
 from minitorch.random import generator_or_default
+from minitorch.random import transforms as random_transforms
 from minitorch.tensor_base import TensorBase
 
 if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)

@@ -1,8 +1,8 @@
 """A signature's guard as one generated check: is this call the traced one again?
 
 ``guards.signature`` builds a call's whole key (a nested tuple: each argument described,
-the numbers and modules the step reads, the switches) and the cache looks it up: about
-4-5 µs, a few percent of a small model's replay. Most calls of a training loop have the
+the numbers and modules the step reads, the switches) and the cache looks it up: a few
+percent of a small model's replay (docs/benchmarks.md). Most calls of a training loop have the
 signature of the call before, so ``compiled.py`` first asks the last hit's ``FastGuard``:
 one generated expression that compares, against what the trace saw,
 

@@ -355,7 +355,7 @@ def _with_deletes(lines: list[str], freeable: set[str]) -> list[str]:
     The eager engine lets go of a gradient once it is passed on, and of a node's saved arrays
     once its backward ran; a function's locals would keep them all until it returns. For a
     big step that is tens of MB more alive at once, and every array then comes from fresh
-    pages instead of memory just given back: several ms a step (the transformer's, measured).
+    pages instead of memory just given back, which the transformer's step measurably pays.
     """
     last: dict[str, int] = {}
     for i, line in enumerate(lines):

@@ -88,8 +88,8 @@ class MultiheadAttention(Module):
         Even for self-attention (query, key and value one tensor) three products beat one on
         the stacked weight cut into three: the thirds of one (N, L, 3E) output would be strided
         views, and each one's backward a zero (N, L, 3E) array with a third filled, three
-        summed (the charlm transformer's step: 40.7 -> 39.0 ms). The weight's thirds cost that
-        only at its own, small, size.
+        summed (the charlm transformer's step is faster with three: docs/benchmarks.md). The
+        weight's thirds cost that only at its own, small, size.
         """
         w, b = self.in_proj_weight, self.in_proj_bias
         ws = w.chunk(3)

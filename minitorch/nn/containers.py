@@ -114,7 +114,7 @@ class Sequential(Module):
 def fuses_linear_relu(first: Any, second: Any, x: Any) -> bool:
     """True when ``second(first(x))`` may run as ``linear(x, W)`` plus one fused ``BiasReLU``.
 
-    Why: on a GPU every CuPy call costs 5-20 µs of host time to launch, and a small
+    Why: on a GPU every CuPy call costs microseconds of host time to launch, and a small
     model's step is bound by its launches, not by its arithmetic. ``Linear`` adds its
     bias in one launch and ``ReLU`` is another; the ``BiasReLU`` kernel does both in
     one (the backward launches the same number of kernels either way).

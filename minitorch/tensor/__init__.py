@@ -22,6 +22,7 @@ from minitorch.tensor.arithmetic import ArithmeticMethods
 from minitorch.tensor.autograd import AutogradMethods
 from minitorch.tensor.binary_math import BinaryMathMethods
 from minitorch.tensor.clamping import ClampingMethods
+from minitorch.tensor.constructor import constructor_array
 from minitorch.tensor.conversion import ConversionMethods
 from minitorch.tensor.creation import CreationMethods
 from minitorch.tensor.cumulative import CumulativeMethods
@@ -40,7 +41,6 @@ from minitorch.tensor.shape import ShapeMethods
 from minitorch.tensor.special import SpecialMethods
 from minitorch.tensor.unary import UnaryMethods
 from minitorch.tensor_base import Hook, TensorBase, VersionCounter
-from minitorch.tensor_constructor import constructor_array
 
 
 class Tensor(
@@ -77,7 +77,7 @@ class Tensor(
         """``Tensor(data)``, ``Tensor(2, 3)`` (a shape) or ``Tensor()``, as ``torch.Tensor``.
 
         Python numbers give the default float dtype, as PyTorch's ``torch.Tensor([0])`` does;
-        prefer ``minitorch.tensor(data)``. See ``minitorch/tensor_constructor.py``.
+        prefer ``minitorch.tensor(data)``. See ``minitorch/tensor/constructor.py``.
         """
         self._init_leaf(constructor_array(args, dtype, device), requires_grad)
 

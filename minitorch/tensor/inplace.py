@@ -25,13 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from minitorch import backends, factories, numpy_ufuncs, random_transforms
+from minitorch import backends, factories
 from minitorch import functions as ops
 from minitorch.dtypes import dtype_of_array, result_dtype, scalar_category
 from minitorch.errors import MiniTorchError, device_mismatch_message
 from minitorch.functions.clamping import check_bound_kinds
 from minitorch.functions.index_put import check_value_dtype, write_at
+from minitorch.random import transforms as random_transforms
 from minitorch.switches import SWITCHES
+from minitorch.tensor import numpy_ufuncs
 from minitorch.tensor_base import TensorBase
 
 _CATEGORY_NAMES = {0: "Bool", 1: "Long", 2: "Float"}
@@ -43,7 +45,7 @@ class InPlaceMethods(TensorBase):
     __slots__ = ()
 
     # ``p.data += -lr * p.grad``: NumPy updating a plain array with a Tensor, in place (see
-    # minitorch/numpy_ufuncs.py); every other ufunc on a Tensor defers to its operators.
+    # minitorch/tensor/numpy_ufuncs.py); every other ufunc on a Tensor defers to its operators.
     __array_ufunc__ = numpy_ufuncs.array_ufunc  # type: ignore[assignment]  # TensorBase says None
 
     # ------------------------------------------------------------------ arithmetic

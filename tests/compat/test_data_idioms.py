@@ -2,7 +2,7 @@
 
 (Under ``run_as_torch`` a program's ``.data`` is PyTorch's: tests/compat/test_torch_script.py.)
 
-NumPy updates the array in place with the Tensor's values (``minitorch/numpy_ufuncs.py``);
+NumPy updates the array in place with the Tensor's values (``minitorch/tensor/numpy_ufuncs.py``);
 every other ufunc on a Tensor still defers to the Tensor's operators, as it did with
 ``__array_ufunc__ = None``. Compared with PyTorch running the same update loop.
 """

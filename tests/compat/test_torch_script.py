@@ -1,6 +1,6 @@
 """Under ``run_as_torch`` a program's ``.data`` is PyTorch's: a detached Tensor over the same memory.
 
-The rewrite (``minitorch/torch_script.py``) is tested on its own, then whole programs using
+The rewrite (``minitorch/compat/torch_script.py``) is tested on its own, then whole programs using
 the idioms of pytorch/examples and the older tutorials run under both frameworks and must
 print the same numbers.
 """
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import minitorch
-from minitorch import torch_script
+from minitorch.compat import torch_script
 
 
 def _run_rewritten(code, namespace=None):

@@ -90,3 +90,55 @@ def test_ranks_that_end_together_end_cleanly(case):
     assert code == 0 and seconds < BOUND_S, (code, seconds, text)
     assert "rank 0 got [2.0, 2.0, 2.0]" in text and "rank 1 got [2.0, 2.0, 2.0]" in text
     assert "RankLeftError" not in text and "Traceback" not in text
+
+
+class _Request:
+    """A stand-in for an MPI request that completes ``after`` seconds from now."""
+
+    def __init__(self, after):
+        self.ready_at = time.monotonic() + after
+
+    def Test(self):  # noqa: N802 (MPI's name)
+        return time.monotonic() >= self.ready_at
+
+
+def _departures_with(left):
+    from minitorch.distributed.leaving import Departures
+
+    departures = Departures.__new__(Departures)  # no MPI: only the bookkeeping is tested
+    departures.left, departures.pids, departures.next_check = left, {}, 0.0
+    departures.receive_notices = lambda: None
+    return departures
+
+
+def test_a_rank_that_left_after_joining_the_collective_is_not_waited_for_in_vain():
+    # Rank 1 ran 14 collectives (#0..#13) and left; this rank waits for #13 to finish: rank 1
+    # took part, so its leaving is no reason to stop (a pipeline's last allgather_object hit this).
+    departures = _departures_with({1: {"how": "destroy_process_group()", "seq": 14}})
+    departures.check("allgather_object", [1], force=True, ran=14)
+    with pytest.raises(dist_errors().RankLeftError, match="rank 1 left the group .* after 14 collective"):
+        departures.check("all_reduce", [1], force=True, ran=15)  # #14: rank 1 never joined it
+    vanished = _departures_with({1: {"how": "its process (pid 7) ended without leaving"}})
+    with pytest.raises(dist_errors().RankLeftError):
+        vanished.check("all_reduce", [1], force=True, ran=14)  # no count: it may not have taken part
+
+
+def test_a_wait_takes_the_last_message_of_a_rank_that_just_left():
+    from minitorch.distributed.agreement import wait_until
+
+    def rank_left():
+        raise dist_errors().RankLeftError("rank 1 left")
+
+    # its message arrives just after the notice: the wait returns it
+    assert wait_until([_Request(0.05)], time.monotonic() + 10, rank_left) == [True]
+    # nothing arrives: the wait stops with the error, long before its deadline
+    start = time.monotonic()
+    with pytest.raises(dist_errors().RankLeftError):
+        wait_until([_Request(60)], time.monotonic() + 10, rank_left)
+    assert time.monotonic() - start < 5
+
+
+def dist_errors():
+    import minitorch.distributed as dist
+
+    return dist

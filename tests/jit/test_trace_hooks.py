@@ -40,7 +40,7 @@ def _program(compiled):
 
 
 def test_a_trace_swaps_no_method_and_no_global():
-    import minitorch.random as mt_random
+    import minitorch.random.generator as mt_random
     import minitorch.tensor_base as tensor_base_module
     from minitorch.autograd.function import Function
 

@@ -1,12 +1,16 @@
 """The registry and its dispatch: chosen by device and predicate, off by switch, off for a learner's backward."""
 
+import re
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from kernel_harness import check_kernel
 
 import minitorch
 from minitorch.functions.unary import Exp
-from minitorch.kernels import kernels_of, register, unregister, use_fast_kernels
+from minitorch.kernels import all_kernels, kernels_of, register, unregister, use_fast_kernels
 
 
 @pytest.fixture(autouse=True)
@@ -95,3 +99,26 @@ def test_register_refuses_what_is_not_a_kernel():
         register(Exp, device="tpu", applies=lambda a: True, forward=lambda ctx, a: a)
     with pytest.raises(ValueError, match="forward, its backward or both"):
         register(Exp, applies=lambda a: True)
+
+
+def _names_of(kernel):
+    """The module-level names a kernel is registered under (``IN_PLACE``, ``BLAS``...)."""
+    module = sys.modules[kernel.forward.__module__]
+    return [name for name, value in vars(module).items() if value is kernel]
+
+
+def test_every_registered_kernel_is_checked_against_its_op():
+    # Issue 34's rule: each fast path has a test against its reference. A CPU kernel is named
+    # in a test file of tests/kernels that runs check_kernel; a CUDA kernel is run against its
+    # op on the fake CuPy (tests/kernels, tests/devices; test_kernel_sources.py compiles it).
+    tests = Path(__file__).resolve().parents[1]
+    paths = [*(tests / "kernels").glob("test_*.py"), *(tests / "devices").glob("test_*.py")]
+    files = [p.read_text() for p in sorted(paths)]
+    unchecked = []
+    for kernel in all_kernels():
+        names = _names_of(kernel)
+        checked = any(re.search(rf"\b{name}\b", text) and (kernel.device != "cpu" or "check_kernel(" in text)
+                      for name in names for text in files)
+        if not checked:
+            unchecked.append(f"{kernel.op.__name__} ({kernel.device}): {kernel.forward.__module__} {names}")
+    assert not unchecked, "kernels without a test against their op:\n" + "\n".join(unchecked)

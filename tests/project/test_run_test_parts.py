@@ -18,7 +18,17 @@ def test_every_pytest_part_runs_on_all_workers_with_whole_files_per_worker(monke
         assert command[command.index("-n") + 1] == "2" and command[command.index("--dist") + 1] == "loadfile"
         assert env["OPENBLAS_NUM_THREADS"] == "1"  # two workers on two cores: one BLAS thread each
     assert table["narrow-cpu"][0][1]["NPY_DISABLE_CPU_FEATURES"] == "X86_V3"
+    # the package tests twice: with the fast kernels, and on the ops as taught alone
+    assert table["package-reference"][0][0] == table["package"][0][0]
+    assert table["package-reference"][0][1]["MINITORCH_FAST_KERNELS"] == "0"
+    assert "MINITORCH_FAST_KERNELS" not in table["package"][0][1]
     assert all("-n" not in command for command, _ in runner.parts(1)["package"])
+
+
+def test_the_reference_run_is_in_ci_and_on_request_only():
+    assert "package-reference" not in runner.default_parts({})
+    assert runner.default_parts({"CI": "true"}) == list(runner.PART_NAMES)
+    assert "package-reference" in runner.default_parts({"MINITORCH_TEST_REFERENCE": "1"})
 
 
 def test_one_blas_thread_per_worker_unless_the_environment_chose(monkeypatch):

@@ -3,7 +3,7 @@
 ``save(model)`` writes the model's attributes as JSON, with its class, its parameters'
 arrays and the functions it holds (``activation=F.gelu``) named as ``"module:QualName"``.
 This module only *reads* those nodes into placeholders; whether a named class may be
-imported and rebuilt is decided later, in ``minitorch/whole_module.py``, by ``load``'s
+imported and rebuilt is decided later, in ``minitorch/serialization/whole_module.py``, by ``load``'s
 ``weights_only`` and the safe-globals list. Nodes:
 
 - ``{"__object__": "pkg.mod:Class", "id": n, "state": {...}}``: a Module (its ``__dict__``);

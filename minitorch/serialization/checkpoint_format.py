@@ -28,8 +28,8 @@ from typing import IO, Any, BinaryIO
 import numpy as np
 
 from minitorch import dtypes
-from minitorch.checkpoint_objects import OBJECT_KEYS, decode_object_node
 from minitorch.errors import MiniTorchError
+from minitorch.serialization.checkpoint_objects import OBJECT_KEYS, decode_object_node
 
 HEADER = "__minitorch__"
 FORMAT_VERSION = 1
@@ -208,7 +208,7 @@ class CheckpointReader:
             raise self.fail(f"malformed header: {where} is a bare JSON {type(node).__name__}, which save never writes")
         if "__array__" in node:
             return self._array_ref(node, where)
-        if OBJECT_KEYS.intersection(node):  # a whole Module's nodes: minitorch/checkpoint_objects.py
+        if OBJECT_KEYS.intersection(node):  # a whole Module's nodes: minitorch/serialization/checkpoint_objects.py
             return decode_object_node(self, node, where, depth)
         if "__dict__" in node:
             self._expect_keys(node, {"__dict__"}, where)

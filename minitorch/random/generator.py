@@ -2,7 +2,7 @@
 
 PyTorch's CPU generator is a 32-bit Mersenne Twister (mt19937) seeded with the low 32
 bits of ``manual_seed``'s seed. MiniTorch's is the same engine, so after the same seed the
-same raw numbers come out; ``random_transforms.py`` turns them into tensors exactly as
+same raw numbers come out; ``transforms.py`` turns them into tensors exactly as
 PyTorch does. The engine itself is NumPy's ``MT19937`` bit generator (the same algorithm,
 in C), which we seed ourselves with the reference ``init_genrand`` recipe that PyTorch
 uses too.

@@ -17,7 +17,7 @@ from typing import Any
 
 from minitorch import dtypes
 from minitorch.tensor import Tensor
-from minitorch.tensor_constructor import constructor_array
+from minitorch.tensor.constructor import constructor_array
 
 
 class _VariableType(type):

@@ -6,7 +6,7 @@ structure around them (nested dicts and lists, numbers, strings) is a JSON docum
 as bytes in the entry ``__minitorch__``. Loading reads the zip entries and
 ``json.loads`` the header: neither can execute code. The careful reading of a file that may
 be hostile or damaged (sizes checked before decompressing, dtypes, the header's structure)
-lives in :mod:`minitorch.checkpoint_format`.
+lives in :mod:`minitorch.serialization.checkpoint_format`.
 """
 
 import contextlib
@@ -17,7 +17,9 @@ import uuid
 import numpy as np
 
 from minitorch import backends
-from minitorch.checkpoint_format import (
+from minitorch.errors import MiniTorchError
+from minitorch.nn.module import Module
+from minitorch.serialization.checkpoint_format import (
     FORMAT_VERSION,
     HEADER,
     MAX_DEPTH,
@@ -27,10 +29,7 @@ from minitorch.checkpoint_format import (
     read_checkpoint,
     unsupported_dtype,
 )
-from minitorch.errors import MiniTorchError
-from minitorch.nn.module import Module
-from minitorch.tensor import Tensor
-from minitorch.whole_module import (  # noqa: F401  (torch.serialization's names for the safe-globals list)
+from minitorch.serialization.whole_module import (  # noqa: F401  (torch.serialization's names for the safe-globals list)
     ModuleEncoder,
     WeightsOnlyLoadError,
     add_safe_globals,
@@ -41,6 +40,7 @@ from minitorch.whole_module import (  # noqa: F401  (torch.serialization's names
     rebuild,
     safe_globals,
 )
+from minitorch.tensor import Tensor
 
 
 class SaveTargetError(MiniTorchError, IsADirectoryError):

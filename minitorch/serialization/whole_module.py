@@ -29,11 +29,18 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from minitorch.checkpoint_format import ArrayRef
-from minitorch.checkpoint_objects import GlobalNode, ObjectNode, OrderedDictNode, RefNode, SetNode, TensorNode
 from minitorch.dtypes import DType
 from minitorch.errors import MiniTorchError
 from minitorch.nn.module import Module, Parameter
+from minitorch.serialization.checkpoint_format import ArrayRef
+from minitorch.serialization.checkpoint_objects import (
+    GlobalNode,
+    ObjectNode,
+    OrderedDictNode,
+    RefNode,
+    SetNode,
+    TensorNode,
+)
 from minitorch.tensor import Tensor
 
 _SAFE_GLOBALS: list[Any] = []
@@ -96,7 +103,7 @@ class ModuleEncoder:
     """Writes one Module tree as header nodes, giving each tensor and module an id on first sight."""
 
     def __init__(self, add_array: Any) -> None:
-        self.add_array = add_array  # (array-like, where) -> the array node, from serialization.py
+        self.add_array = add_array  # (array-like, where) -> the array node, from serialization/__init__.py
         self.ids: dict[int, int] = {}
         self.keep: list[Any] = []  # holds what has an id alive, so id() values stay unique
 

@@ -13,9 +13,9 @@ import math
 
 import numpy as np
 
-from minitorch.box_muller import fma32, fma64, libm, normal_blocks_float32, normal_blocks_float64
 from minitorch.errors import MiniTorchError
-from minitorch.random import Generator
+from minitorch.random.box_muller import fma32, fma64, libm, normal_blocks_float32, normal_blocks_float64
+from minitorch.random.generator import Generator
 
 _F32 = np.float32
 

@@ -55,6 +55,6 @@ def _install() -> None:
 
 
 # Only as ``torch`` (the folder run_as_torch puts on the path). Imported under its package
-# name, as minitorch.compat.torch (a tool walking every module of the package), it does nothing.
+# name, as minitorch.compat.alias.torch (a tool walking every module of the package), it does nothing.
 if __name__ == "torch":
     _install()
