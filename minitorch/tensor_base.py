@@ -16,8 +16,8 @@ way: from the face down to the ops, to the engine, to this state.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar, TypeAlias, TypeVar
 
 import numpy as np
 
@@ -32,9 +32,15 @@ from minitorch.size import Size
 from minitorch.switches import SWITCHES
 from minitorch.tensor_records import HookHandle, VersionCounter
 
-if TYPE_CHECKING:  # for annotations only: never imported at run time (no cycle)
-    from minitorch.autograd.function import BackwardNode
-    from minitorch.tensor import Tensor
+# "The tensor class it was given": ``def exp(a: T) -> T`` says that ``exp`` of a ``Tensor`` is a
+# ``Tensor``, so the ops below the face annotate their results without naming the face above them
+# (which would tie the layers into one circle, if only for the type checker).
+T = TypeVar("T", bound="TensorBase")
+
+# The node of the op that made a tensor (its ``grad_fn``): a ``BackwardNode`` of
+# autograd/function.py. This layer sits below autograd and imports nothing of it, not even for
+# the type checker, so here a node is Any (as an op's own values on a BackwardNode are there).
+Node: TypeAlias = Any
 
 
 class TensorBase:
@@ -50,7 +56,7 @@ class TensorBase:
     data: Array  # the values: a NumPy array on the CPU, a CuPy array on a GPU
     requires_grad: bool
     _grad: TensorBase | None  # ``.grad``: filled in by backward, for leaves (and retain_grad tensors)
-    grad_fn: BackwardNode | None  # the node of the op that made it (autograd/function.py); None for a leaf
+    grad_fn: Node | None  # the node of the op that made it (autograd/function.py); None for a leaf
     _hooks: list[Hook] | None  # register_hook functions of a leaf
     _version_counter: VersionCounter | None  # in-place changes to .data; made on first need
 
@@ -81,8 +87,12 @@ class TensorBase:
             TensorBase._face = cls
 
     @staticmethod
-    def _make(data: Array, grad_fn: BackwardNode | None, requires_grad: bool) -> Tensor:
-        """Fast constructor used by ops and the engine: ``data`` is already a backend array."""
+    def _make(data: Array, grad_fn: Node | None, requires_grad: bool) -> Any:
+        """Fast constructor used by ops and the engine: ``data`` is already a backend array.
+
+        It returns an instance of the face class (``minitorch.Tensor``), which this layer cannot
+        name: to the type checker the result is Any, and the ops' ``-> T`` annotations say what it is.
+        """
         t = object.__new__(TensorBase._face)
         t.data = data
         t.grad_fn = grad_fn
@@ -97,26 +107,13 @@ class TensorBase:
     @staticmethod
     def _from_data(
         data: Any, dtype: DTypeLike | None = None, device: Any = None, requires_grad: bool = False
-    ) -> Tensor:
+    ) -> Any:
         """A new leaf tensor (of the face class) from data, as ``minitorch.tensor(...)`` makes it."""
         t = object.__new__(TensorBase._face)
         t._init_leaf(to_array(data, dtype, device, TensorBase), requires_grad)
         if SWITCHES.tracer is not None:  # minitorch.compile is recording: a tensor made in the step
             SWITCHES.tracer.tensor_made(t, True)
         return t
-
-    if TYPE_CHECKING:
-        # Every tensor at run time is a ``Tensor``, whose methods (``reshape``, ``+`` ...) the
-        # ops below the face also call on their inputs; to the type checker those are Any here.
-        def __getattr__(self, name: str) -> Any: ...
-        def __mul__(self, other: Any) -> Tensor: ...
-        def __rmul__(self, other: Any) -> Tensor: ...
-        def __add__(self, other: Any) -> Tensor: ...
-        def __radd__(self, other: Any) -> Tensor: ...
-        def __sub__(self, other: Any) -> Tensor: ...
-        def __rsub__(self, other: Any) -> Tensor: ...
-        def __truediv__(self, other: Any) -> Tensor: ...
-        def __neg__(self) -> Tensor: ...
 
     # ------------------------------------------------------------------ attributes
     @property
@@ -248,14 +245,14 @@ class TensorBase:
         data = self.data
         return data if dtype is None else data.astype(dtype)
 
-    def detach(self) -> Tensor:
+    def detach(self: T) -> T:
         """A tensor sharing this one's data (and version counter) but cut off from the graph."""
         out = TensorBase._make(self.data, None, False)
         out._version_counter = self._counter()
         out._version_counter.shared = True
         return out
 
-    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+    def requires_grad_(self: T, requires_grad: bool = True) -> T:
         """Start (or stop) recording operations on this leaf tensor; returns self."""
         if requires_grad and self.data.dtype.kind != "f":
             raise MiniTorchError(
@@ -272,11 +269,11 @@ class TensorBase:
 
     # ------------------------------------------------------------------ autograd
     @property
-    def grad(self) -> Tensor | None:
+    def grad(self: T) -> T | None:
         """The gradient that backward computed for this tensor (None before the first backward)."""
         if SWITCHES.tracer is not None:  # minitorch.compile is recording the step
             SWITCHES.tracer.grad_read(self)
-        return self._grad
+        return self._grad  # type: ignore[return-value]  # the face's .grad is a face tensor
 
     @grad.setter
     def grad(self, value: TensorBase | None) -> None:
@@ -343,7 +340,7 @@ class TensorBase:
             raise MiniTorchError("register_hook(): cannot register a hook on a tensor that doesn't require grad")
         return self._add_hook(hook)
 
-    def register_post_accumulate_grad_hook(self, hook: Callable[[TensorBase], None]) -> HookHandle:
+    def register_post_accumulate_grad_hook(self: T, hook: Callable[[T], None]) -> HookHandle:
         """Call ``hook(tensor)`` right after backward added into this leaf's ``.grad``.
 
         It fires during backward, as soon as the leaf's gradient is complete (distributed
@@ -388,11 +385,6 @@ class TensorBase:
             raise TypeError("len() of a 0-d tensor")
         return self.data.shape[0]
 
-    def __iter__(self) -> Iterator[Tensor]:
-        if self.data.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self.data.shape[0]))
-
     def __bool__(self) -> bool:
         if SWITCHES.tracer is not None:  # minitorch.compile is recording: the value leaves the step
             SWITCHES.tracer.value_read("__bool__")
@@ -425,11 +417,11 @@ class TensorBase:
             SWITCHES.tracer.value_read("__repr__")
         return tensor_repr(self)
 
-    def any(self) -> Tensor:
+    def any(self: T) -> T:
         """True when any element is non-zero (a bool tensor)."""
         return TensorBase._make(backends.module_of(self.data).asarray(self.data.any()), None, False)
 
-    def all(self) -> Tensor:
+    def all(self: T) -> T:
         """True when every element is non-zero (a bool tensor)."""
         return TensorBase._make(backends.module_of(self.data).asarray(self.data.all()), None, False)
 

@@ -30,9 +30,6 @@ from minitorch.switches import SWITCHES
 from minitorch.tensor_base import Hook, TensorBase
 from minitorch.trace_hooks import GO_ON
 
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
-
 if TYPE_CHECKING:
     from minitorch.autograd.function import BackwardNode
 
@@ -100,7 +97,7 @@ def queue_callback(callback: Callable[[], Any]) -> None:
 
 
 # ---------------------------------------------------------------------- the plan
-def backward_plan(root: BackwardNode) -> tuple[list[BackwardNode], dict[Tensor, int]]:
+def backward_plan(root: BackwardNode) -> tuple[list[BackwardNode], dict[TensorBase, int]]:
     """The nodes reachable from ``root`` in the order their backward runs, and for each leaf
     tensor the number of edges into it.
 

@@ -42,9 +42,6 @@ from minitorch.size import broadcast_shape
 from minitorch.switches import SWITCHES
 from minitorch.tensor_base import Hook, TensorBase
 
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
-
 _CPU = backends.CPU
 
 
@@ -233,8 +230,12 @@ class Function(metaclass=_FunctionMeta):
         raise NotImplementedError("a Function subclass must define backward(ctx, grad_output)")
 
     @classmethod
-    def apply(cls, *args: Any) -> Tensor:
-        """Run the op on Tensors (or plain values) and record it for backward when needed."""
+    def apply(cls, *args: Any) -> Any:
+        """Run the op on Tensors (or plain values) and record it for backward when needed.
+
+        Returns a tensor of the face class (Any to the type checker, as in PyTorch: the op
+        functions that call ``apply`` say ``-> T``, the class of the tensors they were given).
+        """
         switches = SWITCHES
         tracer = switches.tracer
         if tracer is not None and tracer.recording:  # minitorch.compile writes the call down (trace_hooks.py)
@@ -405,7 +406,6 @@ def _saved_versions(
             tensor, index = result, -1
             roles.append(-1)
         else:
-            tensor, index = None, -1
             for i, arg in enumerate(args):  # the common case: the saved array is an input's own
                 if isinstance(arg, TensorBase) and arg.data is saved:
                     tensor, index = arg, i

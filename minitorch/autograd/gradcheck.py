@@ -14,24 +14,22 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from minitorch import backends
+from minitorch.autograd.engine import tensor_backward
 from minitorch.autograd.grad_mode import enable_grad, no_grad
 from minitorch.autograd.gradients import grad as autograd_grad
 from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
 
 
 class GradcheckError(RuntimeError):
     """Analytic and numerical gradients disagree."""
 
 
-def _outputs(fn: Callable[..., Any], inputs: Sequence[Any]) -> list[Tensor]:
+def _outputs(fn: Callable[..., Any], inputs: Sequence[Any]) -> list[TensorBase]:
     out = fn(*inputs)
     outs = out if isinstance(out, (tuple, list)) else (out,)
     return [o for o in outs if isinstance(o, TensorBase)]
@@ -76,7 +74,7 @@ def analytic_jacobians(fn: Callable[..., Any], inputs: Sequence[Any], indices: S
                 seed = np.zeros(o.data.size, dtype=o.data.dtype)
                 seed[j] = 1
                 seed = backends.to_device(seed.reshape(o.data.shape), o.device)
-                o.backward(TensorBase._make(seed, None, False), retain_graph=True)
+                tensor_backward(o, TensorBase._make(seed, None, False), retain_graph=True)
                 for i in indices:
                     grad = inputs[i].grad
                     if grad is not None:

@@ -18,7 +18,7 @@ are Tensors with a ``grad_fn``, and can be differentiated again::
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch import backends
 from minitorch.autograd.engine import run_backward
@@ -26,11 +26,8 @@ from minitorch.autograd.graph_mode import graph_add, graph_broadcast, graph_cast
 from minitorch.errors import MiniTorchError
 from minitorch.hints import Array
 from minitorch.switches import SWITCHES
-from minitorch.tensor_base import TensorBase
+from minitorch.tensor_base import T, TensorBase
 from minitorch.trace_hooks import GO_ON
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
 
 
 def _as_tuple(name: str, value: Any) -> tuple[Any, ...]:
@@ -108,14 +105,14 @@ def _seed(op: str, output: TensorBase, grad_output: Any, create_graph: bool = Fa
 
 def grad(
     outputs: Any,
-    inputs: Any,
+    inputs: T | Iterable[T],  # a tensor, or any iterable of them (model.parameters())
     grad_outputs: Any = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
     allow_unused: bool | None = None,
     is_grads_batched: bool = False,
     materialize_grads: bool = False,
-) -> tuple[Tensor, ...]:  # PyTorch's annotation too: None only with allow_unused=True
+) -> tuple[T, ...]:  # PyTorch's annotation too: None only with allow_unused=True
     """The gradients of the sum of ``outputs`` (weighted by ``grad_outputs``) w.r.t. each of ``inputs``.
 
     Returns one Tensor per input (None for an input the outputs do not depend on, which
@@ -160,7 +157,7 @@ def grad(
                 totals[i] = g if i not in totals else add(totals[i], g)
     if create_graph:
         return _graph_results("autograd.grad", inputs, totals, allow_unused, materialize_grads)
-    results: list[TensorBase | None] = []
+    results: list[Any] = []  # tensors (None for an unused input with allow_unused=True)
     for i, t in enumerate(inputs):
         if i in totals:
             g = totals[i]

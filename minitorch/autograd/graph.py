@@ -20,9 +20,6 @@ from typing import TYPE_CHECKING
 from minitorch.autograd.engine import backward_plan, consumer_counts
 from minitorch.tensor_base import TensorBase
 
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
-
 if TYPE_CHECKING:
     from minitorch.autograd.function import BackwardNode
 
@@ -46,7 +43,7 @@ def nodes(root: BackwardNode) -> list[BackwardNode]:
     return found
 
 
-def leaves(root: BackwardNode) -> list[Tensor]:
+def leaves(root: BackwardNode) -> list[TensorBase]:
     """The leaf tensors whose ``.grad`` a backward from ``root`` fills, each once."""
     found: dict[int, TensorBase] = {}
     for node in nodes(root):

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import TYPE_CHECKING, Any
+from typing import Any
+from typing import cast as cast_type
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import get_dtype
@@ -30,10 +31,7 @@ from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.conversion import cast
 from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.switches import SWITCHES
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 def _sigmoid(xp: Any, x: Array) -> Array:
@@ -184,10 +182,10 @@ def _number(op: str, name: str, value: Any) -> float:
     """A Python number argument (a bool counts, as in PyTorch), or PyTorch's TypeError."""
     if not isinstance(value, numbers.Real):
         raise TypeError(f"{op}(): argument '{name}' must be Number, not {type(value).__name__}")
-    return value  # kept as given (an int stays an int), as PyTorch prints and uses it
+    return cast_type(float, value)  # kept as given (an int stays an int), as PyTorch prints and uses it
 
 
-def _float_input(input: Any, op: str) -> Tensor:
+def _float_input(input: T, op: str) -> T:
     """The input of a smooth activation: a float tensor (PyTorch has no integer kernel for these)."""
     if not isinstance(input, TensorBase):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
@@ -203,24 +201,24 @@ def _integer_bound(input: TensorBase, value: float) -> float:
     return int(value) if input.data.dtype.kind in "iu" else value
 
 
-def leaky_relu(input: TensorBase, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+def leaky_relu(input: T, negative_slope: float = 0.01, inplace: bool = False) -> T:
     """x for x > 0, else ``negative_slope * x``. ``inplace=True`` gives a new tensor all the same."""
     slope = _number("leaky_relu", "negative_slope", negative_slope)
     return LeakyReLU.apply(_float_input(input, "leaky_relu"), slope)
 
 
-def elu(input: TensorBase, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+def elu(input: T, alpha: float = 1.0, inplace: bool = False) -> T:
     """x for x > 0, else ``alpha * (exp(x) - 1)``. ``inplace=True`` gives a new tensor all the same."""
     alpha = _number("elu", "alpha", alpha)
     return ELU.apply(_float_input(input, "elu"), alpha)
 
 
-def silu(input: TensorBase, inplace: bool = False) -> Tensor:
+def silu(input: T, inplace: bool = False) -> T:
     """x * sigmoid(x) (also called swish). ``inplace=True`` gives a new tensor all the same."""
     return SiLU.apply(_float_input(input, "silu"))
 
 
-def softplus(input: TensorBase, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+def softplus(input: T, beta: float = 1.0, threshold: float = 20.0) -> T:
     """A smooth ReLU, log(1 + exp(beta * x)) / beta; x itself where beta * x > threshold."""
     beta = _number("softplus", "beta", beta)
     threshold = _number("softplus", "threshold", threshold)
@@ -230,17 +228,17 @@ def softplus(input: TensorBase, beta: float = 1.0, threshold: float = 20.0) -> T
     return Softplus.apply(input, beta, threshold)
 
 
-def mish(input: TensorBase, inplace: bool = False) -> Tensor:
+def mish(input: T, inplace: bool = False) -> T:
     """x * tanh(softplus(x)). ``inplace=True`` gives a new tensor all the same."""
     return Mish.apply(_float_input(input, "mish"))
 
 
-def logsigmoid(input: TensorBase) -> Tensor:
+def logsigmoid(input: T) -> T:
     """log(sigmoid(x)), exact for large |x| (log(sigmoid(-800)) is -800, not -inf)."""
     return LogSigmoid.apply(_float_input(input, "log_sigmoid"))
 
 
-def hardtanh(input: TensorBase, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+def hardtanh(input: T, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> T:
     """x clamped to [min_val, max_val]; integer tensors too (with the bounds truncated), as PyTorch."""
     min_val = _number("hardtanh", "min_val", min_val)
     max_val = _number("hardtanh", "max_val", max_val)
@@ -253,12 +251,12 @@ def hardtanh(input: TensorBase, min_val: float = -1.0, max_val: float = 1.0, inp
     return Hardtanh.apply(input, _integer_bound(input, min_val), _integer_bound(input, max_val))
 
 
-def relu6(input: TensorBase, inplace: bool = False) -> Tensor:
+def relu6(input: T, inplace: bool = False) -> T:
     """min(max(x, 0), 6): hardtanh(x, 0, 6), gradient 0 at both bounds."""
     return hardtanh(input, 0.0, 6.0)
 
 
-def threshold(input: TensorBase, threshold: float, value: float, inplace: bool = False) -> Tensor:
+def threshold(input: T, threshold: float, value: float, inplace: bool = False) -> T:
     """``value`` where x <= ``threshold``, else x; integer tensors too (numbers truncated), as PyTorch."""
     threshold = _number("threshold", "threshold", threshold)
     value = _number("threshold", "value", value)
@@ -270,8 +268,8 @@ def threshold(input: TensorBase, threshold: float, value: float, inplace: bool =
 
 
 def softmin(
-    input: TensorBase, dim: int | None = None, _stacklevel: int = 3, dtype: DTypeLike | None = None
-) -> Tensor:
+    input: T, dim: int | None = None, _stacklevel: int = 3, dtype: DTypeLike | None = None
+) -> T:
     """softmax(-input, dim): weights that favour the smallest entries (``_stacklevel`` is PyTorch's, unused).
 
     As MiniTorch's softmax, ``dim`` must be given (PyTorch guesses it with a deprecation warning).
@@ -343,7 +341,7 @@ class LogSoftmax(Function):
         return grad - ctx.xp.exp(out) * grad.sum(axis=ctx.dim, keepdims=True), None
 
 
-def _float(x: TensorBase, op: str, dtype: DTypeLike | None) -> Tensor:
+def _float(x: T, op: str, dtype: DTypeLike | None) -> T:
     """The input of softmax and friends: a float tensor, converted to ``dtype`` first if given.
 
     As in PyTorch, an integer tensor is an error unless ``dtype`` asks for a float.
@@ -360,7 +358,7 @@ def _float(x: TensorBase, op: str, dtype: DTypeLike | None) -> Tensor:
     return x
 
 
-def softmax(input: TensorBase, dim: int | None = None, dtype: DTypeLike | None = None) -> Tensor:
+def softmax(input: T, dim: int | None = None, dtype: DTypeLike | None = None) -> T:
     """Probabilities along ``dim``: exp(input) normalised to sum to 1 (in ``dtype`` if given)."""
     input = _float(input, "softmax", dtype)
     if SWITCHES.autocast is not None and dtype is None:  # PyTorch's autocast list for the device decides
@@ -368,7 +366,7 @@ def softmax(input: TensorBase, dim: int | None = None, dtype: DTypeLike | None =
     return Softmax.apply(input, _norm_dim("softmax", dim, input.ndim))
 
 
-def log_softmax(input: TensorBase, dim: int | None = None, dtype: DTypeLike | None = None) -> Tensor:
+def log_softmax(input: T, dim: int | None = None, dtype: DTypeLike | None = None) -> T:
     """log(softmax(input, dim)), computed without overflow (logits of +-1000 are fine; in ``dtype`` if given)."""
     input = _float(input, "log_softmax", dtype)
     if SWITCHES.autocast is not None and dtype is None:  # PyTorch's autocast list for the device decides

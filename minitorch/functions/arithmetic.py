@@ -17,7 +17,7 @@ input, reduced to that input's shape with ``unbroadcast``. Inputs may be Python 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeAlias, TypeGuard
 
 import numpy as np
 
@@ -31,15 +31,11 @@ from minitorch.functions.out import write_out
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.size import broadcast_shape
 from minitorch.switches import SWITCHES
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 # ---------------------------------------------------------------------- the rules of binary ops
 # An operand of a binary op: a Tensor or a Python number (NumPy numbers are accepted too).
-Operand = TensorBase | float
-
+Operand: TypeAlias = T | float  # Operand[T]: a tensor of class T, or a number
 
 
 def as_operand(value: Any) -> Any:
@@ -239,7 +235,7 @@ def _int_pow_negative(xp: Any, a: Array, b: Array) -> Array:
 
 
 # ---------------------------------------------------------------------- user functions
-def add(a: Operand, b: Operand, *, alpha: float = 1, out: TensorBase | None = None) -> Tensor:
+def add(a: Operand[T], b: Operand[T], *, alpha: float = 1, out: T | None = None) -> T:
     """a + alpha * b with broadcasting; ``out=`` writes the result into a given tensor."""
     if alpha != 1:
         b = mul(b, alpha)
@@ -248,7 +244,7 @@ def add(a: Operand, b: Operand, *, alpha: float = 1, out: TensorBase | None = No
     return result if out is None else write_out(out, result, "add")
 
 
-def sub(a: Operand, b: Operand, *, alpha: float = 1) -> Tensor:
+def sub(a: Operand[T], b: Operand[T], *, alpha: float = 1) -> T:
     """a - alpha * b with broadcasting; a bool operand is refused, as in PyTorch.
 
     PyTorch refuses any bool operand, not only two bool tensors: ``x - mask`` and
@@ -274,14 +270,14 @@ def _describe(value: Any) -> str:
     return f"{value.dtype} tensor of shape {tuple(value.shape)}" if isinstance(value, TensorBase) else repr(value)
 
 
-def mul(a: Operand, b: Operand, *, out: TensorBase | None = None) -> Tensor:
+def mul(a: Operand[T], b: Operand[T], *, out: T | None = None) -> T:
     """a * b with broadcasting; ``out=`` writes the result into a given tensor."""
     a, b = promote(a, b)
     result = Mul.apply(a, b)
     return result if out is None else write_out(out, result, "mul")
 
 
-def div(a: Operand, b: Operand) -> Tensor:
+def div(a: Operand[T], b: Operand[T]) -> T:
     """a / b with broadcasting; integer inputs give a float result, as in PyTorch."""
     a, b = promote(a, b)
     if not _is_float(a) and not _is_float(b):
@@ -289,12 +285,12 @@ def div(a: Operand, b: Operand) -> Tensor:
     return Div.apply(a, b)
 
 
-def neg(a: TensorBase) -> Tensor:
+def neg(a: T) -> T:
     """-a."""
     return Neg.apply(a)
 
 
-def pow(a: Operand, b: Operand) -> Tensor:
+def pow(a: Operand[T], b: Operand[T]) -> T:
     """a ** b (either may be a Python number)."""
     if isinstance(b, TensorBase) and b.data.dtype.kind == "b" and _is_bool(a):
         # PyTorch has no bool pow kernel ("pow" not implemented for 'Bool'); bool ** True works.
@@ -310,7 +306,7 @@ def pow(a: Operand, b: Operand) -> Tensor:
     return Pow.apply(a, b)
 
 
-def _is_int_number(value: Any) -> bool:
+def _is_int_number(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -375,7 +371,7 @@ def _floor_op(xp: Any, op: str, a: Any, b: Any) -> Array:
     return xp.asarray(getattr(xp, op)(a, b)).astype(ref.dtype, copy=False)
 
 
-def floor_divide(a: Operand, b: Operand) -> Tensor:
+def floor_divide(a: Operand[T], b: Operand[T]) -> T:
     """``a // b`` elementwise with PyTorch's dtypes; recorded, but backward raises (as PyTorch).
 
     Integer division by zero is an error, as in PyTorch (NumPy would give 0 silently).
@@ -384,7 +380,7 @@ def floor_divide(a: Operand, b: Operand) -> Tensor:
     return FloorDivide.apply(a, b)
 
 
-def remainder(a: Operand, b: Operand) -> Tensor:
+def remainder(a: Operand[T], b: Operand[T]) -> T:
     """``a % b`` elementwise (the sign of ``b``, as Python); integer ``% 0`` is an error, as in
     PyTorch."""
     a, b = promote(a, b)

@@ -329,6 +329,7 @@ _TABLE = {
     "not_equal": _no_gradient(np.not_equal),
     "isnan": _no_gradient(np.isnan),
     "isfinite": _no_gradient(np.isfinite),
+    "isneginf": _no_gradient(np.isneginf),  # attention's all-masked rows (attention.py)
     # piecewise constant: the derivative is 0 wherever it exists, so the result is a constant
     "floor_divide": _no_gradient(np.floor_divide),
     "floor": _no_gradient(np.floor),

@@ -22,22 +22,23 @@ and works in place.)
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import float32
 from minitorch.errors import MiniTorchError
-from minitorch.functions.arithmetic import unbroadcast
+from minitorch.functions.activations import softmax
+from minitorch.functions.arithmetic import add, mul, unbroadcast
 from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.conversion import cast
 from minitorch.functions.dropout import dropout
+from minitorch.functions.elementwise_logic import logical_not
+from minitorch.functions.linalg import matmul
 from minitorch.functions.masking import masked_fill
+from minitorch.functions.shape import transpose
 from minitorch.hints import Array, Gradients
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 def swap(a: Array) -> Array:
@@ -82,14 +83,14 @@ class ScaledDotProductAttention(Function):
 
 
 def scaled_dot_product_attention(
-    query: TensorBase,
-    key: TensorBase,
-    value: TensorBase,
-    attn_mask: TensorBase | None = None,
+    query: T,
+    key: T,
+    value: T,
+    attn_mask: T | None = None,
     dropout_p: float = 0.0,
     is_causal: bool = False,
     scale: float | None = None,
-) -> Tensor:
+) -> T:
     """Attention of ``query`` (..., L, E) over ``key`` (..., S, E) and ``value`` (..., S, Ev), as PyTorch.
 
     ``attn_mask``: a bool mask is True where attention is allowed; a float mask is added to
@@ -134,18 +135,18 @@ def scaled_dot_product_attention(
 
 
 def _attention_with_dropout(
-    query: TensorBase, key: TensorBase, value: TensorBase, attn_mask: TensorBase | None, dropout_p: float, scale: float
-) -> Tensor:
+    query: T, key: T, value: T, attn_mask: T | None, dropout_p: float, scale: float
+) -> T:
     """``dropout(softmax(q @ k^T * scale + mask)) @ v`` from ordinary ops, as PyTorch's reference math.
 
     Dropout zeroes attention *weights* (each with probability ``dropout_p``, the rest scaled
     by 1 / (1 - p)), so the fused op, which keeps only the weights for backward, is not
     used here. As in PyTorch, ``dropout_p`` applies whatever the mode: pass 0.0 when evaluating.
     """
-    scores = (query @ key.transpose(-2, -1)) * scale
+    scores = mul(matmul(query, transpose(key, -2, -1)), scale)
     if attn_mask is not None:
         if attn_mask.data.dtype.kind == "b":  # True where attention is allowed
-            scores = masked_fill(scores, ~attn_mask, float("-inf"))
+            scores = masked_fill(scores, logical_not(attn_mask), float("-inf"))
         else:
-            scores = scores + attn_mask
-    return dropout(scores.softmax(-1), dropout_p, True) @ value
+            scores = add(scores, attn_mask)
+    return matmul(dropout(softmax(scores, -1), dropout_p, True), value)

@@ -7,7 +7,7 @@ dtype, gradients reduced to each input's shape with ``unbroadcast``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -20,10 +20,7 @@ from minitorch.functions.conversion import cast
 from minitorch.functions.unary import require_tensor
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 class Atan2(Function):
@@ -102,7 +99,7 @@ class Lerp(Function):
 
 
 # ---------------------------------------------------------------------- user functions
-def atan2(input: TensorBase, other: TensorBase) -> Tensor:
+def atan2(input: T, other: T) -> T:
     """The angle in radians of the point (x=b, y=a), in (-pi, pi], with broadcasting."""
     require_tensor("atan2", input)
     require_tensor("atan2", other, "other", 2)
@@ -112,7 +109,7 @@ def atan2(input: TensorBase, other: TensorBase) -> Tensor:
     return Atan2.apply(input, other)
 
 
-def fmod(input: TensorBase, other: Operand) -> Tensor:
+def fmod(input: T, other: Operand[T]) -> T:
     """The remainder of a / b with the sign of ``input`` (``remainder`` follows b's sign instead).
 
     Integer ``fmod(a, 0)`` is an error, as in PyTorch (floats give NaN).
@@ -153,7 +150,7 @@ def _dtype_name(value: Any) -> str:
     return str(value.dtype) if isinstance(value, TensorBase) else type(value).__name__
 
 
-def lerp(input: TensorBase, end: TensorBase, weight: Operand) -> Tensor:
+def lerp(input: T, end: T, weight: Operand[T]) -> T:
     """start + weight * (end - start), with broadcasting; ``weight`` is a number or a tensor.
 
     As in PyTorch, ``input`` and ``end`` (and a tensor ``weight`` with dimensions) must share
@@ -176,6 +173,6 @@ def lerp(input: TensorBase, end: TensorBase, weight: Operand) -> Tensor:
     return Lerp.apply(input, end, weight)
 
 
-def true_divide(input: Operand, other: Operand) -> Tensor:
+def true_divide(input: Operand[T], other: Operand[T]) -> T:
     """Alias of ``div``: a / b, always a floating result."""
     return div(input, other)

@@ -13,7 +13,7 @@ An element equal to a bound keeps its gradient for ``x``; the bound gets none th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -26,10 +26,7 @@ from minitorch.functions.conversion import cast
 from minitorch.functions.unary import Clamp
 from minitorch.hints import Array, Gradients
 from minitorch.size import broadcast_shape
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 class ClampTensor(Function):
@@ -64,8 +61,8 @@ class ClampTensor(Function):
 
 
 def clamp(
-    input: TensorBase, min: float | TensorBase | None = None, max: float | TensorBase | None = None
-) -> Tensor:
+    input: T, min: float | T | None = None, max: float | T | None = None
+) -> T:
     """Limit each element to ``[min, max]`` (either bound may be None; numbers or tensors)."""
     if min is None and max is None:
         raise MiniTorchError("clamp(): at least one of 'min' or 'max' must not be None")
@@ -79,7 +76,7 @@ def clamp(
     return Clamp.apply(input, min, max)
 
 
-def clamp_with_tensors(a: TensorBase, low: Any, high: Any) -> Tensor:
+def clamp_with_tensors(a: T, low: Any, high: Any) -> T:
     """``clamp`` when a bound is a Tensor: the three promoted to PyTorch's common dtype first."""
     values = (a, low, high)
     shaped = [v.dtype for v in values if isinstance(v, TensorBase) and v.data.ndim]
@@ -88,7 +85,8 @@ def clamp_with_tensors(a: TensorBase, low: Any, high: Any) -> Tensor:
     target = result_dtype(shaped, zero_dim, scalars)
     if target.name == "bool" and low is not None and high is not None:  # one bound works, as PyTorch
         raise NotImplementedError("clamp: not implemented for bool tensors with both bounds; convert with .long()")
-    a, low, high = (cast(v, target) if isinstance(v, TensorBase) else v for v in values)
+    a = cast(a, target)
+    low, high = (cast(v, target) if isinstance(v, TensorBase) else v for v in (low, high))
     # A number next to a tensor bound (allowed when that bound is 0-d, see check_bound_kinds)
     # becomes a 0-d array of the result's dtype on its device.
     xp = backends.module_of(a.data)
@@ -117,19 +115,19 @@ def _kind(value: Any) -> str:
     return f"a {tuple(value.shape)} tensor" if isinstance(value, TensorBase) else type(value).__name__
 
 
-def clip(input: TensorBase, min: Any = None, max: Any = None) -> Tensor:
+def clip(input: T, min: Any = None, max: Any = None) -> T:
     """Alias of ``clamp``: limit each element to ``[min, max]``."""
     check_bound_kinds("clip", min, max)
     return clamp(input, min, max)
 
 
-def clamp_min(input: TensorBase, min: Any) -> Tensor:
+def clamp_min(input: T, min: Any) -> T:
     """``clamp(a, min=min)``: every element at least ``min``."""
     _not_bool_bound("clamp_min", input, min)
     return clamp(input, min=min)
 
 
-def clamp_max(input: TensorBase, max: Any) -> Tensor:
+def clamp_max(input: T, max: Any) -> T:
     """``clamp(a, max=max)``: every element at most ``max``."""
     _not_bool_bound("clamp_max", input, max)
     return clamp(input, max=max)

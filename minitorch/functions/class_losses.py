@@ -15,23 +15,24 @@ ignored"), plus, for label smoothing and probability targets, ordinary different
 from __future__ import annotations
 
 import numbers
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchValueError, check_int
+from minitorch.functions import reductions
 from minitorch.functions.activations import log_softmax
+from minitorch.functions.arithmetic import add, div, mul, neg
 from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.bounds import label_rows
 from minitorch.functions.fused import SoftmaxCrossEntropy
+from minitorch.functions.indexing import scatter_into_zeros
+from minitorch.functions.shape import permute, reshape, unsqueeze
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 def _check_reduction(op: str, reduction: str) -> None:
@@ -46,6 +47,11 @@ class NLLLoss(Function):
     given, is each row's class weight, 0 for an ignored row; 'mean' then divides by its sum
     (PyTorch's weighted mean: nan when every row is ignored). Backward puts
     ``-g * row_weight`` at each picked entry (over the sum for 'mean') and zero elsewhere.
+
+    ``row_weight`` comes in as a Tensor without a gradient and is saved as that input, so a
+    backward run under create_graph=True knows it for a constant (a float array kept on
+    ``ctx`` it would have to refuse); the scatter is ``scatter_into_zeros``, the in-place
+    write on arrays and the differentiable IndexPut on graph values.
     """
 
     @staticmethod
@@ -55,14 +61,14 @@ class NLLLoss(Function):
         xp = ctx.xp
         rows = xp.arange(logp.shape[0])
         picked = -logp[rows, target]
-        ctx.rows, ctx.target, ctx.reduction, ctx.row_weight = rows, target, reduction, row_weight
+        ctx.rows, ctx.target, ctx.reduction = rows, target, reduction
         ctx.shape = logp.shape
         if row_weight is not None:
+            ctx.save_for_backward(row_weight)
             picked = picked * row_weight
             if reduction == "mean":
-                ctx.total = row_weight.sum()
                 with np.errstate(invalid="ignore", divide="ignore"):  # all ignored: 0/0 = nan, as PyTorch
-                    return picked.sum() / ctx.total
+                    return picked.sum() / row_weight.sum()
         if reduction == "mean":
             return picked.mean()
         if reduction == "sum":
@@ -73,28 +79,30 @@ class NLLLoss(Function):
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
         xp = ctx.xp
         n = ctx.shape[0]
-        grad_logp = xp.zeros(ctx.shape, dtype=grad.dtype)
-        weight = ctx.row_weight
+        weighted = len(ctx.next_nodes) == 4  # a row_weight input was given (and saved)
+        weight = ctx.saved_tensors[0] if weighted else None
         if ctx.reduction == "mean":
-            # every row ignored: no row gets a gradient (PyTorch's zeros, not 0 * nan)
-            value = -grad / (n if weight is None else xp.where(ctx.total == 0, 1, ctx.total))
+            if weight is None:
+                value = -grad / n
+            else:  # every row ignored: no row gets a gradient (PyTorch's zeros, not 0 * nan)
+                total = weight.sum()  # again: a float kept on ctx would be refused under create_graph=True
+                value = -grad / xp.where(total == 0, 1, total)
         else:  # "sum" sends the same scalar to every row, "none" one value per row
             value = -grad
-        if weight is None:
-            grad_logp[ctx.rows, ctx.target] = value
-            return grad_logp, None, None
-        grad_logp[ctx.rows, ctx.target] = value * weight
-        return grad_logp, None, None, None
+        if weight is not None:
+            value = value * weight
+        grad_logp = scatter_into_zeros(xp, ctx.shape, grad.dtype, (ctx.rows, ctx.target), value)
+        return (grad_logp,) + (None,) * (len(ctx.next_nodes) - 1)
 
 
 def nll_loss(
-    input: TensorBase,
-    target: TensorBase | Array,
-    weight: TensorBase | None = None,
+    input: T,
+    target: T | Array,
+    weight: T | None = None,
     *,
     ignore_index: int = -100,
     reduction: str = "mean",
-) -> Tensor:
+) -> T:
     """Negative log-likelihood of integer class ``target`` under log-probabilities ``input`` (N, C[, ...]).
 
     ``weight`` (C,) weighs each class ('mean' divides by the summed weights of the targets
@@ -126,9 +134,9 @@ def nll_loss(
                 f"one class index (shape ()), got shape {tuple(target.shape)}"
             )
         out = nll_loss(
-            log_probs.unsqueeze(0), target.reshape(1), weight, ignore_index=ignore_index, reduction=reduction
+            unsqueeze(log_probs, 0), reshape(target, 1), weight, ignore_index=ignore_index, reduction=reduction
         )
-        return out.reshape(()) if reduction == "none" else out
+        return reshape(out, ()) if reduction == "none" else out
     if log_probs.ndim > 2:
         # (N, C, d1, ...): move the class dim last and treat every position as a sample.
         c = log_probs.shape[1]
@@ -138,9 +146,9 @@ def nll_loss(
                 f"{tuple(log_probs.shape)} (expected {(log_probs.shape[0],) + tuple(log_probs.shape[2:])})"
             )
         dims = (0,) + tuple(range(2, log_probs.ndim)) + (1,)
-        flat = log_probs.permute(*dims).reshape(-1, c)
-        out = nll_loss(flat, target.reshape(-1), weight, ignore_index=ignore_index, reduction=reduction)
-        return out.reshape(target.shape) if reduction == "none" else out
+        flat = reshape(permute(log_probs, *dims), -1, c)
+        out = nll_loss(flat, reshape(target, -1), weight, ignore_index=ignore_index, reduction=reduction)
+        return reshape(out, target.shape) if reduction == "none" else out
     if log_probs.ndim != 2:
         shape = tuple(log_probs.shape)
         raise MiniTorchError(f"nll_loss: input must be (N, C), (C,) or (N, C, d1, ...), got shape {shape}")
@@ -155,7 +163,8 @@ def nll_loss(
     t, row_weight = label_rows(target.data, c, class_weight, ignore_index, log_probs.data.dtype)
     if row_weight is None:
         return NLLLoss.apply(log_probs, t, reduction)
-    return NLLLoss.apply(log_probs, t, reduction, row_weight)
+    # A Tensor without a gradient: saved as an input, a known constant to a backward under create_graph
+    return NLLLoss.apply(log_probs, t, reduction, TensorBase._make(row_weight, None, False))
 
 
 def _weight_array(op: str, weight: Any, input: TensorBase, c: int, same_dtype: bool = True) -> Array | None:
@@ -190,14 +199,14 @@ def _check_positional(op: str, weight: Any, reduction: str) -> None:
 
 
 def cross_entropy(
-    input: TensorBase,
-    target: TensorBase,
-    weight: TensorBase | None = None,
+    input: T,
+    target: T,
+    weight: T | None = None,
     *,
     ignore_index: int = -100,
     reduction: str = "mean",
     label_smoothing: float = 0.0,
-) -> Tensor:
+) -> T:
     """Softmax cross-entropy: ``nll_loss(log_softmax(input, 1), target)`` with PyTorch's options.
 
     ``target`` holds class indices (integers, of shape (N, d1, ...)) or class probabilities
@@ -230,8 +239,8 @@ def _is_class_batch(logits: TensorBase, target: Any) -> bool:
 
 
 def _cross_entropy(
-    input: TensorBase, target: Any, weight: Any, ignore_index: int, reduction: str, label_smoothing: float
-) -> Tensor:
+    input: T, target: Any, weight: Any, ignore_index: int, reduction: str, label_smoothing: float
+) -> T:
     """Every case but the plain fused one: checks, then the composition that fits the target."""
     _check_reduction("cross_entropy", reduction)
     _check_positional("cross_entropy", weight, reduction)
@@ -282,15 +291,15 @@ def _class_shape(ndim: int, c: int, class_dim: int) -> tuple[int, ...]:
 
 
 def _smoothed(
-    nll: TensorBase,
-    logp: TensorBase,
-    target: TensorBase,
+    nll: T,
+    logp: T,
+    target: T,
     w: Array | None,
     ignore_index: int,
     reduction: str,
     eps: float,
     class_dim: int,
-) -> Tensor:
+) -> T:
     """PyTorch's label smoothing of class-index targets: (1 - eps) * nll + eps / C * smooth.
 
     ``smooth`` is -sum over classes of weight[c] * logp[c] per sample, 0 where ignored;
@@ -300,12 +309,12 @@ def _smoothed(
     t = target.data
     xp = backends.module_of(t)
     keep = t != ignore_index
-    weighted = logp if w is None else logp * TensorBase._from_data(w.reshape(_class_shape(logp.ndim, c, class_dim)))
-    smooth = -weighted.sum(class_dim) * TensorBase._from_data(keep.astype(logp.data.dtype))
+    weighted = logp if w is None else mul(logp, TensorBase._from_data(w.reshape(_class_shape(logp.ndim, c, class_dim))))
+    smooth = mul(neg(reductions.sum(weighted, class_dim)), TensorBase._from_data(keep.astype(logp.data.dtype)))
     if reduction == "none":
         out = smooth
     elif reduction == "sum":
-        out = smooth.sum()
+        out = reductions.sum(smooth)
     else:
         counted = keep.astype(logp.data.dtype)
         if w is not None:
@@ -316,13 +325,13 @@ def _smoothed(
         total = counted.sum()
         inverse = xp.where(total > 0, 1 / total, 0).astype(counted.dtype)
         nan_if_empty = xp.where(total > 0, 0, xp.nan).astype(counted.dtype)
-        out = smooth.sum() * TensorBase._from_data(inverse) + TensorBase._from_data(nan_if_empty)
-    return nll * (1.0 - eps) + out * (eps / c)
+        out = add(mul(reductions.sum(smooth), TensorBase._from_data(inverse)), TensorBase._from_data(nan_if_empty))
+    return add(mul(nll, 1.0 - eps), mul(out, eps / c))
 
 
 def _probability_targets(
-    input: TensorBase, target: TensorBase, w: Array | None, reduction: str, eps: float, class_dim: int
-) -> Tensor:
+    input: T, target: T, w: Array | None, reduction: str, eps: float, class_dim: int
+) -> T:
     """-sum over classes of weight[c] * target[c] * log_softmax(input)[c], per sample (PyTorch's formula).
 
     With label smoothing the target is first mixed with the uniform distribution:
@@ -330,14 +339,14 @@ def _probability_targets(
     """
     c = input.shape[class_dim]
     logp = log_softmax(input, class_dim)
-    probs = target * (1.0 - eps) + eps / c if eps > 0 else target
-    prod = logp * probs
+    probs = add(mul(target, 1.0 - eps), eps / c) if eps > 0 else target
+    prod = mul(logp, probs)
     if w is not None:
-        prod = prod * TensorBase._from_data(w.reshape(_class_shape(input.ndim, c, class_dim)))
+        prod = mul(prod, TensorBase._from_data(w.reshape(_class_shape(input.ndim, c, class_dim))))
     if reduction == "none":
-        return -prod.sum(class_dim)
-    total = -prod.sum()
+        return neg(reductions.sum(prod, class_dim))
+    total = neg(reductions.sum(prod))
     if reduction == "sum":
         return total
     samples = input.data.size // c if c else 0
-    return total / samples if samples else total * float("nan")
+    return div(total, samples) if samples else mul(total, float("nan"))

@@ -12,7 +12,7 @@ matrix products) are fast kernels in ``minitorch/kernels/cpu/conv.py``; the swit
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch import backends, factories
 from minitorch.autograd.function import BackwardNode, Function
@@ -21,10 +21,7 @@ from minitorch.functions.autocast_policy import to_low_precision
 from minitorch.functions.linalg import product
 from minitorch.functions.shape import cat, squeeze, unsqueeze
 from minitorch.hints import Array, DTypeLike, Gradients, Shape
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 def pair(value: Any, name: str) -> tuple[int, int]:
@@ -209,7 +206,7 @@ def padding_for(op: str, padding: str, stride: tuple[int, int], kernel: tuple[in
     return ((kernel[0] - 1) // 2, (kernel[1] - 1) // 2)
 
 
-def _pad_bottom_right(x: TensorBase, rows: int, cols: int) -> Tensor:
+def _pad_bottom_right(x: T, rows: int, cols: int) -> T:
     """``x`` (N, C, H, W) with ``rows`` zero rows below and ``cols`` zero columns to the right."""
     n, c, h, w = x.shape
     if rows:
@@ -220,14 +217,14 @@ def _pad_bottom_right(x: TensorBase, rows: int, cols: int) -> Tensor:
 
 
 def conv2d(
-    input: TensorBase,
-    weight: TensorBase,
-    bias: TensorBase | None = None,
+    input: T,
+    weight: T,
+    bias: T | None = None,
     stride: int | tuple[int, int] = 1,
     padding: int | tuple[int, int] | str = 0,
     dilation: int | tuple[int, int] = 1,
     groups: int = 1,
-) -> Tensor:
+) -> T:
     """2-D convolution of ``input`` (N, C, H, W) with ``weight`` (O, C, kh, kw), as PyTorch's.
 
     ``padding`` is an int, a pair, or PyTorch's strings ``'valid'`` and ``'same'``.

@@ -8,17 +8,14 @@ device.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.autograd.graph_arrays import GraphArray, wrap
 from minitorch.dtypes import DType
 from minitorch.hints import Array, Gradients
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T
 
 
 class Cast(Function):
@@ -61,7 +58,7 @@ class ToDevice(Function):
         return moved(grad, ctx.source), None
 
     @classmethod
-    def apply(cls, a: TensorBase, device: str) -> Tensor:
+    def apply(cls, a: T, device: str) -> T:
         out = super().apply(a, device)
         # Function.apply picked the input's array module; the output lives on ``device``.
         if out.grad_fn is not None:
@@ -76,7 +73,7 @@ def moved(a: Any, device: str) -> Any:
     return backends.to_device(a, device)
 
 
-def cast(t: TensorBase, dtype: DType) -> Tensor:
+def cast(t: T, dtype: DType) -> T:
     """``t`` converted to ``dtype`` (a recorded op, so gradients flow back), or t itself."""
     if t.data.dtype == dtype.np_dtype:
         return t

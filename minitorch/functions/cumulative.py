@@ -7,22 +7,19 @@ does (``prod`` takes the product of the others, without dividing, once an elemen
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.autograd.graph_arrays import GraphArray
-from minitorch.dtypes import get_dtype
+from minitorch.dtypes import get_dtype, int64
 from minitorch.errors import MiniTorchError, check_dim, check_int
 from minitorch.functions.autocast_policy import autocast_inputs
+from minitorch.functions.conversion import cast
 from minitorch.functions.ordering import as_1d, back_to_0d
 from minitorch.functions.reductions import _drop_reduced, _grad_keepdim, normalize_dims
 from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.switches import SWITCHES
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
-
+from minitorch.tensor_base import T
 
 
 def _reverse_cumsum(xp: Any, g: Array, axis: int) -> Array:
@@ -124,18 +121,18 @@ def _cumprod_grad_polynomial(xp: Any, a: Array, grad: Array, axis: int) -> Array
     return xp.moveaxis(result, -1, axis)
 
 
-def _running(op: str, fn: type[Function], a: TensorBase, dim: int, dtype: DTypeLike | None) -> Tensor:
+def _running(op: str, fn: type[Function], a: T, dim: int, dtype: DTypeLike | None) -> T:
     """cumsum/cumprod: ``dtype`` first (bool and int inputs count in int64, as PyTorch)."""
     check_dim(op, dim, a.ndim)  # a bad dim is reported before a bad dtype, as in PyTorch
     if dtype is not None:
         a = _to_dtype(op, a, dtype)
     elif a.data.dtype.kind in "biu":
-        a = a.long()
+        a = cast(a, int64)
     x, axis = as_1d(op, a, dim)
     return back_to_0d(a, fn.apply(x, axis))[0]
 
 
-def _to_dtype(op: str, a: TensorBase, dtype: DTypeLike) -> Tensor:
+def _to_dtype(op: str, a: T, dtype: DTypeLike) -> T:
     """``a`` converted to the ``dtype=`` argument; PyTorch refuses an integer one when ``a`` needs a gradient."""
     target = get_dtype(dtype)
     if not target.is_floating_point and a.requires_grad and SWITCHES.grad_enabled:
@@ -143,17 +140,17 @@ def _to_dtype(op: str, a: TensorBase, dtype: DTypeLike) -> Tensor:
             f"{op}: autograd does not support dtype {target} (the {a.dtype} input requires grad); "
             "use a floating dtype, or detach the input first"
         )
-    return a.to(target)
+    return cast(a, target)
 
 
-def cumsum(input: TensorBase, dim: int, dtype: DTypeLike | None = None) -> Tensor:
+def cumsum(input: T, dim: int, dtype: DTypeLike | None = None) -> T:
     """Running sum along ``dim``: out[i] = a[0] + ... + a[i]."""
     if dtype is None:  # an explicit dtype is not autocast (PyTorch's rule)
         (input,) = autocast_inputs("cumsum", input)
     return _running("cumsum", CumSum, input, dim, dtype)
 
 
-def cumprod(input: TensorBase, dim: int, dtype: DTypeLike | None = None) -> Tensor:
+def cumprod(input: T, dim: int, dtype: DTypeLike | None = None) -> T:
     """Running product along ``dim``: out[i] = a[0] * ... * a[i] (gradient exact at zeros)."""
     if dtype is None:
         (input,) = autocast_inputs("cumprod", input)
@@ -211,8 +208,8 @@ class Prod(Function):
 
 
 def prod(
-    input: TensorBase, dim: int | None = None, keepdim: bool = False, dtype: DTypeLike | None = None
-, *, keepdims: bool | None = None) -> Tensor:
+    input: T, dim: int | None = None, keepdim: bool = False, dtype: DTypeLike | None = None
+, *, keepdims: bool | None = None) -> T:
     """Product of all elements, or along ``dim`` (one int, as in PyTorch); bool and int give int64."""
     keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     if dim is not None:  # a bad dim is reported before a bad dtype, as in PyTorch
@@ -222,7 +219,7 @@ def prod(
     else:  # an explicit dtype is not autocast (PyTorch's rule); float32 under autocast
         (input,) = autocast_inputs("prod", input)
     if dtype is None and input.data.dtype.kind in "biu":
-        input = input.long()
+        input = cast(input, int64)
     if dim is not None:
         dim = check_int("prod", "dim", dim)
     elif keepdim:

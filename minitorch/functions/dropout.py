@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchValueError
+from minitorch.functions.arithmetic import mul
 from minitorch.hints import Array, Gradients
 from minitorch.random import default_generator
 from minitorch.random import transforms as random_transforms
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T
 
 
 class Dropout(Function):
@@ -52,7 +48,7 @@ def _keep_mask(x: Array, p: float) -> Array:
     return random_transforms.in_memory_order(keep, x)
 
 
-def dropout(input: TensorBase, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+def dropout(input: T, p: float = 0.5, training: bool = True, inplace: bool = False) -> T:
     """During training, zero elements with probability ``p`` and scale the rest by 1/(1-p).
 
     ``inplace`` is accepted for PyTorch's signature, but MiniTorch always returns a new
@@ -63,7 +59,7 @@ def dropout(input: TensorBase, p: float = 0.5, training: bool = True, inplace: b
     if not training or p == 0:
         return input
     if p == 1:
-        return input * 0  # zeros of the input's dtype (NaN stays NaN, as in PyTorch)
+        return mul(input, 0)  # zeros of the input's dtype (NaN stays NaN, as in PyTorch)
     if input.data.dtype.kind != "f":  # as PyTorch: the kept values scaled by 1/(1-p) are not integers
         raise MiniTorchValueError(f"dropout: expected a floating-point input, got {input.dtype} (p={p})")
     return Dropout.apply(input, p)

@@ -12,7 +12,7 @@ too); the operators (``x < 0``) accept numbers.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -23,10 +23,7 @@ from minitorch.errors import MiniTorchError
 from minitorch.functions.arithmetic import Operand, promote, unbroadcast
 from minitorch.hints import Array, Gradients
 from minitorch.size import broadcast_shape
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 # The names PyTorch uses for dtypes in its "Float did not match Double" message.
 _SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
@@ -44,12 +41,12 @@ def _tensor_or_number(op: str, value: Any) -> None:
         raise TypeError(f"{op}(): argument 'other' must be a Tensor or a number, not {type(value).__name__}")
 
 
-def _bool_result(out: Array) -> Tensor:
+def _bool_result(out: Array) -> Any:
     return TensorBase._make(out, None, False)
 
 
 # ---------------------------------------------------------------------- tests of each element
-def isnan(input: TensorBase) -> Tensor:
+def isnan(input: T) -> T:
     """True where an element is NaN (never for integer tensors)."""
     _tensor("isnan", input)
     xp = backends.module_of(input.data)
@@ -58,7 +55,7 @@ def isnan(input: TensorBase) -> Tensor:
     )
 
 
-def isinf(input: TensorBase) -> Tensor:
+def isinf(input: T) -> T:
     """True where an element is +inf or -inf (never for integer tensors)."""
     _tensor("isinf", input)
     xp = backends.module_of(input.data)
@@ -67,7 +64,7 @@ def isinf(input: TensorBase) -> Tensor:
     )
 
 
-def isfinite(input: TensorBase) -> Tensor:
+def isfinite(input: T) -> T:
     """True where an element is neither NaN nor infinite (always for integer tensors)."""
     _tensor("isfinite", input)
     xp = backends.module_of(input.data)
@@ -77,28 +74,28 @@ def isfinite(input: TensorBase) -> Tensor:
 
 
 # ---------------------------------------------------------------------- logic
-def logical_not(input: TensorBase) -> Tensor:
+def logical_not(input: T) -> T:
     """True where an element is zero (False), for any dtype."""
     _tensor("logical_not", input)
     return _bool_result(backends.module_of(input.data).logical_not(input.data))
 
 
-def logical_and(input: TensorBase, other: TensorBase) -> Tensor:
+def logical_and(input: T, other: T) -> T:
     """True where both elements are nonzero, with broadcasting, for any dtypes."""
     return _logical("logical_and", input, other)
 
 
-def logical_or(input: TensorBase, other: TensorBase) -> Tensor:
+def logical_or(input: T, other: T) -> T:
     """True where either element is nonzero, with broadcasting, for any dtypes."""
     return _logical("logical_or", input, other)
 
 
-def logical_xor(input: TensorBase, other: TensorBase) -> Tensor:
+def logical_xor(input: T, other: T) -> T:
     """True where exactly one of the two elements is nonzero, with broadcasting."""
     return _logical("logical_xor", input, other)
 
 
-def _logical(op: str, a: TensorBase, b: TensorBase) -> Tensor:
+def _logical(op: str, a: T, b: T) -> T:
     _tensor(op, a)
     _tensor(op, b, "other", 2)
     _same_device(op, a, b)
@@ -112,51 +109,75 @@ def _same_device(op: str, a: TensorBase, b: TensorBase) -> None:
         raise MiniTorchError(f"{op}(): expected both tensors on the same device, got {a.device} and {b.device}")
 
 
-# ---------------------------------------------------------------------- comparisons as functions
-# The operators live on the Tensor (tensor_operators.py); these are PyTorch's function forms,
-# which want a Tensor first (``torch.lt(2, x)`` is a TypeError) and a Tensor or number second.
-def _compare(op: str, input: Any, other: Any) -> Tensor:
-    """``input.<op>(other)`` (the operator's method) once both arguments are checked."""
+# ---------------------------------------------------------------------- comparisons
+def compare(ufunc_name: str, input: TensorBase, other: Any) -> Any:
+    """``xp.<ufunc_name>(input, other)`` (``equal``, ``less`` ...): a bool tensor, never part of the graph.
+
+    This is what the operators ``== != < <= > >=`` compute. ``other`` may be a tensor, a number
+    or an array; for anything else it returns NotImplemented, so Python tries the other operand.
+    """
+    if isinstance(other, TensorBase):
+        value = other.data
+    elif isinstance(other, SCALAR_TYPES) or backends.is_backend_array(other):
+        value = other
+    else:
+        return NotImplemented
+    xp = backends.module_of(input.data)
+    try:
+        out = getattr(xp, ufunc_name)(input.data, value)
+    except ValueError as exc:
+        broadcast_shape(input.shape, getattr(value, "shape", ()), op=ufunc_name)
+        raise exc
+    return _bool_result(xp.asarray(out))
+
+
+# PyTorch's function forms of the comparisons want a Tensor first (``torch.lt(2, x)`` is a
+# TypeError) and a Tensor or number second; the operators (``x < 2``) accept more.
+_UFUNCS = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal"}
+
+
+def _compare(op: str, input: T, other: Any) -> T:
+    """``compare`` once both arguments are checked."""
     _tensor(op, input)
     _tensor_or_number(op, other)
-    result: TensorBase = getattr(input, op)(other)
+    result: T = compare(_UFUNCS[op], input, other)
     return result
 
 
-def eq(input: TensorBase, other: Any) -> Tensor:
+def eq(input: T, other: Any) -> T:
     """``a == b`` elementwise (a bool tensor)."""
     return _compare("eq", input, other)
 
 
-def ne(input: TensorBase, other: Any) -> Tensor:
+def ne(input: T, other: Any) -> T:
     """``a != b`` elementwise."""
     return _compare("ne", input, other)
 
 
-def lt(input: TensorBase, other: Any) -> Tensor:
+def lt(input: T, other: Any) -> T:
     """``a < b`` elementwise."""
     return _compare("lt", input, other)
 
 
-def le(input: TensorBase, other: Any) -> Tensor:
+def le(input: T, other: Any) -> T:
     """``a <= b`` elementwise."""
     return _compare("le", input, other)
 
 
-def gt(input: TensorBase, other: Any) -> Tensor:
+def gt(input: T, other: Any) -> T:
     """``a > b`` elementwise."""
     return _compare("gt", input, other)
 
 
-def ge(input: TensorBase, other: Any) -> Tensor:
+def ge(input: T, other: Any) -> T:
     """``a >= b`` elementwise."""
     return _compare("ge", input, other)
 
 
 # ---------------------------------------------------------------------- closeness and equality
 def isclose(
-    input: TensorBase, other: TensorBase, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
-) -> Tensor:
+    input: T, other: T, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> T:
     """True where ``|a - b| <= atol + rtol * |b|`` (equal infinities count as close).
 
     Both tensors must have the same dtype, as in PyTorch (compare ``a.double()`` with a
@@ -277,14 +298,14 @@ class Where(Function):
         )
 
 
-def maximum(a: TensorBase, b: TensorBase) -> Tensor:
+def maximum(a: T, b: T) -> T:
     """Elementwise maximum of two tensors (a number is refused, as in PyTorch: use clamp)."""
     _both_tensors("maximum", a, b)
     a, b = promote(a, b)
     return Maximum.apply(a, b)
 
 
-def minimum(a: TensorBase, b: TensorBase) -> Tensor:
+def minimum(a: T, b: T) -> T:
     """Elementwise minimum of two tensors (a number is refused, as in PyTorch: use clamp)."""
     _both_tensors("minimum", a, b)
     a, b = promote(a, b)
@@ -300,7 +321,7 @@ def _both_tensors(op: str, a: Any, b: Any) -> None:
             )
 
 
-def where(condition: TensorBase | Array, a: Operand, b: Operand) -> Tensor:
+def where(condition: T | Array, a: Operand[T], b: Operand[T]) -> T:
     """Elements of ``a`` where ``condition`` is true, else of ``b`` (scalars allowed).
 
     ``condition`` must be a bool tensor, as in PyTorch: a float one is refused, never read

@@ -8,8 +8,6 @@ The ``padding_idx`` row gets no gradient, so padding never learns.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError
@@ -17,10 +15,7 @@ from minitorch.functions.bounds import check_on_device
 from minitorch.functions.indexing import scatter_into, scatter_into_zeros
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 class Embedding(Function):
@@ -57,7 +52,7 @@ def _check_indices(idx: Array, n: int) -> None:
         raise MiniTorchIndexError(f"embedding: index {bad} is out of range for {n} embeddings (0 to {n - 1})")
 
 
-def embedding(input: TensorBase, weight: TensorBase, padding_idx: int | None = None) -> Tensor:
+def embedding(input: T, weight: T, padding_idx: int | None = None) -> T:
     """Rows of ``weight`` (num_embeddings, dim) picked by the int64 tensor ``input``: shape input.shape + (dim,)."""
     if not isinstance(input, TensorBase) or input.data.dtype.kind not in "iu":
         shown = input.dtype if isinstance(input, TensorBase) else type(input).__name__

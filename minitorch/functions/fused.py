@@ -21,10 +21,11 @@ CUDA kernels for ``SoftmaxCrossEntropy`` and ``BiasReLU`` in ``minitorch/kernels
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.autocast_policy import to_low_precision
@@ -33,10 +34,7 @@ from minitorch.functions.linalg import product
 from minitorch.functions.unary import relu_grad
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T
 
 
 class Linear(Function):
@@ -69,7 +67,7 @@ def _rows(a: Array) -> Array:
     return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
 
 
-def linear(input: TensorBase, weight: TensorBase, bias: TensorBase | None = None) -> Tensor:
+def linear(input: T, weight: T, bias: T | None = None) -> T:
     """``input @ weight.T + bias``: a fully connected layer with weight of shape (out, in)."""
     if SWITCHES.autocast is not None:  # float16 inside autocast
         input, weight, bias = to_low_precision(input, weight, bias)
@@ -106,7 +104,14 @@ class SoftmaxCrossEntropy(Function):
 
     ``row_weight`` (optional): each row's weight (class weights, 0 for ignored rows), for
     PyTorch's weighted mean, which divides by the weights' sum. ``ignore_index`` (optional):
-    rows with that label count for nothing (weight 0); any other label outside [0, C) raises.
+    rows with that label count for nothing; any other label outside [0, C) raises. (The GPU's
+    forward kernel, ``kernels/cuda/cross_entropy.py``, keeps the labels as given and sets
+    ``ctx.ignore_index``: backward then masks those rows itself, ``ignored_rows_scale``.)
+
+    Under create_graph=True the backward's lines run on graph values: the rows that count
+    after ``ignore_index`` are a bool mask, which it may read. A float ``row_weight`` passed
+    in is kept on ``ctx`` and refused there with a DoubleBackwardError (``cross_entropy``'s
+    class weights take the log_softmax + NLLLoss path, which differentiates twice).
     """
 
     @staticmethod
@@ -119,6 +124,7 @@ class SoftmaxCrossEntropy(Function):
         ignore_index: int | None = None,
     ) -> Array:
         xp = ctx.xp
+        ctx.ignore_index = None  # the labels are masked here (the GPU kernel sets it, see above)
         if row_weight is None:  # labels in range, ignore_index ones masked, any other refused
             target, row_weight = host_labels(target, logits, ignore_index)
         shifted = logits - logits.max(axis=1, keepdims=True)  # exp() <= 1: no overflow
@@ -132,8 +138,16 @@ class SoftmaxCrossEntropy(Function):
         logits, target = ctx.saved_tensors
         xp = ctx.xp
         rest = (None,) * (len(ctx.next_nodes) - 1)  # target, reduction and the optional settings
-        scale = loss_scale(ctx, grad, logits.shape[0])
-        onehot = xp.arange(logits.shape[1]) == target[:, None]
+        if ctx.ignore_index is not None:
+            # The GPU's forward kernel kept the raw labels and skipped the ignored rows itself;
+            # on its node (a backward under create_graph=True, or fast kernels switched off
+            # since), those rows are masked here and the rows that count are counted again.
+            scale = ignored_rows_scale(xp, ctx, grad, target, logits.dtype)
+        else:
+            scale = loss_scale(ctx, grad, logits.shape[0])
+        # The one-hot labels as numbers (not a bool mask): float - bool is NumPy's mixed loop,
+        # slower than the cast, and a MiniTorch error on graph values (create_graph=True).
+        onehot = (xp.arange(logits.shape[1]) == target[:, None]).astype(logits.dtype)
         grad_logits = (softmax_rows(xp, logits) - onehot) * scale
         return (grad_logits.astype(logits.dtype, copy=False), *rest)
 
@@ -147,15 +161,14 @@ def softmax_rows(xp: Any, logits: Array) -> Array:
 def reduce_losses(ctx: BackwardNode, losses: Array, n: int) -> Array:
     """The rows' losses times ``ctx.row_weight`` (if any), then reduced as ``ctx.reduction`` says.
 
-    A weighted 'mean' divides by the weights' sum (kept as ``ctx.total`` for backward), as
-    PyTorch's weighted mean does: nan when every row is ignored.
+    A weighted 'mean' divides by the weights' sum, as PyTorch's weighted mean does: nan when
+    every row is ignored.
     """
     if ctx.row_weight is not None:  # class weights / ignored rows (weight 0)
         losses = losses * ctx.row_weight
         if ctx.reduction == "mean":
-            ctx.total = ctx.row_weight.sum()
             with np.errstate(invalid="ignore", divide="ignore"):  # every row ignored: 0/0 = nan, as PyTorch
-                return losses.sum() / ctx.total
+                return losses.sum() / row_total(ctx.row_weight, losses.dtype)
     if ctx.reduction == "mean":
         return losses.sum() / n  # as .mean(), without its Python wrapper
     if ctx.reduction == "sum":
@@ -168,11 +181,31 @@ def loss_scale(ctx: BackwardNode, grad: Array, n: int) -> Array:
     'mean', times each row's weight; a 0-d array when every row gets the same, else (N, 1)."""
     if ctx.row_weight is not None:
         if ctx.reduction == "mean":  # every row ignored: zero gradients (PyTorch's), not 0 * nan
-            grad = grad / ctx.xp.where(ctx.total == 0, 1, ctx.total)
+            total = row_total(ctx.row_weight, grad.dtype)  # again: a float kept on ctx would not do under create_graph
+            grad = grad / ctx.xp.where(total == 0, 1, total)
         return (ctx.row_weight * grad).reshape(n, 1)
     if ctx.reduction == "mean":
         return grad / n
     return grad if ctx.reduction == "sum" else grad.reshape(n, 1)
+
+
+def row_total(row_weight: Array, dtype: Any) -> Array:
+    """The rows' summed weight as a 0-d array of ``dtype``; of a bool mask, its count (NumPy
+    sums a mask as floats through a slow casting loop: count_nonzero is 10x faster)."""
+    if row_weight.dtype != bool:
+        return row_weight.sum()
+    xp = backends.module_of(row_weight)
+    return xp.asarray(xp.count_nonzero(row_weight), dtype=dtype)
+
+
+def ignored_rows_scale(xp: Any, ctx: BackwardNode, grad: Array, target: Array, dtype: Any) -> Array:
+    """``loss_scale`` for labels that still hold ``ctx.ignore_index`` (the GPU forward kernel's):
+    (N, 1), 0 on the ignored rows, over the count of the others for 'mean' (0 rows: zeros)."""
+    keep = target != ctx.ignore_index
+    if ctx.reduction == "mean":
+        total = row_total(keep, dtype)
+        grad = grad / xp.where(total == 0, 1, total)
+    return (keep * grad).reshape(target.shape[0], 1)
 
 
 class BiasReLU(Function):
@@ -193,7 +226,7 @@ class BiasReLU(Function):
         return (grad_x if need_x else None), grad_b
 
 
-def bias_relu(x: TensorBase, b: TensorBase) -> Tensor:
+def bias_relu(x: T, b: T) -> T:
     """``relu(x + b)`` as one op (one CUDA kernel forward, one backward on a GPU)."""
     return BiasReLU.apply(x, b)
 
@@ -205,9 +238,11 @@ def host_labels(target: Array, logits: Array, ignore_index: int | None) -> tuple
     ``ignore_index`` rows get weight 0 and any other label outside [0, C) raises, naming it.
     """
     # (softmax_cross_entropy(logits, target) without ignore_index: PyTorch's default, -100)
-    return label_rows(target, logits.shape[1], None, -100 if ignore_index is None else ignore_index, logits.dtype)
+    # The weights are a bool mask (True: the row counts): a value without a gradient, which
+    # the backward may read under create_graph=True (a float array kept on ctx it may not).
+    return label_rows(target, logits.shape[1], None, -100 if ignore_index is None else ignore_index, bool)
 
 
-def softmax_cross_entropy(logits: TensorBase, target: TensorBase, reduction: str = "mean") -> Tensor:
+def softmax_cross_entropy(logits: T, target: T, reduction: str = "mean") -> T:
     """Cross-entropy of (N, C) ``logits`` and int64 class ``target`` (N,) as one op."""
     return SoftmaxCrossEntropy.apply(logits, target, reduction)

@@ -9,7 +9,7 @@ region it was written to, summed over the dimensions it was broadcast along.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -20,10 +20,7 @@ from minitorch.functions.arithmetic import unbroadcast
 from minitorch.functions.conversion import cast
 from minitorch.functions.indexing import index_arrays, scatter_into, sequence_as_tuple
 from minitorch.hints import Array, Gradients
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 class IndexPut(Function):
@@ -106,7 +103,7 @@ def index_put_index(index: Any, data: Array) -> Any:
     return index_arrays(index, backends.device_of(data))
 
 
-def index_put(a: TensorBase, index: Any, value: Any, accumulate: bool = False) -> Tensor:
+def index_put(a: T, index: Any, value: Any, accumulate: bool = False) -> T:
     """A copy of ``a`` with ``value`` (a Tensor or a number) written at ``index`` (``accumulate``:
     added, repeated indices summed), recorded."""
     check_value_dtype(a, index, value)

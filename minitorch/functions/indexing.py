@@ -13,7 +13,7 @@ be differentiated again (its backward is a gather: ``grad[index]``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -22,10 +22,7 @@ from minitorch.autograd.function import BackwardNode, Function
 from minitorch.autograd.graph_arrays import GraphArray, call
 from minitorch.errors import MiniTorchError, warn_user
 from minitorch.hints import Array, Gradients
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 def _is_basic(index: Any) -> bool:
@@ -148,7 +145,7 @@ def _convert(item: Any) -> Any:
     return item
 
 
-def getitem(a: TensorBase, index: Any) -> Tensor:
+def getitem(a: T, index: Any) -> T:
     """``a[index]`` as a recorded op."""
     index = sequence_as_tuple(index)
     if a.ndim == 0 and (

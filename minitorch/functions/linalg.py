@@ -9,24 +9,23 @@ summed back with ``unbroadcast``.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import get_dtype
 from minitorch.errors import MiniTorchError, MiniTorchNotImplementedError
-from minitorch.functions.arithmetic import unbroadcast
+from minitorch.functions import reductions, unary
+from minitorch.functions.arithmetic import add, mul, unbroadcast
 from minitorch.functions.autocast_policy import autocast_inputs
+from minitorch.functions.conversion import cast
 from minitorch.functions.out import write_out
 from minitorch.functions.reductions import Dims, _drop_reduced, _grad_keepdim, normalize_dims
 from minitorch.hints import Array, DTypeLike, Gradients, Shape
 from minitorch.size import broadcast_shape
 from minitorch.switches import SWITCHES
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 def product(a: Array, b: Array) -> Array:
@@ -87,7 +86,7 @@ def check_matmul_shapes(a_shape: Shape, b_shape: Shape) -> None:
         broadcast_shape(a_shape[:-2], b_shape[:-2], op="matmul (batch dimensions)")
 
 
-def matmul(a: TensorBase, b: TensorBase, *, out: TensorBase | None = None) -> Tensor:
+def matmul(a: T, b: T, *, out: T | None = None) -> T:
     """Matrix product with broadcasting of batch dimensions, as ``numpy.matmul``."""
     if out is not None:
         return write_out(out, matmul(a, b), "matmul")
@@ -96,7 +95,7 @@ def matmul(a: TensorBase, b: TensorBase, *, out: TensorBase | None = None) -> Te
     return _matmul(a, b)
 
 
-def _matmul(a: TensorBase, b: TensorBase) -> Tensor:
+def _matmul(a: T, b: T) -> T:
     """``matmul`` after autocast: the checks, then the op."""
     if not isinstance(a, TensorBase) or not isinstance(b, TensorBase):
         raise TypeError(
@@ -125,14 +124,14 @@ def _require_dims(op: str, name: str, t: Any, ndim: int) -> None:
         )
 
 
-def mm(a: TensorBase, b: TensorBase, *, out: TensorBase | None = None) -> Tensor:
+def mm(a: T, b: T, *, out: T | None = None) -> T:
     """Product of two matrices (2-D only, as ``torch.mm``)."""
     _require_dims("mm", "input", a, 2)
     _require_dims("mm", "mat2", b, 2)
     return matmul(a, b, out=out)
 
 
-def mv(a: TensorBase, v: TensorBase, *, out: TensorBase | None = None) -> Tensor:
+def mv(a: T, v: T, *, out: T | None = None) -> T:
     """Matrix (2-D) times vector (1-D), as ``torch.mv``."""
     _require_dims("mv", "input", a, 2)
     _require_dims("mv", "vec", v, 1)
@@ -143,7 +142,7 @@ def mv(a: TensorBase, v: TensorBase, *, out: TensorBase | None = None) -> Tensor
     return _matmul(a, v)
 
 
-def bmm(a: TensorBase, b: TensorBase, *, out: TensorBase | None = None) -> Tensor:
+def bmm(a: T, b: T, *, out: T | None = None) -> T:
     """Batches of matrix products: (B, n, k) @ (B, k, m), same B (no broadcasting), as ``torch.bmm``."""
     _require_dims("bmm", "input", a, 3)
     _require_dims("bmm", "mat2", b, 3)
@@ -153,15 +152,15 @@ def bmm(a: TensorBase, b: TensorBase, *, out: TensorBase | None = None) -> Tenso
 
 
 def addmm(
-    input: TensorBase, a: TensorBase, b: TensorBase, *, beta: float = 1, alpha: float = 1, out: TensorBase | None = None
-) -> Tensor:
+    input: T, a: T, b: T, *, beta: float = 1, alpha: float = 1, out: T | None = None
+) -> T:
     """``beta * input + alpha * (a @ b)`` for matrices a and b, as ``torch.addmm``."""
     if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
         input, a, b = autocast_inputs("addmm", input, a, b)  # all three in float16 under autocast
     product = mm(a, b)
     if alpha != 1:
-        product = product * alpha
-    result = product + (input if beta == 1 else input * beta)
+        product = mul(product, alpha)
+    result = add(product, input if beta == 1 else mul(input, beta))
     return result if out is None else write_out(out, result, "addmm")
 
 
@@ -244,8 +243,8 @@ class NormP(Function):
 
 
 def norm(
-    input: TensorBase, p: float | str = "fro", dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None
-) -> Tensor:
+    input: T, p: float | str = "fro", dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None
+) -> T:
     """The vector norm (sum of |a| ** p) ** (1/p) over ``dim`` (all elements when None).
 
     p = 2 or 'fro' (the default), any other number, inf (the largest |a|) or -inf (the
@@ -268,7 +267,7 @@ def norm(
                 f"norm: the dtype of the input ({input.dtype}) should be convertible without narrowing to "
                 f"the specified dtype ({target})"
             )
-        input = input.to(target)
+        input = cast(input, target)
     else:
         (input,) = autocast_inputs("norm", input)  # float32 under CUDA autocast
     axes = normalize_dims("norm", dim, input.ndim)
@@ -281,7 +280,7 @@ def norm(
     if p == "fro" or p == 2:
         return Norm2.apply(input, axes, keepdim)
     if p == 1:
-        return input.abs().sum(axes, keepdim)
+        return reductions.sum(unary.abs(input), axes, keepdim)
     if p in (math.inf, -math.inf):
         return NormInf.apply(input, p < 0, axes, keepdim)
     return NormP.apply(input, float(p), axes, keepdim)

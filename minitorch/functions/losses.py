@@ -7,24 +7,21 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from minitorch.errors import MiniTorchError
+from minitorch.functions import reductions
+from minitorch.functions.arithmetic import mul, sub
 from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.class_losses import NLLLoss, _check_reduction, cross_entropy, nll_loss
 from minitorch.functions.pointwise_losses import broadcast_pair, weighted_reduce
 from minitorch.switches import SWITCHES
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T
 
 __all__ = ["NLLLoss", "cross_entropy", "mse_loss", "nll_loss"]
 
 
 def mse_loss(
-    input: TensorBase, target: TensorBase, reduction: str = "mean", *, weight: TensorBase | None = None
-) -> Tensor:
+    input: T, target: T, reduction: str = "mean", *, weight: T | None = None
+) -> T:
     """Mean (or sum) of squared differences; ``weight`` (input's shape) rescales each one, as PyTorch's.
 
     With a weight, ``'mean'`` is the weighted mean ``sum(w * d**2) / sum(w)``.
@@ -37,12 +34,12 @@ def mse_loss(
         raise MiniTorchError(
             f"mse_loss: needs floating-point tensors, got {input.dtype} and {target.dtype}; convert with .float()"
         )
-    diff = input - target
-    sq = diff * diff
+    diff = sub(input, target)
+    sq = mul(diff, diff)
     if weight is not None:
         return weighted_reduce("mse_loss", sq, weight, reduction, mean_by_weight=True)
     if reduction == "mean":
-        return sq.mean()
+        return reductions.mean(sq)
     if reduction == "sum":
-        return sq.sum()
+        return reductions.sum(sq)
     return sq

@@ -8,19 +8,16 @@ incoming gradient where the element was kept, zero where it was replaced.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, check_int
-from minitorch.functions.arithmetic import unbroadcast
+from minitorch.functions.arithmetic import Operand, unbroadcast
 from minitorch.functions.conversion import cast
 from minitorch.functions.elementwise_logic import where
 from minitorch.hints import Array, Gradients
 from minitorch.size import broadcast_shape
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 class MaskedFill(Function):
@@ -60,7 +57,7 @@ class Triangle(Function):
         return (xp.triu(grad, ctx.diagonal) if ctx.upper else xp.tril(grad, ctx.diagonal)), None, None
 
 
-def masked_fill(x: TensorBase, mask: TensorBase, value: Any) -> Tensor:
+def masked_fill(x: T, mask: T, value: Operand[T]) -> T:
     """``x`` with ``value`` wherever the bool ``mask`` is True; x and mask broadcast together.
 
     The in-place ``masked_fill_`` needs a mask that broadcasts to x's own shape (the result
@@ -91,17 +88,17 @@ def masked_fill(x: TensorBase, mask: TensorBase, value: Any) -> Tensor:
     return MaskedFill.apply(x, mask, value)
 
 
-def _triangle(op: str, x: TensorBase, diagonal: int, upper: bool) -> Tensor:
+def _triangle(op: str, x: T, diagonal: int, upper: bool) -> T:
     if x.ndim < 2:
         raise MiniTorchError(f"{op}: input tensor must have at least 2 dimensions, got shape {tuple(x.shape)}")
     return Triangle.apply(x, check_int(op, "diagonal", diagonal), upper)
 
 
-def tril(x: TensorBase, diagonal: int = 0) -> Tensor:
+def tril(x: T, diagonal: int = 0) -> T:
     """The lower triangle of the last two dims (elements with j <= i + diagonal), zeros above."""
     return _triangle("tril", x, diagonal, False)
 
 
-def triu(x: TensorBase, diagonal: int = 0) -> Tensor:
+def triu(x: T, diagonal: int = 0) -> T:
     """The upper triangle of the last two dims (elements with j >= i + diagonal), zeros below."""
     return _triangle("triu", x, diagonal, True)

@@ -13,17 +13,14 @@ Faster CPU kernels (windows that tile the image, the offset walk) are in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.conv import check_unsupported, col2im, pool_geometry, windows
 from minitorch.functions.shape import squeeze, unsqueeze
 from minitorch.hints import Array, Gradients
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 def winner_mask(xp: Any, flat: Array, best: Array, real: Array) -> Array:
@@ -79,14 +76,14 @@ class MaxPool2d(Function):
 
 
 def max_pool2d(
-    input: TensorBase,
+    input: T,
     kernel_size: Any,
     stride: Any = None,
     padding: Any = 0,
     dilation: Any = 1,
     ceil_mode: bool = False,
     return_indices: bool = False,
-) -> Tensor:
+) -> T:
     """Maximum over each window of ``input`` (N, C, H, W), or of one unbatched ``input`` (C, H, W) as in
     PyTorch; ``stride`` defaults to the kernel size (also when given as None or an empty tuple).
     ``padding`` adds a border of -inf (at most half the kernel, as PyTorch requires).

@@ -11,17 +11,15 @@ x (and the weight) for backward, which computes xhat again from x. (The CPU's fa
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import float16, float32
 from minitorch.errors import MiniTorchError
 from minitorch.functions.autocast_policy import autocast_inputs
+from minitorch.functions.shape import reshape
 from minitorch.hints import Array, Gradients
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 def _check_dtype(op: str, x: TensorBase, name: str, t: TensorBase) -> None:
@@ -138,15 +136,15 @@ def update_running_statistics(
 
 
 def batch_norm(
-    input: TensorBase,
-    running_mean: TensorBase | None,
-    running_var: TensorBase | None,
-    weight: TensorBase | None = None,
-    bias: TensorBase | None = None,
+    input: T,
+    running_mean: T | None,
+    running_var: T | None,
+    weight: T | None = None,
+    bias: T | None = None,
     training: bool = False,
     momentum: float = 0.1,
     eps: float = 1e-5,
-) -> Tensor:
+) -> T:
     """Normalise each channel (dim 1) of ``input`` (N, C) or (N, C, H, W), as ``torch.nn.functional.batch_norm``.
 
     In training the batch statistics are used and the running ones (if given) are updated
@@ -177,8 +175,8 @@ def batch_norm(
     if not training and (running_mean is None or running_var is None):
         raise MiniTorchError("batch_norm: evaluation mode needs running_mean and running_var")
     stat_shape = (1, c) + (1,) * (input.ndim - 2)
-    w = weight.reshape(stat_shape) if weight is not None else None
-    b = bias.reshape(stat_shape) if bias is not None else None
+    w = reshape(weight, stat_shape) if weight is not None else None
+    b = reshape(bias, stat_shape) if bias is not None else None
     # The running statistics go in as arrays, not tensors: buffers the op updates in place, no
     # part of the graph. (So minitorch.compile runs a step with them eagerly, as an array
     # argument is a graph break there: the module's batch counter, bumped outside any op,
@@ -240,12 +238,12 @@ def normalize_rows(xp: Any, x: Array, axes: tuple[int, ...], eps: float) -> tupl
 
 
 def layer_norm(
-    input: TensorBase,
+    input: T,
     normalized_shape: int | list[int] | tuple[int, ...],
-    weight: TensorBase | None = None,
-    bias: TensorBase | None = None,
+    weight: T | None = None,
+    bias: T | None = None,
     eps: float = 1e-5,
-) -> Tensor:
+) -> T:
     """Normalise each sample over its last dims ``normalized_shape``, as ``torch.nn.functional.layer_norm``."""
     if input.data.dtype.kind != "f":
         raise MiniTorchError(

@@ -10,19 +10,18 @@ backward has to scatter.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, check_dim, check_int
 from minitorch.functions.bounds import check_index_range
+from minitorch.functions.conversion import Clone
 from minitorch.functions.indexing import scatter_into_zeros
+from minitorch.functions.shape import reshape
 from minitorch.hints import Array, Gradients
 from minitorch.return_types import SortResult, TopKResult
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 def along_axis(xp: Any, index: Array, axis: int) -> tuple[Array, ...]:
@@ -72,18 +71,18 @@ def sort_order(xp: Any, a: Array, axis: int, descending: bool) -> Array:
     return xp.flip(a.shape[axis] - 1 - order, axis).astype("int64", copy=False)
 
 
-def as_1d(op: str, a: TensorBase, dim: int) -> tuple[Tensor, int]:
+def as_1d(op: str, a: T, dim: int) -> tuple[T, int]:
     """A 0-d tensor seen as 1-d (PyTorch treats it as one element); ``dim`` checked."""
     axis = check_dim(op, dim, a.ndim)
-    return (a.reshape(1), 0) if a.ndim == 0 else (a, axis)
+    return (reshape(a, 1), 0) if a.ndim == 0 else (a, axis)
 
 
-def back_to_0d(a: TensorBase, *outs: TensorBase) -> tuple[Tensor, ...]:
+def back_to_0d(a: T, *outs: T) -> tuple[T, ...]:
     """Undo ``as_1d`` on results: 0-d input, 0-d outputs."""
-    return tuple(o.reshape(()) if a.ndim == 0 else o for o in outs)
+    return tuple(reshape(o, ()) if a.ndim == 0 else o for o in outs)
 
 
-def _constant(array: Array) -> Tensor:
+def _constant(array: Array) -> Any:
     """An index result: a tensor that is not part of the graph."""
     return TensorBase._make(array, None, False)
 
@@ -99,7 +98,7 @@ def sort(input: TensorBase, dim: int = -1, descending: bool = False, stable: boo
     return SortResult(*back_to_0d(input, values, _constant(index)))
 
 
-def argsort(input: TensorBase, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+def argsort(input: T, dim: int = -1, descending: bool = False, stable: bool = False) -> T:
     """The indices that sort ``input`` along ``dim`` (``sort(a, dim).indices``)."""
     x, axis = as_1d("argsort", input, dim)
     index = sort_order(backends.module_of(x.data), x.data, axis, descending)
@@ -142,7 +141,7 @@ class Flip(Function):
         return ctx.xp.flip(grad, ctx.axes), None
 
 
-def flip(input: TensorBase, *dims_given: Any, dims: Sequence[int] | None = None) -> Tensor:
+def flip(input: T, *dims_given: Any, dims: Sequence[int] | None = None) -> T:
     """A copy reversed along each of ``dims``: ``flip(x, 0, 1)``, ``flip(x, [0, 1])``, ``flip(x, dims=[0])``."""
     if dims is not None:
         dims_given = (dims,)
@@ -169,7 +168,7 @@ class Roll(Function):
         return ctx.xp.roll(grad, back, ctx.axes), None, None
 
 
-def roll(input: TensorBase, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
+def roll(input: T, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> T:
     """``input`` shifted cyclically by ``shifts`` along ``dims`` (over all elements when dims is None)."""
     shift_list = tuple(shifts) if isinstance(shifts, (tuple, list)) else (shifts,)
     shift_list = tuple(check_int("roll", "shifts", s) for s in shift_list)
@@ -188,6 +187,6 @@ def roll(input: TensorBase, shifts: int | Sequence[int], dims: int | Sequence[in
     if input.ndim == 0:
         raise IndexError(f"roll: dimension specified as {dim_list[0]} but tensor has no dimensions")
     if input.data.size == 0:  # nothing to move: PyTorch returns a copy without checking dims
-        return input.clone()
+        return Clone.apply(input)
     axes = tuple(check_dim("roll", d, input.ndim) for d in dim_list)
     return Roll.apply(input, shift_list, axes)

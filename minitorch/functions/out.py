@@ -8,18 +8,13 @@ otherwise it is copied into ``out``'s memory, so views of ``out`` see it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from minitorch.dtypes import dtype_of_array
 from minitorch.errors import MiniTorchError
 from minitorch.switches import SWITCHES
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
-def write_out(out: Any, result: TensorBase, op: str) -> Tensor:
+def write_out(out: T, result: T, op: str) -> T:
     """Put ``result`` into ``out`` (a Tensor) and return ``out``."""
     if not isinstance(out, TensorBase):
         raise TypeError(f"{op}(): argument 'out' must be Tensor, not {type(out).__name__}")

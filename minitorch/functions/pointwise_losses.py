@@ -22,21 +22,19 @@ mismatch is almost always an (N, 1) output against (N,) targets, which broadcast
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchValueError, warn_user
-from minitorch.functions.arithmetic import promote
+from minitorch.functions import reductions, unary
+from minitorch.functions.arithmetic import div, mul, promote, sub
 from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.shape import expand
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.size import broadcast_shape
 from minitorch.switches import SWITCHES
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 REDUCTIONS = ("mean", "sum", "none")
 # BCE's backward divides by p (1 - p), kept >= PyTorch's EPSILON: 1e-12 stored as a float32
@@ -87,7 +85,7 @@ def _check_pair(op: str, input: Any, target: Any) -> None:
         )
 
 
-def broadcast_pair(op: str, input: Any, target: Any) -> tuple[Tensor, Tensor]:
+def broadcast_pair(op: str, input: Any, target: Any) -> tuple[T, T]:
     """Both Tensors, expanded to one shape: a target of another shape broadcasts with a warning.
 
     PyTorch's regression losses do the same (its warning, word for word, then the fix). Shapes
@@ -138,7 +136,7 @@ def _check_constant(op: str, name: str, t: TensorBase | None, shape: Shape) -> N
         )
 
 
-def weighted_reduce(op: str, loss: TensorBase, weight: Any, reduction: str, mean_by_weight: bool) -> Tensor:
+def weighted_reduce(op: str, loss: T, weight: T, reduction: str, mean_by_weight: bool) -> T:
     """``loss * weight`` reduced, for the ``weight=`` of mse/l1/huber (composed of ops, so ``weight`` may need grad).
 
     PyTorch requires ``weight`` to have the input's shape. Its ``'mean'`` is
@@ -151,12 +149,12 @@ def weighted_reduce(op: str, loss: TensorBase, weight: Any, reduction: str, mean
             f"{op}: Weights and input must have the same size, got weight {tuple(weight.shape)} and input "
             f"{tuple(loss.shape)}"
         )
-    weighted = loss * weight
+    weighted = mul(loss, weight)
     if reduction == "none":
         return weighted
     if reduction == "sum":
-        return weighted.sum()
-    return weighted.sum() / weight.sum() if mean_by_weight else weighted.mean()
+        return reductions.sum(weighted)
+    return div(reductions.sum(weighted), reductions.sum(weight)) if mean_by_weight else reductions.mean(weighted)
 
 
 # ---------------------------------------------------------------------- binary cross-entropy
@@ -194,8 +192,8 @@ class BinaryCrossEntropy(Function):
 
 
 def binary_cross_entropy(
-    input: TensorBase, target: TensorBase, weight: TensorBase | None = None, reduction: str = "mean"
-) -> Tensor:
+    input: T, target: T, weight: T | None = None, reduction: str = "mean"
+) -> T:
     """Binary cross-entropy of probabilities ``input`` (in [0, 1]) against ``target`` of the same shape.
 
     ``weight`` (broadcast to the input's shape) rescales each element's loss. Prefer
@@ -277,12 +275,12 @@ class BinaryCrossEntropyWithLogits(Function):
 
 
 def binary_cross_entropy_with_logits(
-    input: TensorBase,
-    target: TensorBase,
-    weight: TensorBase | None = None,
+    input: T,
+    target: T,
+    weight: T | None = None,
     reduction: str = "mean",
-    pos_weight: TensorBase | None = None,
-) -> Tensor:
+    pos_weight: T | None = None,
+) -> T:
     """BCE of ``sigmoid(input)`` against ``target``, computed stably from the logits in one op.
 
     ``weight`` rescales each element's loss; ``pos_weight`` (broadcast along the last
@@ -311,7 +309,7 @@ def _as_constant(t: TensorBase | None, dtype: Any) -> TensorBase | None:
 
 
 # ---------------------------------------------------------------------- L1, smooth L1, Huber
-def _regression_pair(op: str, input: TensorBase, target: TensorBase, reduction: str) -> tuple[Tensor, Tensor]:
+def _regression_pair(op: str, input: T, target: T, reduction: str) -> tuple[T, T]:
     """The shared checks of l1/smooth_l1/huber; the pair promoted to one dtype."""
     _check_reduction(op, reduction)
     input, target = broadcast_pair(op, input, target)
@@ -321,25 +319,25 @@ def _regression_pair(op: str, input: TensorBase, target: TensorBase, reduction: 
         raise MiniTorchError(
             f"{op}: needs floating-point tensors, got {input.dtype} and {target.dtype}; convert with .float()"
         )
-    result: tuple[TensorBase, TensorBase] = promote(input, target)
+    result: tuple[T, T] = promote(input, target)
     return result
 
 
 def l1_loss(
-    input: TensorBase, target: TensorBase, reduction: str = "mean", *, weight: TensorBase | None = None
-) -> Tensor:
+    input: T, target: T, reduction: str = "mean", *, weight: T | None = None
+) -> T:
     """Mean (or sum) absolute difference ``|input - target|``; its gradient is ``sign(input - target)``.
 
     ``weight`` (input's shape) rescales each element; ``'mean'`` is then ``sum(w |d|) / sum(w)``.
     """
     input, target = _regression_pair("l1_loss", input, target, reduction)
-    loss = (input - target).abs()
+    loss = unary.abs(sub(input, target))
     if weight is not None:
         return weighted_reduce("l1_loss", loss, weight, reduction, mean_by_weight=True)
     if reduction == "mean":
-        return loss.mean()
+        return reductions.mean(loss)
     if reduction == "sum":
-        return loss.sum()
+        return reductions.sum(loss)
     return loss
 
 
@@ -404,7 +402,7 @@ def _positive_number(op: str, name: str, value: Any, allow_zero: bool) -> float:
     return value
 
 
-def smooth_l1_loss(input: TensorBase, target: TensorBase, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+def smooth_l1_loss(input: T, target: T, reduction: str = "mean", beta: float = 1.0) -> T:
     """Smooth L1: quadratic for ``|input - target| < beta``, linear beyond; ``beta=0`` is ``l1_loss``."""
     beta = _positive_number("smooth_l1_loss", "beta", beta, allow_zero=True)
     if beta == 0:  # the quadratic part vanishes (and would divide by zero): PyTorch calls l1_loss
@@ -414,8 +412,8 @@ def smooth_l1_loss(input: TensorBase, target: TensorBase, reduction: str = "mean
 
 
 def huber_loss(
-    input: TensorBase, target: TensorBase, reduction: str = "mean", delta: float = 1.0, weight: TensorBase | None = None
-) -> Tensor:
+    input: T, target: T, reduction: str = "mean", delta: float = 1.0, weight: T | None = None
+) -> T:
     """Huber loss: ``0.5 d**2`` for ``|d| < delta``, ``delta (|d| - delta / 2)`` beyond (d = input - target).
 
     ``weight`` (input's shape) rescales each element; ``'mean'`` is then ``mean(w * loss)``, as PyTorch's.

@@ -13,17 +13,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchValueError, check_int
 from minitorch.functions.conv import accumulator, col2im, pool_geometry, windows
 from minitorch.functions.shape import squeeze, unsqueeze
 from minitorch.hints import Array, Gradients
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 class AvgPool2d(Function):
@@ -53,14 +50,14 @@ class AvgPool2d(Function):
 
 
 def avg_pool2d(
-    input: TensorBase,
+    input: T,
     kernel_size: Any,
     stride: Any = None,
     padding: Any = 0,
     ceil_mode: bool = False,
     count_include_pad: bool = True,
     divisor_override: int | None = None,
-) -> Tensor:
+) -> T:
     """Mean over each window of ``input`` (N, C, H, W) or (C, H, W); ``stride`` defaults to the kernel.
 
     ``padding`` adds zeros, counted in every window's divisor (at most half the kernel, as
@@ -137,7 +134,7 @@ def averaging_matrices(xp: Any, in_size: Any, out_size: Any, dtype: Any) -> tupl
     return averaging_matrix(xp, h, oh, dtype), averaging_matrix(xp, w, ow, dtype)
 
 
-def adaptive_avg_pool2d(input: TensorBase, output_size: Any) -> Tensor:
+def adaptive_avg_pool2d(input: T, output_size: Any) -> T:
     """Average ``input`` (N, C, H, W) or (C, H, W) down (or up) to ``output_size`` (an int or a
     pair; None in the pair keeps that input size). Windows as PyTorch's: see ``AdaptiveAvgPool2d``."""
     sizes = (output_size, output_size) if not isinstance(output_size, (tuple, list)) else tuple(output_size)

@@ -10,11 +10,12 @@ element is the sum of its copies' gradients.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim, check_int, check_sizes
+from minitorch.functions import reductions
 from minitorch.functions.arithmetic import mul
 from minitorch.functions.autocast_policy import autocast_inputs, autocast_paused
 from minitorch.functions.indexing import getitem, scatter_into_zeros
@@ -22,13 +23,10 @@ from minitorch.functions.linalg import matmul
 from minitorch.functions.shape import _shape_args, cat, permute, reshape
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
-def narrow(input: TensorBase, dim: int, start: int, length: int) -> Tensor:
+def narrow(input: T, dim: int, start: int, length: int) -> T:
     """``length`` elements of ``input`` along ``dim`` from ``start`` (a view: the slice a[..., start:start+length])."""
     if input.ndim == 0:  # before the dim check: PyTorch's RuntimeError, not an IndexError
         raise MiniTorchError("narrow() cannot be applied to a 0-dim tensor")
@@ -48,7 +46,7 @@ def narrow(input: TensorBase, dim: int, start: int, length: int) -> Tensor:
     return getitem(input, (slice(None),) * axis + (slice(start, start + length),))
 
 
-def select(input: TensorBase, dim: int, index: int) -> Tensor:
+def select(input: T, dim: int, index: int) -> T:
     """The slice at ``index`` along ``dim``, that dim removed (``a[:, index]`` for dim 1; a view)."""
     if input.ndim == 0:
         raise MiniTorchIndexError("select() cannot be applied to a 0-dim tensor")
@@ -62,7 +60,7 @@ def select(input: TensorBase, dim: int, index: int) -> Tensor:
     return getitem(input, (slice(None),) * axis + (index % n,))
 
 
-def unbind(input: TensorBase, dim: int = 0) -> tuple[Tensor, ...]:
+def unbind(input: T, dim: int = 0) -> tuple[T, ...]:
     """Every slice along ``dim``, that dim removed: ``tuple(a.select(dim, i) for i in range(n))``."""
     if input.ndim == 0:
         raise MiniTorchIndexError("unbind: dimension specified as 0 but tensor has no dimensions")
@@ -70,7 +68,7 @@ def unbind(input: TensorBase, dim: int = 0) -> tuple[Tensor, ...]:
     return tuple(select(input, axis, i) for i in range(input.shape[axis]))
 
 
-def movedim(input: TensorBase, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
+def movedim(input: T, source: int | Sequence[int], destination: int | Sequence[int]) -> T:
     """Move dimension(s) ``source`` to position(s) ``destination``; the others keep their order (a permute)."""
     src = (source,) if not isinstance(source, (tuple, list)) else tuple(source)
     dst = (destination,) if not isinstance(destination, (tuple, list)) else tuple(destination)
@@ -113,7 +111,7 @@ class Repeat(Function):
         return summed.reshape(ctx.in_shape), None
 
 
-def repeat(a: TensorBase, *sizes: Any) -> Tensor:
+def repeat(a: T, *sizes: Any) -> T:
     """``a`` copied ``sizes[d]`` times along each dim (a copy, not a view; more sizes add leading dims)."""
     sizes = _shape_args("repeat", "repeats", sizes)
     if len(sizes) < a.ndim:
@@ -126,7 +124,7 @@ def repeat(a: TensorBase, *sizes: Any) -> Tensor:
     return Repeat.apply(a, sizes)
 
 
-def tile(input: TensorBase, dims: Sequence[int]) -> Tensor:
+def tile(input: T, dims: Sequence[int]) -> T:
     """``repeat``, except that fewer ``dims`` than ``input`` has are padded with 1s at the front."""
     dims = check_sizes("tile", "dims", dims)
     return repeat(input, (1,) * (input.ndim - len(dims)) + dims)
@@ -150,12 +148,12 @@ class RepeatInterleave(Function):
 
 
 def repeat_interleave(
-    input: TensorBase,
-    repeats: int | TensorBase | None = None,
+    input: T,
+    repeats: int | T | None = None,
     dim: int | None = None,
     *,
     output_size: int | None = None,
-) -> Tensor:
+) -> T:
     """Each element (or slice along ``dim``) repeated ``repeats`` times in a row; flattened when dim is None.
 
     ``repeat_interleave(counts)`` with one 1-D int tensor gives each position i repeated counts[i]
@@ -176,7 +174,7 @@ def repeat_interleave(
     return out
 
 
-def _repeat_interleave(input: TensorBase, repeats: int | TensorBase, dim: int | None) -> Tensor:
+def _repeat_interleave(input: T, repeats: int | T, dim: int | None) -> T:
     if dim is None:
         input, dim = reshape(input, -1), 0
     elif input.ndim == 0:
@@ -186,7 +184,7 @@ def _repeat_interleave(input: TensorBase, repeats: int | TensorBase, dim: int | 
         if repeats.data.dtype.kind not in "iu" or repeats.ndim > 1:
             raise MiniTorchError(f"repeat_interleave: repeats must be an int or a 1-D int64 tensor, got {repeats!r}")
         # The output size depends on the counts, so they are read on the host (PyTorch syncs too).
-        counts = repeats.reshape(-1).tolist()
+        counts = reshape(repeats, -1).tolist()
         if len(counts) not in (1, input.shape[axis]):
             raise MiniTorchError(
                 f"repeat_interleave: repeats must have the same size as input along dim {axis}: "
@@ -230,7 +228,7 @@ class Diag(Function):
         return scatter_into_zeros(xp, ctx.in_shape, grad.dtype, on_diagonal, grad), None
 
 
-def diag(input: TensorBase, diagonal: int = 0) -> Tensor:
+def diag(input: T, diagonal: int = 0) -> T:
     """A 1-D tensor as a diagonal matrix, or the diagonal of a 2-D one (``diagonal`` > 0: above it)."""
     if input.ndim not in (1, 2):
         raise MiniTorchError(f"diag(): supports 1D or 2D tensors, got {input.ndim}D (shape {tuple(input.shape)})")
@@ -254,7 +252,7 @@ class Diagonal(Function):
         return scatter_into_zeros(xp, ctx.in_shape, grad.dtype, on_diagonal, grad), None
 
 
-def diagonal(input: TensorBase, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+def diagonal(input: T, offset: int = 0, dim1: int = 0, dim2: int = 1) -> T:
     """The diagonal ``offset`` (> 0: above it) of the matrices in dims ``dim1`` and ``dim2``, as the last dim."""
     _both_tensors("diagonal", input, "input", input)
     offset = check_int("diagonal", "offset", offset)
@@ -264,19 +262,19 @@ def diagonal(input: TensorBase, offset: int = 0, dim1: int = 0, dim2: int = 1) -
     return Diagonal.apply(movedim(input, (d1, d2), (-2, -1)), offset)
 
 
-def trace(input: TensorBase) -> Tensor:
+def trace(input: T) -> T:
     """The sum of a matrix's main diagonal."""
     _both_tensors("trace", input, "input", input)
     if input.ndim != 2:
         raise MiniTorchError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     if SWITCHES.autocast is None:
-        return diagonal(input).sum()
+        return reductions.sum(diagonal(input))
     (input,) = autocast_inputs("trace", input)  # float32 under CPU autocast
     with autocast_paused():  # the sum inside is part of trace, not an op of its own (float32 on CUDA)
-        return diagonal(input).sum()
+        return reductions.sum(diagonal(input))
 
 
-def outer(input: TensorBase, vec2: TensorBase) -> Tensor:
+def outer(input: T, vec2: T) -> T:
     """out[i][j] = a[i] * b[j] for 1-D ``input`` and ``vec2`` (the usual dtype promotion)."""
     _both_tensors("outer", input, "vec2", vec2)
     for name, t in (("self", input), ("vec2", vec2)):
@@ -285,7 +283,7 @@ def outer(input: TensorBase, vec2: TensorBase) -> Tensor:
     return mul(reshape(input, -1, 1), reshape(vec2, 1, -1))
 
 
-def dot(input: TensorBase, tensor: TensorBase) -> Tensor:
+def dot(input: T, tensor: T) -> T:
     """The sum of a[i] * b[i] for two 1-D tensors of one size and one dtype (a 0-d result)."""
     _both_tensors("dot", input, "tensor", tensor)
     if input.ndim != 1 or tensor.ndim != 1:
@@ -305,7 +303,7 @@ def dot(input: TensorBase, tensor: TensorBase) -> Tensor:
 
 
 # ---------------------------------------------------------------------- broadcasting and joining
-def concat(tensors: Sequence[TensorBase], dim: int = 0) -> Tensor:
+def concat(tensors: Sequence[T], dim: int = 0) -> T:
     """Another name for ``cat``."""
     return cat(tensors, dim)
 
@@ -313,19 +311,19 @@ def concat(tensors: Sequence[TensorBase], dim: int = 0) -> Tensor:
 concatenate = concat
 
 
-def hstack(tensors: Sequence[TensorBase]) -> Tensor:
+def hstack(tensors: Sequence[T]) -> T:
     """Join along dim 1 (dim 0 for 1-D tensors): side by side."""
     tensors = [reshape(t, 1) if t.ndim == 0 else t for t in _tensor_list("hstack", tensors)]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
-def vstack(tensors: Sequence[TensorBase]) -> Tensor:
+def vstack(tensors: Sequence[T]) -> T:
     """Join along dim 0, 1-D tensors becoming rows: one on top of the other."""
     tensors = [reshape(t, 1, -1) if t.ndim < 2 else t for t in _tensor_list("vstack", tensors)]
     return cat(tensors, 0)
 
 
-def _tensor_list(op: str, tensors: Any) -> list[Tensor]:
+def _tensor_list(op: str, tensors: Sequence[T]) -> list[T]:
     if not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{op}(): argument 'tensors' must be a tuple or list of Tensors, not {type(tensors).__name__}")
     if not tensors:  # PyTorch's RuntimeError
@@ -334,7 +332,7 @@ def _tensor_list(op: str, tensors: Any) -> list[Tensor]:
 
 
 # ---------------------------------------------------------------------- chunk and split (views along a dimension)
-def _pieces(x: TensorBase, dim: int, sizes: Sequence[int]) -> tuple[Tensor, ...]:
+def _pieces(x: T, dim: int, sizes: Sequence[int]) -> tuple[T, ...]:
     """Slices of ``x`` along ``dim`` with the given lengths, in order."""
     before = (slice(None),) * dim
     out, start = [], 0
@@ -344,7 +342,7 @@ def _pieces(x: TensorBase, dim: int, sizes: Sequence[int]) -> tuple[Tensor, ...]
     return tuple(out)
 
 
-def split(x: TensorBase, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+def split(x: T, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[T, ...]:
     """Pieces of ``split_size`` along ``dim`` (the last one may be shorter), or of the listed sizes."""
     dim = check_dim("split", dim, x.ndim)
     n = x.shape[dim] if x.ndim else 1
@@ -364,7 +362,7 @@ def split(x: TensorBase, split_size_or_sections: int | Sequence[int], dim: int =
     return _pieces(x, dim, [min(size, n - i * size) for i in range(count)])
 
 
-def chunk(x: TensorBase, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+def chunk(x: T, chunks: int, dim: int = 0) -> tuple[T, ...]:
     """``chunks`` pieces along ``dim`` of ceil(n / chunks) elements each (fewer if n runs out), as PyTorch."""
     chunks = check_int("chunk", "chunks", chunks)
     if chunks <= 0:

@@ -36,17 +36,14 @@ rounding; ``minitorch.kernels.use_fast_kernels(False)`` runs this file instead.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.indexing import getitem
 from minitorch.functions.shape import reshape
 from minitorch.hints import Array, Gradients
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 def _sigmoid(xp: Any, z: Array) -> Array:
@@ -324,15 +321,15 @@ def _check(
 
 
 def lstm_layer(
-    x: TensorBase,
-    h0: TensorBase,
-    c0: TensorBase,
-    w_ih: TensorBase,
-    w_hh: TensorBase,
-    b_ih: TensorBase | None,
-    b_hh: TensorBase | None,
-    w_hr: TensorBase | None = None,
-) -> tuple[Tensor, Tensor, Tensor]:
+    x: T,
+    h0: T,
+    c0: T,
+    w_ih: T,
+    w_hh: T,
+    b_ih: T | None,
+    b_hh: T | None,
+    w_hr: T | None = None,
+) -> tuple[T, T, T]:
     """One LSTM layer over x (T, N, I) from (h0, c0): returns (all h (T, N, P), h_T, c_T).
 
     ``w_hr`` (P, H), PyTorch's ``weight_hr``, projects each h to size P (``LSTM(proj_size=P)``).
@@ -347,8 +344,8 @@ def lstm_layer(
 
 
 def gru_layer(
-    x: TensorBase, h0: TensorBase, w_ih: TensorBase, w_hh: TensorBase, b_ih: TensorBase | None, b_hh: TensorBase | None
-) -> tuple[Tensor, Tensor]:
+    x: T, h0: T, w_ih: T, w_hh: T, b_ih: T | None, b_hh: T | None
+) -> tuple[T, T]:
     """One GRU layer over x (T, N, I) from h0: returns (all h (T, N, H), h_T)."""
     _check("gru", x, [(h0, w_hh.shape[1])], w_ih, w_hh, 3)
     out = GRULayer.apply(x, h0, w_ih, w_hh, b_ih, b_hh)
@@ -356,14 +353,14 @@ def gru_layer(
 
 
 def rnn_layer(
-    x: TensorBase,
-    h0: TensorBase,
-    w_ih: TensorBase,
-    w_hh: TensorBase,
-    b_ih: TensorBase | None,
-    b_hh: TensorBase | None,
+    x: T,
+    h0: T,
+    w_ih: T,
+    w_hh: T,
+    b_ih: T | None,
+    b_hh: T | None,
     nonlinearity: str = "tanh",
-) -> tuple[Tensor, Tensor]:
+) -> tuple[T, T]:
     """One tanh/relu RNN layer over x (T, N, I) from h0: returns (all h (T, N, H), h_T)."""
     if nonlinearity not in ("tanh", "relu"):
         raise MiniTorchError(f"rnn: unknown nonlinearity {nonlinearity!r} (use 'tanh' or 'relu')")

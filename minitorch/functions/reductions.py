@@ -6,13 +6,13 @@ first put the reduced dimensions back as size 1 (``keepdim``), then broadcast.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
-from minitorch.dtypes import default_float
+from minitorch.dtypes import default_float, get_dtype, int64
 from minitorch.errors import MiniTorchError, MiniTorchIndexError, check_dim
 from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.conversion import cast
@@ -20,10 +20,7 @@ from minitorch.functions.elementwise_logic import maximum, minimum
 from minitorch.hints import Array, DTypeLike, Gradients
 from minitorch.return_types import MaxResult, MinResult, ValuesIndices
 from minitorch.switches import SWITCHES
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 Pair = TypeVar("Pair", bound=ValuesIndices)  # MaxResult or MinResult
 
@@ -286,26 +283,26 @@ class LogSumExp(Function):
 
 # ---------------------------------------------------------------------- user functions
 def sum(
-    a: TensorBase,
+    a: T,
     dim: Dims = None,
     keepdim: bool = False,
     dtype: DTypeLike | None = None,
     *,
     keepdims: bool | None = None,
-) -> Tensor:
+) -> T:
     """Sum of all elements, or over ``dim`` (an int or a tuple)."""
     keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
         (a,) = autocast_inputs("sum", a)
     if dtype is not None:
-        a = a.to(dtype)
+        a = cast(a, get_dtype(dtype))
     elif a.data.dtype.kind == "b":
-        a = a.long()
+        a = cast(a, int64)
     axes = tuple(range(a.data.ndim)) if dim is None else normalize_dims("sum", dim, a.data.ndim)
     return Sum.apply(a, axes, keepdim)
 
 
-def mean(a: TensorBase, dim: Dims = None, keepdim: bool = False, *, keepdims: bool | None = None) -> Tensor:
+def mean(a: T, dim: Dims = None, keepdim: bool = False, *, keepdims: bool | None = None) -> T:
     """Mean of all elements, or over ``dim``; needs a floating-point tensor, as in PyTorch."""
     keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
@@ -318,14 +315,14 @@ def mean(a: TensorBase, dim: Dims = None, keepdim: bool = False, *, keepdims: bo
     return Mean.apply(a, normalize_dims("mean", dim, a.ndim), keepdim)
 
 
-def amax(a: TensorBase, dim: Dims = None, keepdim: bool = False, *, keepdims: bool | None = None) -> Tensor:
+def amax(a: T, dim: Dims = None, keepdim: bool = False, *, keepdims: bool | None = None) -> T:
     """Largest value over ``dim`` (all dims when None); ties share the gradient."""
     keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     _check_not_empty("amax", a, dim)
     return Amax.apply(a, normalize_dims("amax", dim, a.ndim), keepdim)
 
 
-def amin(a: TensorBase, dim: Dims = None, keepdim: bool = False, *, keepdims: bool | None = None) -> Tensor:
+def amin(a: T, dim: Dims = None, keepdim: bool = False, *, keepdims: bool | None = None) -> T:
     """Smallest value over ``dim`` (all dims when None); ties share the gradient."""
     keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     _check_not_empty("amin", a, dim)
@@ -333,8 +330,8 @@ def amin(a: TensorBase, dim: Dims = None, keepdim: bool = False, *, keepdims: bo
 
 
 def max(
-    a: TensorBase, dim: int | TensorBase | None = None, keepdim: bool = False, *, keepdims: bool | None = None
-) -> Tensor | MaxResult:
+    a: T, dim: int | T | None = None, keepdim: bool = False, *, keepdims: bool | None = None
+) -> T | MaxResult:
     """``max(a)``: the largest element; ``max(a, dim)``: (values, indices) along ``dim``."""
     keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     if isinstance(dim, TensorBase):
@@ -347,8 +344,8 @@ def max(
 
 
 def min(
-    a: TensorBase, dim: int | TensorBase | None = None, keepdim: bool = False, *, keepdims: bool | None = None
-) -> Tensor | MinResult:
+    a: T, dim: int | T | None = None, keepdim: bool = False, *, keepdims: bool | None = None
+) -> T | MinResult:
     """``min(a)``: the smallest element; ``min(a, dim)``: (values, indices) along ``dim``."""
     keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     if isinstance(dim, TensorBase):
@@ -393,8 +390,8 @@ def _check_not_empty(op: str, a: TensorBase, dim: Dims) -> None:
 
 
 def var(
-    a: TensorBase, dim: Dims = None, unbiased: bool = True, keepdim: bool = False, correction: int | None = None
-, *, keepdims: bool | None = None) -> Tensor:
+    a: T, dim: Dims = None, unbiased: bool = True, keepdim: bool = False, correction: int | None = None
+, *, keepdims: bool | None = None) -> T:
     """Variance over ``dim``; ``unbiased=True`` divides by N - 1 (``correction`` overrides)."""
     keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     if a.data.dtype.kind != "f":
@@ -405,8 +402,8 @@ def var(
 
 
 def std(
-    a: TensorBase, dim: Dims = None, unbiased: bool = True, keepdim: bool = False, correction: int | None = None
-, *, keepdims: bool | None = None) -> Tensor:
+    a: T, dim: Dims = None, unbiased: bool = True, keepdim: bool = False, correction: int | None = None
+, *, keepdims: bool | None = None) -> T:
     """Standard deviation over ``dim``: the square root of ``var``."""
     keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     if a.data.dtype.kind != "f":
@@ -416,7 +413,7 @@ def std(
     return Std.apply(a, None if dim is None else normalize_dims("std", dim, a.ndim), correction, keepdim)
 
 
-def logsumexp(a: TensorBase, dim: Dims, keepdim: bool = False, *, keepdims: bool | None = None) -> Tensor:
+def logsumexp(a: T, dim: Dims, keepdim: bool = False, *, keepdims: bool | None = None) -> T:
     """log(sum(exp(a), dim)) without overflow."""
     keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     if a.data.dtype.kind != "f":
@@ -426,19 +423,19 @@ def logsumexp(a: TensorBase, dim: Dims, keepdim: bool = False, *, keepdims: bool
     return LogSumExp.apply(a, normalize_dims("logsumexp", dim, a.ndim), keepdim)
 
 
-def argmax(a: TensorBase, dim: int | None = None, keepdim: bool = False, *, keepdims: bool | None = None) -> Tensor:
+def argmax(a: T, dim: int | None = None, keepdim: bool = False, *, keepdims: bool | None = None) -> T:
     """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
     keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     return _arg_extreme("argmax", a, dim, keepdim)
 
 
-def argmin(a: TensorBase, dim: int | None = None, keepdim: bool = False, *, keepdims: bool | None = None) -> Tensor:
+def argmin(a: T, dim: int | None = None, keepdim: bool = False, *, keepdims: bool | None = None) -> T:
     """Index of the smallest element (of the flattened tensor when ``dim`` is None)."""
     keepdim = keepdim if keepdims is None else keepdims  # NumPy's spelling, which PyTorch accepts
     return _arg_extreme("argmin", a, dim, keepdim)
 
 
-def _arg_extreme(op: str, a: TensorBase, dim: int | None, keepdim: bool) -> Tensor:
+def _arg_extreme(op: str, a: T, dim: int | None, keepdim: bool) -> T:
     if a.data.dtype.kind == "b":
         raise MiniTorchError(f"{op}(): does not support bool input (as PyTorch); convert first, e.g. .long()")
     if a.data.size == 0 and (dim is None or a.shape[check_dim(op, dim, a.ndim)] == 0):

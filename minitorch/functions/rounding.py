@@ -6,16 +6,12 @@ same, with a zero backward); integer inputs stay integer.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import check_int
+from minitorch.functions.conversion import Clone
 from minitorch.functions.unary import require_tensor
 from minitorch.hints import Array, Gradients
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 class _Flat(Function):
@@ -75,7 +71,7 @@ def _not_bool(op: str, a: TensorBase) -> None:
         raise NotImplementedError(f"{op}(): not implemented for a bool tensor (shape {tuple(a.shape)}); convert first")
 
 
-def round(input: TensorBase, *, decimals: int = 0) -> Tensor:
+def round(input: T, *, decimals: int = 0) -> T:
     """Round each element to ``decimals`` places, halves to even (0.5 -> 0, 1.5 -> 2)."""
     require_tensor("round", input)
     _not_bool("round", input)
@@ -83,32 +79,32 @@ def round(input: TensorBase, *, decimals: int = 0) -> Tensor:
     if input.data.dtype.kind != "f":
         if decimals != 0:  # as PyTorch: integer tensors only round to whole numbers
             raise NotImplementedError(f"round(): decimals={decimals} not implemented for a {input.dtype} tensor")
-        return input.clone()
+        return Clone.apply(input)
     return Round.apply(input, decimals)
 
 
-def floor(input: TensorBase) -> Tensor:
+def floor(input: T) -> T:
     """The largest integer <= each element (integer tensors are returned as a copy)."""
     return _rounding("floor", Floor, input)
 
 
-def ceil(input: TensorBase) -> Tensor:
+def ceil(input: T) -> T:
     """The smallest integer >= each element (integer tensors are returned as a copy)."""
     return _rounding("ceil", Ceil, input)
 
 
-def trunc(input: TensorBase) -> Tensor:
+def trunc(input: T) -> T:
     """Each element rounded toward zero (integer tensors are returned as a copy)."""
     return _rounding("trunc", Trunc, input)
 
 
-def _rounding(op: str, function: type[Function], a: TensorBase) -> Tensor:
+def _rounding(op: str, function: type[Function], a: T) -> T:
     require_tensor(op, a)
     _not_bool(op, a)
-    return function.apply(a) if a.data.dtype.kind == "f" else a.clone()
+    return function.apply(a) if a.data.dtype.kind == "f" else Clone.apply(a)
 
 
-def sign(input: TensorBase) -> Tensor:
+def sign(input: T) -> T:
     """-1, 0 or 1 for each element by its sign (a bool tensor stays bool); zero gradient."""
     require_tensor("sign", input)
     return Sign.apply(input)

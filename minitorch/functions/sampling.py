@@ -9,7 +9,7 @@ Tensors on another device are sampled on the host and the result moved back.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -17,21 +17,18 @@ from minitorch import backends
 from minitorch.errors import MiniTorchError, check_int
 from minitorch.random import generator_or_default
 from minitorch.random import transforms as random_transforms
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 def _host(t: TensorBase) -> np.ndarray:
     return backends.to_device(t.data, "cpu") if t.device != "cpu" else t.data
 
 
-def _result(array: np.ndarray, like: TensorBase) -> Tensor:
+def _result(array: np.ndarray, like: T) -> T:
     return TensorBase._make(backends.to_device(np.ascontiguousarray(array), like.device), None, False)
 
 
-def bernoulli(input: TensorBase, p: float | None = None, *, generator: Any = None) -> Tensor:
+def bernoulli(input: T, p: float | None = None, *, generator: Any = None) -> T:
     """1 with probability ``input`` (elementwise), else 0, with ``input``'s dtype.
 
     ``bernoulli(t, p)`` uses the one probability ``p`` for every element instead.
@@ -54,7 +51,7 @@ def bernoulli(input: TensorBase, p: float | None = None, *, generator: Any = Non
     return _result(samples.astype(source.dtype), input)
 
 
-def multinomial(input: TensorBase, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
+def multinomial(input: T, num_samples: int, replacement: bool = False, *, generator: Any = None) -> T:
     """Indices drawn from the categories of each row of ``input`` (weights, not necessarily
     summing to 1): (rows, num_samples) for a 2-D ``input``, (num_samples,) for a 1-D one.
 

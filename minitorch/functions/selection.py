@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
@@ -23,14 +23,11 @@ from minitorch.functions.reductions import normalize_dims
 from minitorch.functions.shape import reshape
 from minitorch.hints import Array, Gradients
 from minitorch.size import broadcast_shape
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 # ---------------------------------------------------------------------- index checks
-def _check_index(op: str, index: Any) -> Tensor:
+def _check_index(op: str, index: T) -> T:
     """``index`` must be an integer (int64) tensor: NumPy would read a bool one as a mask."""
     if not isinstance(index, TensorBase):
         raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
@@ -56,14 +53,14 @@ def _check_fits(op: str, index: TensorBase, axis: int, limits: Sequence[tuple[st
 
 
 # ---------------------------------------------------------------------- gather, index_select, scatter
-def gather(input: TensorBase, dim: int, index: TensorBase, *, sparse_grad: bool = False) -> Tensor:
+def gather(input: T, dim: int, index: T, *, sparse_grad: bool = False) -> T:
     """out[i][j] = a[i][index[i][j]] for dim 1 (likewise for every dim): values picked along ``dim``."""
     index = _check_index("gather", index)
     axis = check_dim("gather", dim, input.ndim)
     if input.ndim <= 1 and index.ndim <= 1 and 0 in (input.ndim, index.ndim):  # PyTorch takes 0-d as 1-d here
-        return gather(input.reshape(-1), 0, index.reshape(-1)).reshape(index.shape)
+        return reshape(gather(reshape(input, -1), 0, reshape(index, -1)), index.shape)
     if index.data.size == 0:  # nothing picked: PyTorch skips the shape checks and returns index's shape
-        return reshape(getitem(input.reshape(-1), slice(0, 0)), tuple(index.shape))
+        return reshape(getitem(reshape(input, -1), slice(0, 0)), tuple(index.shape))
     _check_fits("gather", index, axis, [("input", input, True)])
     return Gather.apply(input, index, axis)  # the Tensor: an in-place change before backward is caught
 
@@ -85,7 +82,7 @@ class IndexSelect(Function):
         return scatter_into_zeros(ctx.xp, ctx.in_shape, grad.dtype, where_from, grad, accumulate=True), None, None
 
 
-def index_select(input: TensorBase, dim: int, index: TensorBase) -> Tensor:
+def index_select(input: T, dim: int, index: T) -> T:
     """The slices of ``input`` along ``dim`` at the positions of the 1-D ``index`` (repeats allowed)."""
     index = _check_index("index_select", index)
     if index.ndim > 1:
@@ -94,7 +91,7 @@ def index_select(input: TensorBase, dim: int, index: TensorBase) -> Tensor:
     if input.ndim == 0:
         if index.data.size != 1:
             raise MiniTorchError(f"index_select(): index to a 0-d tensor can have only 1 value, got {index.data.size}")
-        return index_select(input.reshape(1), 0, index).reshape(())
+        return reshape(index_select(reshape(input, 1), 0, index), ())
     return IndexSelect.apply(input, reshape(index, -1), axis)
 
 
@@ -171,8 +168,8 @@ def _multiply_at_by_slices(out: Array, coords: tuple[Array, ...], values: Array,
 
 
 def scatter(
-    input: TensorBase, dim: int, index: TensorBase, src: Any = None, *, value: Any = None, reduce: str | None = None
-) -> Tensor:
+    input: T, dim: int, index: T, src: Any = None, *, value: Any = None, reduce: str | None = None
+) -> T:
     """A copy of ``input`` with the values of ``src`` (a tensor or a number) written at ``index`` along ``dim``.
 
     ``reduce="add"`` or ``"multiply"`` combines them with ``input``'s values instead of
@@ -194,8 +191,8 @@ def scatter(
         )
     axis = check_dim("scatter", dim, input.ndim)
     if input.ndim <= 1 and index.ndim <= 1 and 0 in (input.ndim, index.ndim):  # PyTorch takes 0-d as 1-d here
-        flat = scatter(input.reshape(-1), 0, index.reshape(-1), src.reshape(-1), reduce=reduce)
-        return flat.reshape(input.shape)
+        flat = scatter(reshape(input, -1), 0, reshape(index, -1), reshape(src, -1), reduce=reduce)
+        return reshape(flat, input.shape)
     _check_fits("scatter", index, axis, [("self", input, True), ("src", src, False)])
     if reduce is not None:
         return ScatterReduce.apply(input, index, src, axis, reduce)
@@ -221,7 +218,7 @@ class MaskedSelect(Function):
         return unbroadcast(full, ctx.in_shape), None, None
 
 
-def masked_select(input: TensorBase, mask: TensorBase) -> Tensor:
+def masked_select(input: T, mask: T) -> T:
     """The elements of ``input`` where the bool ``mask`` is True (both broadcast), as a 1-D tensor."""
     if not isinstance(mask, TensorBase) or mask.data.dtype.kind != "b":
         shown = mask.dtype if isinstance(mask, TensorBase) else type(mask).__name__
@@ -230,7 +227,7 @@ def masked_select(input: TensorBase, mask: TensorBase) -> Tensor:
     return MaskedSelect.apply(input, mask, shape)
 
 
-def nonzero(input: TensorBase, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]:
+def nonzero(input: T, *, as_tuple: bool = False) -> T | tuple[T, ...]:
     """The indices of the non-zero elements: one row each (n, ndim), or one 1-D tensor per dim."""
     xp = backends.module_of(input.data)
     if as_tuple:
@@ -240,7 +237,7 @@ def nonzero(input: TensorBase, *, as_tuple: bool = False) -> Tensor | tuple[Tens
     return TensorBase._make(xp.argwhere(input.data).astype("int64"), None, False)
 
 
-def count_nonzero(input: TensorBase, dim: int | tuple[int, ...] | None = None) -> Tensor:
+def count_nonzero(input: T, dim: int | tuple[int, ...] | None = None) -> T:
     """How many elements are not zero, in all of ``input`` or over ``dim``."""
     axes = normalize_dims("count_nonzero", dim, input.ndim)
     count = (input.data != 0).sum(axis=axes)
@@ -248,12 +245,12 @@ def count_nonzero(input: TensorBase, dim: int | tuple[int, ...] | None = None) -
 
 
 def unique(
-    input: TensorBase,
+    input: T,
     sorted: bool = True,
     return_inverse: bool = False,
     return_counts: bool = False,
     dim: int | None = None,
-) -> Tensor | tuple[Tensor, ...]:
+) -> T | tuple[T, ...]:
     """The distinct values of ``input`` in increasing order (always sorted), or the distinct slices
     along ``dim``; optionally, for each element (slice) the position of its value in the result
     (``return_inverse``) and how often each value occurs (``return_counts``)."""

@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError, MiniTorchValueError, check_dim, check_int, check_sizes
 from minitorch.functions.arithmetic import promote, unbroadcast
+from minitorch.functions.conversion import cast
 from minitorch.hints import Array, Gradients, Shape
 from minitorch.size import broadcast_shape
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 def infer_shape(op: str, in_shape: Shape, shape: Iterable[int]) -> Shape:
@@ -185,7 +183,7 @@ def _shape_args(op: str, name: str, shape: tuple[Any, ...]) -> Shape:
     return check_sizes(op, name, shape)
 
 
-def reshape(a: TensorBase, *shape: Any) -> Tensor:
+def reshape(a: T, *shape: Any) -> T:
     """The same elements in a new shape (a view when possible); one size may be -1."""
     shape = infer_shape("reshape", a.shape, _shape_args("reshape", "shape", shape))
     if shape == a.shape:
@@ -193,13 +191,13 @@ def reshape(a: TensorBase, *shape: Any) -> Tensor:
     return Reshape.apply(a, shape)
 
 
-def view(a: TensorBase, *shape: Any) -> Tensor:
+def view(a: T, *shape: Any) -> T:
     """The same memory seen with a new shape; fails for non-contiguous layouts, as in PyTorch."""
     shape = infer_shape("view", a.shape, _shape_args("view", "shape", shape))
     return View.apply(a, shape)
 
 
-def permute(a: TensorBase, *dims: Any) -> Tensor:
+def permute(a: T, *dims: Any) -> T:
     """Reorder the dimensions: ``x.permute(2, 0, 1)``."""
     dims = _shape_args("permute", "dims", dims)
     ndim = a.ndim
@@ -213,7 +211,7 @@ def permute(a: TensorBase, *dims: Any) -> Tensor:
     return Permute.apply(a, normalized)
 
 
-def transpose(a: TensorBase, dim0: int, dim1: int) -> Tensor:
+def transpose(a: T, dim0: int, dim1: int) -> T:
     """Swap dimensions ``dim0`` and ``dim1`` (a view)."""
     ndim = a.ndim
     axis0, axis1 = check_dim("transpose", dim0, ndim, "dim0"), check_dim("transpose", dim1, ndim, "dim1")
@@ -222,7 +220,7 @@ def transpose(a: TensorBase, dim0: int, dim1: int) -> Tensor:
     return Transpose.apply(a, axis0, axis1)
 
 
-def expand(a: TensorBase, *sizes: Any) -> Tensor:
+def expand(a: T, *sizes: Any) -> T:
     """Repeat size-1 dimensions to ``sizes`` without copying; -1 keeps a size."""
     sizes = _shape_args("expand", "size", sizes)
     if len(sizes) < a.ndim:
@@ -258,12 +256,12 @@ def expand(a: TensorBase, *sizes: Any) -> Tensor:
     return Expand.apply(a, tuple(shape))
 
 
-def expand_as(a: TensorBase, other: TensorBase) -> Tensor:
+def expand_as(a: T, other: T) -> T:
     """``a.expand(other.shape)``."""
     return expand(a, other.shape)
 
 
-def unsqueeze(a: TensorBase, dim: int) -> Tensor:
+def unsqueeze(a: T, dim: int) -> T:
     """Insert a dimension of size 1 at ``dim``."""
     dim = check_int("unsqueeze", "dim", dim)
     if not -a.ndim - 1 <= dim <= a.ndim:
@@ -277,7 +275,7 @@ def unsqueeze(a: TensorBase, dim: int) -> Tensor:
     return Reshape.apply(a, tuple(shape))
 
 
-def squeeze(a: TensorBase, dim: int | tuple[int, ...] | None = None) -> Tensor:
+def squeeze(a: T, dim: int | tuple[int, ...] | None = None) -> T:
     """Remove size-1 dimensions (all of them, or ``dim`` only when its size is 1)."""
     if dim is None:
         axes = {i for i, s in enumerate(a.shape) if s == 1}
@@ -293,7 +291,7 @@ def squeeze(a: TensorBase, dim: int | tuple[int, ...] | None = None) -> Tensor:
     return Reshape.apply(a, shape)
 
 
-def flatten(a: TensorBase, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+def flatten(a: T, start_dim: int = 0, end_dim: int = -1) -> T:
     """Merge dimensions ``start_dim..end_dim`` into one."""
     start = check_dim("flatten", start_dim, a.ndim, "start_dim")
     end = check_dim("flatten", end_dim, a.ndim, "end_dim")
@@ -305,7 +303,7 @@ def flatten(a: TensorBase, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(a, shape)
 
 
-def _promote_all(tensors: Sequence[TensorBase], op: str) -> list[Tensor]:
+def _promote_all(tensors: Sequence[T], op: str) -> list[T]:
     """The tensors of a list or tuple, promoted to one dtype (as PyTorch, a generator or a
     single Tensor is refused: ``cat(x)`` would silently join the rows of ``x``)."""
     if not isinstance(tensors, (list, tuple)):
@@ -329,10 +327,10 @@ def _promote_all(tensors: Sequence[TensorBase], op: str) -> list[Tensor]:
         if t.data.dtype != first.data.dtype:
             first, _ = promote(first, t)
     target = first.dtype
-    return [t.to(target) for t in tensors]
+    return [cast(t, target) for t in tensors]
 
 
-def cat(tensors: Sequence[TensorBase], dim: int = 0) -> Tensor:
+def cat(tensors: Sequence[T], dim: int = 0) -> T:
     """Join tensors along dimension ``dim``; the other sizes must match."""
     tensors = _promote_all(tensors, "cat")
     # PyTorch's legacy rule: 1-D empty tensors (shape (0,)) are skipped, so a result can be
@@ -365,7 +363,7 @@ def cat(tensors: Sequence[TensorBase], dim: int = 0) -> Tensor:
     return Cat.apply(axis, *all_tensors)
 
 
-def stack(tensors: Sequence[TensorBase], dim: int = 0) -> Tensor:
+def stack(tensors: Sequence[T], dim: int = 0) -> T:
     """Join same-shaped tensors along a new dimension ``dim``."""
     tensors = _promote_all(tensors, "stack")
     ref = tensors[0]
@@ -379,12 +377,12 @@ def stack(tensors: Sequence[TensorBase], dim: int = 0) -> Tensor:
     return Stack.apply(axis, *tensors)
 
 
-def broadcast_to(input: TensorBase, size: Sequence[int]) -> Tensor:
+def broadcast_to(input: T, size: Sequence[int]) -> T:
     """``a.expand(size)``: a view of ``input`` at the broadcast shape ``size``."""
     return expand(input, size)
 
 
-def broadcast_tensors(*tensors: TensorBase) -> tuple[Tensor, ...]:
+def broadcast_tensors(*tensors: T) -> tuple[T, ...]:
     """The tensors expanded to their common broadcast shape (views)."""
     shape = broadcast_shape(*(tuple(t.shape) for t in tensors), op="broadcast_tensors")
     return tuple(expand(t, shape) for t in tensors)

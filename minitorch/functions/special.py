@@ -15,17 +15,14 @@ erf (``minitorch/kernels/cuda/special.py``).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.autograd.graph_arrays import GraphArray, call
 from minitorch.errors import MiniTorchError
 from minitorch.functions.unary import _floating
 from minitorch.hints import Array, Gradients
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 # Cody (1969), "Rational Chebyshev approximations for the error function", as in calerf.
 _A = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02, 3.20937758913846947e03,
@@ -148,12 +145,12 @@ def normal_density(xp: Any, x: Array) -> Array:
     return xp.exp(-0.5 * x * x) * (_SQRT_HALF * _SQRT_PI_INV)
 
 
-def erf(x: TensorBase) -> Tensor:
+def erf(x: T) -> T:
     """The error function of each element (float64-accurate; integers become float32)."""
     return Erf.apply(_floating(x, "erf"))
 
 
-def gelu(input: TensorBase, approximate: str = "none") -> Tensor:
+def gelu(input: T, approximate: str = "none") -> T:
     """The Gaussian error linear unit x * Phi(x); ``approximate="tanh"`` as PyTorch's."""
     if approximate not in ("none", "tanh"):
         raise MiniTorchError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")

@@ -10,7 +10,7 @@ of two or three tensors (atan2, fmod, lerp) in ``binary_math.py``.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.dtypes import default_float
@@ -20,10 +20,7 @@ from minitorch.functions.autocast_policy import autocast_inputs
 from minitorch.functions.conversion import cast
 from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -318,7 +315,7 @@ class Tan(Function):
 
 
 # ---------------------------------------------------------------------- user functions
-def _floating(a: TensorBase, op: str) -> Tensor:
+def _floating(a: T, op: str) -> T:
     """Math functions compute in floating point: integer tensors become float32 first."""
     if not isinstance(a, TensorBase):
         raise TypeError(f"{op}(): expected a Tensor, got {type(a).__name__}")
@@ -327,7 +324,7 @@ def _floating(a: TensorBase, op: str) -> Tensor:
     return a
 
 
-def exp(a: TensorBase) -> Tensor:
+def exp(a: T) -> T:
     """e to the power of each element."""
     a = _floating(a, "exp")
     if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
@@ -335,7 +332,7 @@ def exp(a: TensorBase) -> Tensor:
     return Exp.apply(a)
 
 
-def log(a: TensorBase) -> Tensor:
+def log(a: T) -> T:
     """Natural logarithm of each element."""
     a = _floating(a, "log")
     if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
@@ -343,7 +340,7 @@ def log(a: TensorBase) -> Tensor:
     return Log.apply(a)
 
 
-def log1p(a: TensorBase) -> Tensor:
+def log1p(a: T) -> T:
     """log(1 + a) of each element, without losing tiny a to rounding."""
     a = _floating(a, "log1p")
     if SWITCHES.autocast is not None:  # PyTorch's autocast list for the device decides
@@ -351,38 +348,38 @@ def log1p(a: TensorBase) -> Tensor:
     return Log1p.apply(a)
 
 
-def sqrt(a: TensorBase) -> Tensor:
+def sqrt(a: T) -> T:
     """Square root of each element."""
     return Sqrt.apply(_floating(a, "sqrt"))
 
 
-def sin(a: TensorBase) -> Tensor:
+def sin(a: T) -> T:
     """Sine of each element."""
     return Sin.apply(_floating(a, "sin"))
 
 
-def cos(a: TensorBase) -> Tensor:
+def cos(a: T) -> T:
     """Cosine of each element."""
     return Cos.apply(_floating(a, "cos"))
 
 
-def tanh(input: TensorBase) -> Tensor:
+def tanh(input: T) -> T:
     """Hyperbolic tangent of each element."""
     return Tanh.apply(_floating(input, "tanh"))
 
 
-def sigmoid(input: TensorBase) -> Tensor:
+def sigmoid(input: T) -> T:
     """The logistic function 1 / (1 + exp(-input)) of each element."""
     return Sigmoid.apply(_floating(input, "sigmoid"))
 
 
-def relu(input: TensorBase) -> Tensor:
+def relu(input: T) -> T:
     """max(input, 0) for each element; a bool tensor is refused, as in PyTorch."""
     _not_bool(input, "relu")
     return ReLU.apply(input)
 
 
-def abs(a: TensorBase) -> Tensor:
+def abs(a: T) -> T:
     """Absolute value of each element; a bool tensor is refused, as in PyTorch."""
     _not_bool(a, "abs", MiniTorchNotImplementedError)  # PyTorch: no "abs" kernel for Bool
     return Abs.apply(a)
@@ -399,7 +396,7 @@ def require_tensor(op: str, value: Any, name: str = "input", position: int = 1) 
         raise TypeError(f"{op}(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
 
 
-def float_math(op: str, a: TensorBase) -> Tensor:
+def float_math(op: str, a: T) -> T:
     """Math functions compute in floating point: integer and bool tensors become the default float.
 
     Inside autocast these run in float32, as in PyTorch's autocast lists.
@@ -412,44 +409,44 @@ def float_math(op: str, a: TensorBase) -> Tensor:
     return a
 
 
-def reciprocal(input: TensorBase) -> Tensor:
+def reciprocal(input: T) -> T:
     """1 / each element (integer inputs give floats)."""
     return Reciprocal.apply(float_math("reciprocal", input))
 
 
-def rsqrt(input: TensorBase) -> Tensor:
+def rsqrt(input: T) -> T:
     """1 / sqrt(each element)."""
     return Rsqrt.apply(float_math("rsqrt", input))
 
 
-def log2(input: TensorBase) -> Tensor:
+def log2(input: T) -> T:
     """Base-2 logarithm of each element."""
     return Log2.apply(float_math("log2", input))
 
 
-def log10(input: TensorBase) -> Tensor:
+def log10(input: T) -> T:
     """Base-10 logarithm of each element."""
     return Log10.apply(float_math("log10", input))
 
 
-def expm1(input: TensorBase) -> Tensor:
+def expm1(input: T) -> T:
     """exp(a) - 1 of each element, without losing tiny a to rounding."""
     return Expm1.apply(float_math("expm1", input))
 
 
-def exp2(input: TensorBase) -> Tensor:
+def exp2(input: T) -> T:
     """2 to the power of each element."""
     require_tensor("exp2", input)
     input = input if input.data.dtype.kind == "f" else cast(input, default_float())  # (not on the autocast list)
     return Exp2.apply(input)
 
 
-def tan(input: TensorBase) -> Tensor:
+def tan(input: T) -> T:
     """Tangent of each element (in radians)."""
     return Tan.apply(float_math("tan", input))
 
 
-def square(input: TensorBase) -> Tensor:
+def square(input: T) -> T:
     """a * a for each element; integer (and bool) tensors give int64, as ``a ** 2`` does."""
     require_tensor("square", input)
     return pow(input, 2)

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch.functions import activations
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 class ActivationMethods(TensorBase):
@@ -16,10 +13,10 @@ class ActivationMethods(TensorBase):
 
     __slots__ = ()
 
-    def softmax(self, dim: int, dtype: Any = None) -> Tensor:
+    def softmax(self: T, dim: int, dtype: Any = None) -> T:
         """exp(self) normalised to sum to 1 along ``dim`` (in ``dtype`` if given)."""
         return activations.softmax(self, dim, dtype)
 
-    def log_softmax(self, dim: int, dtype: Any = None) -> Tensor:
+    def log_softmax(self: T, dim: int, dtype: Any = None) -> T:
         """log(softmax(self, dim)), computed stably (in ``dtype`` if given)."""
         return activations.log_softmax(self, dim, dtype)

@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch.errors import MiniTorchError
 from minitorch.functions import arithmetic
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 def binary_operator(
@@ -47,27 +44,27 @@ class ArithmeticMethods(TensorBase):
 
     __slots__ = ()
 
-    def add(self, other: Any, *, alpha: builtins.float = 1) -> Tensor:
+    def add(self: T, other: Any, *, alpha: builtins.float = 1) -> T:
         """``self + alpha * other``."""
         return arithmetic.add(self, other, alpha=alpha)
 
-    def sub(self, other: Any, *, alpha: builtins.float = 1) -> Tensor:
+    def sub(self: T, other: Any, *, alpha: builtins.float = 1) -> T:
         """``self - alpha * other``."""
         return arithmetic.sub(self, other, alpha=alpha)
 
-    def mul(self, other: Any) -> Tensor:
+    def mul(self: T, other: Any) -> T:
         """``self * other``."""
         return arithmetic.mul(self, other)
 
-    def div(self, other: Any) -> Tensor:
+    def div(self: T, other: Any) -> T:
         """``self / other``."""
         return arithmetic.div(self, other)
 
-    def neg(self) -> Tensor:
+    def neg(self: T) -> T:
         """``-self``."""
         return arithmetic.Neg.apply(self)
 
-    def pow(self, exponent: Any) -> Tensor:
+    def pow(self: T, exponent: Any) -> T:
         """``self ** exponent``."""
         return arithmetic.pow(self, exponent)
 
@@ -81,12 +78,12 @@ class ArithmeticMethods(TensorBase):
     __rfloordiv__ = binary_operator(arithmetic.floor_divide, reflected=True)
     __mod__, __rmod__ = binary_operator(arithmetic.remainder), binary_operator(arithmetic.remainder, reflected=True)
 
-    def __neg__(self) -> Tensor:
+    def __neg__(self: T) -> T:
         if self.data.dtype.kind == "b":
             raise MiniTorchError("neg: negation (-) of a bool tensor is not supported; use ~ (logical not) instead")
         return arithmetic.Neg.apply(self)
 
-    def __pos__(self) -> Tensor:
+    def __pos__(self: T) -> T:
         if self.data.dtype.kind == "b":  # as PyTorch: "+" on a bool tensor is not supported
             raise MiniTorchError("pos: the unary + operator on a bool tensor is not supported")
         return self

@@ -6,15 +6,12 @@ a conversion as through any other op.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch import backends
 from minitorch.dtypes import DType, bool_, float16, float32, float64, get_dtype, int64
 from minitorch.functions import conversion
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 # ``Tensor.type()`` names, as PyTorch's legacy tensor types (``torch.FloatTensor``).
 _TYPE_NAMES = {
@@ -33,17 +30,17 @@ class ConversionMethods(TensorBase):
 
     __slots__ = ()
 
-    def clone(self) -> Tensor:
+    def clone(self: T) -> T:
         """A copy of the data that stays in the graph (gradients flow back to this tensor)."""
         return conversion.Clone.apply(self)
 
-    def contiguous(self) -> Tensor:
+    def contiguous(self: T) -> T:
         """This tensor if contiguous, else a contiguous (row-major) copy."""
         if self.data.flags.c_contiguous:
             return self
-        return self.clone()
+        return conversion.Clone.apply(self)
 
-    def to(self, *args: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    def to(self: T, *args: Any, dtype: Any = None, device: Any = None) -> T:
         """Move to a device (``"cpu"``/``"cuda"``) and/or convert to a dtype; differentiable."""
         for arg in args:
             if isinstance(arg, str) or (hasattr(arg, "type") and not isinstance(arg, DType)):
@@ -61,35 +58,35 @@ class ConversionMethods(TensorBase):
             out = conversion.cast(out, get_dtype(dtype))
         return out
 
-    def cpu(self) -> Tensor:
+    def cpu(self: T) -> T:
         """A copy on the CPU (or self when already there)."""
-        return self.to("cpu")
+        return ConversionMethods.to(self, "cpu")
 
-    def cuda(self) -> Tensor:
+    def cuda(self: T) -> T:
         """A copy on the GPU (or self when already there)."""
-        return self.to("cuda")
+        return ConversionMethods.to(self, "cuda")
 
-    def float(self) -> Tensor:
+    def float(self: T) -> T:
         """Convert to float32."""
         return conversion.cast(self, float32)
 
-    def double(self) -> Tensor:
+    def double(self: T) -> T:
         """Convert to float64."""
         return conversion.cast(self, float64)
 
-    def half(self) -> Tensor:
+    def half(self: T) -> T:
         """Convert to float16 (half precision)."""
         return conversion.cast(self, float16)
 
-    def long(self) -> Tensor:
+    def long(self: T) -> T:
         """Convert to int64."""
         return conversion.cast(self, int64)
 
-    def bool(self) -> Tensor:
+    def bool(self: T) -> T:
         """Convert to bool."""
         return conversion.cast(self, bool_)
 
-    def type_as(self, other: TensorBase) -> Tensor:
+    def type_as(self: T, other: T) -> T:
         """Convert to the dtype of ``other``."""
         return conversion.cast(self, other.dtype)
 

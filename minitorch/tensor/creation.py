@@ -6,13 +6,10 @@ Each makes a new tensor with this tensor's dtype and device unless told otherwis
 from __future__ import annotations
 
 import builtins
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch import factories
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 class CreationMethods(TensorBase):
@@ -21,38 +18,44 @@ class CreationMethods(TensorBase):
     __slots__ = ()
 
     def new_tensor(
-        self, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False
-    ) -> Tensor:
+        self: T, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False
+    ) -> T:
         """A new tensor from ``data``, with this tensor's dtype and device unless given."""
         return factories.tensor(data, dtype or self.dtype, device or self.device, requires_grad)
 
     def new_zeros(
-        self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False
-    ) -> Tensor:
+        self: T, *size: Any, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False
+    ) -> T:
         """Zeros of ``size``, with this tensor's dtype and device unless given."""
         return factories.zeros(
             *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad
         )
 
     def new_ones(
-        self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False
-    ) -> Tensor:
+        self: T, *size: Any, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False
+    ) -> T:
         """Ones of ``size``, with this tensor's dtype and device unless given."""
         return factories.ones(
             *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad
         )
 
     def new_empty(
-        self, *size: Any, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False
-    ) -> Tensor:
+        self: T, *size: Any, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False
+    ) -> T:
         """An uninitialised tensor of ``size``, with this tensor's dtype and device unless given."""
         return factories.empty(
             *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad
         )
 
     def new_full(
-        self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: builtins.bool = False
-    ) -> Tensor:
+        self: T,
+        size: Any,
+        fill_value: Any,
+        *,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: builtins.bool = False,
+    ) -> T:
         """``fill_value`` everywhere in ``size``, with this tensor's dtype and device unless given."""
         return factories.full(
             size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad

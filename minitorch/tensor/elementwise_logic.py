@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from minitorch import backends
-from minitorch.dtypes import SCALAR_TYPES
 from minitorch.errors import MiniTorchError
 from minitorch.functions import elementwise_logic
-from minitorch.size import broadcast_shape
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 class LogicMethods(TensorBase):
@@ -22,19 +16,7 @@ class LogicMethods(TensorBase):
 
     def _compare(self, ufunc_name: str, other: Any) -> Any:
         """Elementwise comparison: a bool tensor, never part of the graph."""
-        if isinstance(other, TensorBase):
-            value = other.data
-        elif isinstance(other, SCALAR_TYPES) or backends.is_backend_array(other):
-            value = other
-        else:
-            return NotImplemented
-        xp = backends.module_of(self.data)
-        try:
-            out = getattr(xp, ufunc_name)(self.data, value)
-        except ValueError as exc:
-            broadcast_shape(self.shape, getattr(value, "shape", ()), op=ufunc_name)
-            raise exc
-        return TensorBase._make(xp.asarray(out), None, False)
+        return elementwise_logic.compare(ufunc_name, self, other)
 
     # Defining __eq__ would make the class unhashable; tensors hash by identity (dict keys).
     __hash__ = TensorBase.__hash__
@@ -57,31 +39,31 @@ class LogicMethods(TensorBase):
     def __ge__(self, other: Any) -> Any:
         return self._compare("greater_equal", other)
 
-    def eq(self, other: Any) -> Tensor:
+    def eq(self: T, other: Any) -> T:
         """Elementwise ``==`` (a bool tensor)."""
-        return self.__eq__(other)
+        return elementwise_logic.compare("equal", self, other)
 
-    def ne(self, other: Any) -> Tensor:
+    def ne(self: T, other: Any) -> T:
         """Elementwise ``!=``."""
-        return self.__ne__(other)
+        return elementwise_logic.compare("not_equal", self, other)
 
-    def lt(self, other: Any) -> Tensor:
+    def lt(self: T, other: Any) -> T:
         """Elementwise ``<``."""
-        return self.__lt__(other)
+        return elementwise_logic.compare("less", self, other)
 
-    def le(self, other: Any) -> Tensor:
+    def le(self: T, other: Any) -> T:
         """Elementwise ``<=``."""
-        return self.__le__(other)
+        return elementwise_logic.compare("less_equal", self, other)
 
-    def gt(self, other: Any) -> Tensor:
+    def gt(self: T, other: Any) -> T:
         """Elementwise ``>``."""
-        return self.__gt__(other)
+        return elementwise_logic.compare("greater", self, other)
 
-    def ge(self, other: Any) -> Tensor:
+    def ge(self: T, other: Any) -> T:
         """Elementwise ``>=``."""
-        return self.__ge__(other)
+        return elementwise_logic.compare("greater_equal", self, other)
 
-    def __invert__(self) -> Tensor:
+    def __invert__(self: T) -> T:
         if self.data.dtype.kind != "b":
             raise MiniTorchError(f"~ (logical not) needs a bool tensor, got {self.dtype}")
         return TensorBase._make(~self.data, None, False)
@@ -103,14 +85,14 @@ class LogicMethods(TensorBase):
     allclose = elementwise_logic.allclose
     equal = elementwise_logic.equal
 
-    def maximum(self, other: Any) -> Tensor:
+    def maximum(self: T, other: Any) -> T:
         """Elementwise maximum with ``other``."""
         return elementwise_logic.maximum(self, other)
 
-    def minimum(self, other: Any) -> Tensor:
+    def minimum(self: T, other: Any) -> T:
         """Elementwise minimum with ``other``."""
         return elementwise_logic.minimum(self, other)
 
-    def where(self, condition: Any, other: Any) -> Tensor:
+    def where(self: T, condition: Any, other: Any) -> T:
         """``where(condition, self, other)``."""
         return elementwise_logic.where(condition, self, other)

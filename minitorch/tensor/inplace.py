@@ -142,8 +142,8 @@ class InPlaceMethods(TensorBase):
         """Fill with 1 (probability ``p``, a number or a tensor broadcasting to this one) or 0."""
         me: Any = self
         if isinstance(p, InPlaceMethods):
-            probs = ops.broadcast_to(p.detach(), tuple(me.shape)).contiguous()
-            value = ops.bernoulli(probs, generator=generator).to(me.dtype)
+            probs: Any = ops.broadcast_to(p.detach(), tuple(me.shape))
+            value = ops.bernoulli(probs.contiguous(), generator=generator).to(me.dtype)
             return self._overwrite("bernoulli_", Ellipsis, value)
         return self._overwrite("bernoulli_", Ellipsis, factories.random_values_like(
             me, "bernoulli", random_transforms.check_probability("bernoulli_", p), 0.0, generator))
@@ -167,7 +167,8 @@ class InPlaceMethods(TensorBase):
         if not isinstance(src, InPlaceMethods):
             src = TensorBase._make(backends.module_of(src).asarray(src), None, False)
         elif src.device != self.device:
-            src = src.to(self.device)  # copy_ moves between devices
+            source: Any = src
+            src = source.to(self.device)  # copy_ moves between devices
         me: Any = self
         if src.ndim > me.ndim:  # t[...] = v may drop v's leading 1s; copy_ may not (PyTorch)
             raise MiniTorchError(

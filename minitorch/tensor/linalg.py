@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import builtins
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch.functions import linalg
 from minitorch.tensor.arithmetic import binary_operator
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 class LinalgMethods(TensorBase):
@@ -22,23 +19,23 @@ class LinalgMethods(TensorBase):
 
     __matmul__, __rmatmul__ = binary_operator(linalg.matmul), binary_operator(linalg.matmul, reflected=True)
 
-    def matmul(self, other: Any) -> Tensor:
+    def matmul(self: T, other: Any) -> T:
         """``self @ other``."""
         return linalg.matmul(self, other)
 
-    def mm(self, other: Any) -> Tensor:
+    def mm(self: T, other: Any) -> T:
         """Matrix product of two 2-D tensors."""
         return linalg.mm(self, other)
 
-    def mv(self, vec: Any) -> Tensor:
+    def mv(self: T, vec: Any) -> T:
         """This 2-D tensor times a 1-D vector."""
         return linalg.mv(self, vec)
 
-    def bmm(self, other: Any) -> Tensor:
+    def bmm(self: T, other: Any) -> T:
         """Batched matrix product of two 3-D tensors."""
         return linalg.bmm(self, other)
 
-    def addmm(self, mat1: Any, mat2: Any, *, beta: builtins.float = 1, alpha: builtins.float = 1) -> Tensor:
+    def addmm(self: T, mat1: Any, mat2: Any, *, beta: builtins.float = 1, alpha: builtins.float = 1) -> T:
         """``beta * self + alpha * (mat1 @ mat2)``."""
         return linalg.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch.functions import ordering
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 class OrderingMethods(TensorBase):
@@ -20,7 +17,7 @@ class OrderingMethods(TensorBase):
     argsort = ordering.argsort
     topk = ordering.topk
 
-    def flip(self, *dims: Any, **kwargs: Any) -> Tensor:
+    def flip(self: T, *dims: Any, **kwargs: Any) -> T:
         """Reversed along ``dims`` (a copy)."""
         return ordering.flip(self, *dims, **kwargs)
 

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from minitorch.functions import rearranging
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 class RearrangingMethods(TensorBase):
@@ -23,13 +20,13 @@ class RearrangingMethods(TensorBase):
     moveaxis = movedim
     repeat = rearranging.repeat
 
-    def tile(self, *dims: Any, **kwargs: Any) -> Tensor:
+    def tile(self: T, *dims: Any, **kwargs: Any) -> T:
         """``repeat``, with missing leading ``dims`` taken as 1."""
         if kwargs:  # x.tile(dims=(2, 1))
             return rearranging.tile(self, **kwargs)
         return rearranging.tile(self, dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims)
 
-    def repeat_interleave(self, repeats: Any, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
+    def repeat_interleave(self: T, repeats: Any, dim: int | None = None, *, output_size: int | None = None) -> T:
         """Each element (or slice along ``dim``) repeated in a row."""
         return rearranging.repeat_interleave(self, repeats, dim, output_size=output_size)
 
@@ -38,12 +35,12 @@ class RearrangingMethods(TensorBase):
     trace = rearranging.trace
     outer = rearranging.outer
 
-    def dot(self, other: TensorBase) -> Tensor:
+    def dot(self: T, other: T) -> T:
         """Dot product of two 1-D tensors."""
         return rearranging.dot(self, other)
 
     chunk = rearranging.chunk
 
-    def split(self, size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    def split(self: T, size: Any, dim: int = 0) -> tuple[T, ...]:
         """Views along ``dim`` of ``size`` each (an int) or of the given sizes (a list)."""
         return rearranging.split(self, size, dim)

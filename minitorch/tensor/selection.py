@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from minitorch.functions import selection
-from minitorch.tensor_base import TensorBase
-
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+from minitorch.tensor_base import T, TensorBase
 
 
 class SelectionMethods(TensorBase):
@@ -16,7 +11,7 @@ class SelectionMethods(TensorBase):
 
     __slots__ = ()
 
-    def gather(self, dim: int, index: TensorBase) -> Tensor:
+    def gather(self: T, dim: int, index: T) -> T:
         """Values picked along ``dim`` at ``index``."""
         return selection.gather(self, dim, index)
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from minitorch.errors import MiniTorchError
 from minitorch.functions import shape
-from minitorch.tensor_base import TensorBase
 
-if TYPE_CHECKING:  # the face, for annotations only: never imported at run time (no cycle)
-    from minitorch.tensor import Tensor
+# The type variable is imported as ``Same``: ``T`` is the transpose property here.
+from minitorch.tensor_base import T as Same
+from minitorch.tensor_base import TensorBase
 
 
 class ShapeMethods(TensorBase):
@@ -18,31 +16,31 @@ class ShapeMethods(TensorBase):
     __slots__ = ()
 
     @property
-    def T(self) -> Tensor:
+    def T(self: Same) -> Same:
         """The transpose of a 2-D tensor (dimensions reversed for other ranks)."""
         if self.data.ndim < 2:
             return self
         return shape.permute(self, *reversed(range(self.data.ndim)))
 
     @property
-    def mT(self) -> Tensor:
+    def mT(self: Same) -> Same:
         """The last two dimensions swapped (a batch of transposed matrices)."""
         return shape.transpose(self, -2, -1)
 
     reshape = shape.reshape
     view = shape.view
 
-    def view_as(self, other: TensorBase) -> Tensor:
+    def view_as(self: Same, other: TensorBase) -> Same:
         """``self.view(other.shape)``."""
         return shape.view(self, other.shape)
 
-    def reshape_as(self, other: TensorBase) -> Tensor:
+    def reshape_as(self: Same, other: TensorBase) -> Same:
         """``self.reshape(other.shape)``."""
         return shape.reshape(self, other.shape)
 
     transpose = shape.transpose
 
-    def t(self) -> Tensor:
+    def t(self: Same) -> Same:
         """Transpose of a 2-D tensor (0-D and 1-D ones are returned as is; more dims are an error, as PyTorch)."""
         if self.ndim > 2:
             raise MiniTorchError(

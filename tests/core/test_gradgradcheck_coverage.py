@@ -28,6 +28,7 @@ SHAPES = "test_gradgradcheck_shapes.py"
 INDEXING = "test_gradgradcheck_indexing.py"
 NN = "test_gradgradcheck_nn.py"
 SEQUENCE = "test_gradgradcheck_sequence.py"
+LINALG = "test_gradgradcheck_linalg.py"
 DISTRIBUTED = "../distributed/test_model_parallel_single.py"
 
 COVERED: dict[str, str] = {
@@ -151,6 +152,19 @@ COVERED: dict[str, str] = {
     # special.py
     "Erf": f"{SEQUENCE}::test_erf_and_gelu_broadcast",
     "Gelu": f"{SEQUENCE}::test_erf_and_gelu_broadcast",
+    # attention.py
+    "ScaledDotProductAttention": f"{LINALG}::test_attention",
+    # class_losses.py
+    "NLLLoss": f"{LINALG}::test_nll_loss",
+    # fused.py
+    "BiasReLU": f"{LINALG}::test_bias_relu",
+    "Linear": f"{LINALG}::test_linear",
+    "SoftmaxCrossEntropy": f"{LINALG}::test_softmax_cross_entropy",
+    # linalg.py
+    "MatMul": f"{LINALG}::test_matmul",
+    "Norm2": f"{LINALG}::test_norms",
+    "NormInf": f"{LINALG}::test_norms",
+    "NormP": f"{LINALG}::test_norms",
 }
 
 NOT_DIFFERENTIABLE: dict[str, str] = {
@@ -174,19 +188,6 @@ PENDING: dict[str, str] = {
     "Softmax": "pending: activations.py",
     "Softplus": "pending: activations.py",
     "Threshold": "pending: activations.py",
-    # attention.py
-    "ScaledDotProductAttention": "pending: attention.py",
-    # class_losses.py
-    "NLLLoss": "pending: class_losses.py",
-    # fused.py
-    "BiasReLU": "pending: fused.py",
-    "Linear": "pending: fused.py",
-    "SoftmaxCrossEntropy": "pending: fused.py",
-    # linalg.py
-    "MatMul": "pending: linalg.py",
-    "Norm2": "pending: linalg.py",
-    "NormInf": "pending: linalg.py",
-    "NormP": "pending: linalg.py",
     # normalization.py
     "BatchNorm": "pending: normalization.py",
     "LayerNorm": "pending: normalization.py",

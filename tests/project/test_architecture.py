@@ -4,10 +4,14 @@ The layers, bottom up: the device seam (``backends``, ``cuda``), ``TensorBase`` 
 tensor's state), autograd, the ops (``functions``), the ``Tensor`` face (``minitorch/tensor/``:
 one method module per op module), then ``nn``, ``optim``, ``data`` and the examples.
 ``widgets`` sits beside them and ``minitorch`` never imports it. The import graph has no
-cycle at all, function-level imports counted (imports under ``if TYPE_CHECKING:``, which
-never run, are not):
+cycle at all, function-level imports counted, and none either when the imports under
+``if TYPE_CHECKING:`` (which never run, but tie the layers together for the type checker) are
+counted too:
 
     .venv/bin/python -m pytest tests/project/test_architecture.py -k cycle
+
+``test_layers_at_run_time.py`` checks the same layering by running code: the ops and the
+engine call no method of the face.
 """
 
 import ast
@@ -48,16 +52,17 @@ def source_files():
 MODULES = {module_name(p): p for p in source_files()}
 
 
-def imports_of(path):
+def imports_of(path, type_checking=False):
     """``(target module, names, line)`` for every import the file runs, at any depth.
 
-    Imports under ``if TYPE_CHECKING:`` are left out: they are for the type checker and never
-    run (the ops annotate their results as the ``Tensor`` face that way).
+    Imports under ``if TYPE_CHECKING:`` never run; they are left out unless ``type_checking``.
     """
     found = []
     tree = ast.parse(path.read_text(), str(path))
     skipped = set()
     for node in ast.walk(tree):
+        if type_checking:
+            break
         if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
             skipped.update(id(n) for stmt in node.body for n in ast.walk(stmt))
     for node in ast.walk(tree):
@@ -70,10 +75,10 @@ def imports_of(path):
     return found
 
 
-def edges_of(name):
+def edges_of(name, type_checking=False):
     """The project modules ``name`` imports (``from pkg import mod`` counts as ``pkg.mod``)."""
     targets = set()
-    for module, names, _ in imports_of(MODULES[name]):
+    for module, names, _ in imports_of(MODULES[name], type_checking):
         if module.split(".")[0] not in PACKAGES:
             continue
         submodules = [f"{module}.{n}" for n in names if f"{module}.{n}" in MODULES]
@@ -83,6 +88,8 @@ def edges_of(name):
 
 
 GRAPH = {name: edges_of(name) for name in MODULES}
+# The same with the imports under ``if TYPE_CHECKING:``: what the type checker reads.
+TYPING_GRAPH = {name: edges_of(name, type_checking=True) for name in MODULES}
 
 
 def find_cycle(graph):
@@ -114,13 +121,21 @@ def test_the_import_graph_has_no_cycle():
     assert cycle is None, f"import cycle: {' -> '.join(cycle)}"
 
 
+def test_the_import_graph_has_no_cycle_even_for_the_type_checker():
+    # An op annotates its result with a type variable bound to TensorBase (``def exp(a: T) -> T``),
+    # not with the face above it, so the type checker's imports go one way too.
+    cycle = find_cycle(TYPING_GRAPH)
+    assert cycle is None, f"import cycle (if TYPE_CHECKING: imports counted): {' -> '.join(cycle)}"
+
+
 # What sits below the Tensor face: these never import minitorch.tensor (they use TensorBase).
 BELOW_THE_FACE = ("minitorch.tensor_base", "minitorch.autograd", "minitorch.functions", "minitorch.factories",
                   "minitorch.backends", "minitorch.cuda")
 
 
-def test_the_ops_and_the_engine_never_import_the_tensor_face():
-    for name, targets in GRAPH.items():
+@pytest.mark.parametrize("graph", [GRAPH, TYPING_GRAPH], ids=["run time", "type checking"])
+def test_the_ops_and_the_engine_never_import_the_tensor_face(graph):
+    for name, targets in graph.items():
         if name.startswith(BELOW_THE_FACE):
             face = [t for t in targets if t == "minitorch.tensor" or t.startswith("minitorch.tensor.")]
             assert not face, f"{name} imports {face}: below the face, use minitorch.tensor_base.TensorBase"
@@ -294,3 +309,27 @@ def test_architecture_md_names_every_package():
     missing = [name for name in sorted(packages + modules)
                if not re.search(rf"(^|[\s`]){re.escape(name)}($|[\s`])", text, re.MULTILINE)]
     assert not missing, f"docs/ARCHITECTURE.md does not name {missing}"
+
+
+# The layers the type checker must see whole: no error code switched off for them, and no
+# ``__getattr__`` on TensorBase that would make every face method Any to it (make lint runs mypy).
+TYPED_CORE = ("minitorch.functions", "minitorch.tensor", "minitorch.tensor_base", "minitorch.autograd")
+
+
+def test_no_mypy_error_code_is_switched_off_for_the_core():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    for override in config["tool"]["mypy"].get("overrides", []):
+        if not override.get("disable_error_code"):
+            continue
+        modules = override["module"] if isinstance(override["module"], list) else [override["module"]]
+        core = [m for m in modules if m.startswith(TYPED_CORE)]
+        assert not core, f"mypy codes {override['disable_error_code']} switched off for {core}"
+
+
+def test_tensor_base_has_no_catch_all_attribute_for_the_type_checker():
+    tree = ast.parse((ROOT / "minitorch" / "tensor_base.py").read_text())
+    base = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "TensorBase")
+    defined = {n.name for n in ast.walk(base) if isinstance(n, ast.FunctionDef)}
+    assert "__getattr__" not in defined, "TensorBase.__getattr__ makes the face's methods Any below the face"

@@ -13,10 +13,9 @@ The forward kernel takes float32 and float64 logits with up to
 ``set_debug(True)`` (which checks the labels on the host at once). Other GPU logits run the
 op's forward and only the backward kernel.
 
-The kernel's node keeps what the op's own backward needs: the logits, the labels as given
-(a row with ``ignore_index`` has weight 0, so its label is never read), and ``row_weight``
-(1 per row that counts, 0 per ignored row: the kernel's counts), so gradients of gradients
-are right through it too.
+The kernel's node keeps the logits and the labels as given (no mask array, no host check)
+and ``ctx.ignore_index``, by which the op's own backward masks the ignored rows itself
+(``fused.ignored_rows_scale``): gradients of gradients are right through it too.
 """
 
 from __future__ import annotations
@@ -62,8 +61,7 @@ def softmax_xent_forward(
     backends.of(logits).check_on_device(bad.any(), label_range_error(c, ignore))
     ctx.save_for_backward(logits, target)
     ctx.save_for_kernel(probs)
-    ctx.reduction, ctx.ignore_index = reduction, ignore
-    ctx.row_weight = counts  # 1 per row that counts, 0 per ignored row (the op's own backward reads it)
+    ctx.reduction, ctx.ignore_index, ctx.row_weight = reduction, ignore, None
     if reduction == "mean":
         ctx.total = counts.sum()  # 0/0 = nan when every row is ignored, as PyTorch
         return losses.sum() / ctx.total

@@ -20,7 +20,7 @@ The layouts are PyTorch's defaults: a replicated input in, a plain full tensor o
 from __future__ import annotations
 
 import types
-from typing import Any
+from typing import Any, cast
 
 from minitorch.distributed.base import DistributedError
 from minitorch.distributed.device_mesh import DeviceMesh
@@ -125,20 +125,26 @@ class RowwiseParallel(ParallelStyle):
         object.__setattr__(module, "forward", types.MethodType(_rowwise_forward, module))
 
 
+def _sharded(module: Linear) -> tuple[DTensorParameter, DTensorParameter | None]:
+    """A Linear's weight and bias, which ``apply`` replaced with ``DTensorParameter``s."""
+    return cast(DTensorParameter, module.weight), cast("DTensorParameter | None", module.bias)
+
+
 def _colwise_forward(self: Linear, x: Tensor) -> Tensor:
     """This rank's slice of the output features; backward sums the input's gradient over the ranks."""
-    x = AllReduceInBackward.apply(x, self.weight.device_mesh.get_group())
-    bias = None if self.bias is None else self.bias.to_local()
-    return linear(x, self.weight.to_local(), bias)
+    weight, bias = _sharded(self)
+    x = AllReduceInBackward.apply(x, weight.device_mesh.get_group())
+    return linear(x, weight.to_local(), None if bias is None else bias.to_local())
 
 
 def _rowwise_forward(self: Linear, x: Tensor) -> Tensor:
     """The partial products of every rank summed (all-reduce), then the bias, added once."""
-    expected = self.in_features // self.weight.device_mesh.size()
+    weight, bias = _sharded(self)
+    expected = self.in_features // weight.device_mesh.size()
     if x.shape[-1] != expected:
         raise DistributedError(f"RowwiseParallel: the input has {x.shape[-1]} features, but this rank's slice of "
                                f"the Linear({self.in_features}, {self.out_features}) takes {expected} (its input is "
                                "the local slice a ColwiseParallel layer before it produces)")
-    partial = linear(x, self.weight.to_local(), None)
-    out = AllReduceInForward.apply(partial, self.weight.device_mesh.get_group())
-    return out if self.bias is None else out + self.bias.to_local()
+    partial = linear(x, weight.to_local(), None)
+    out = AllReduceInForward.apply(partial, weight.device_mesh.get_group())
+    return out if bias is None else out + bias.to_local()
