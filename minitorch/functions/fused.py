@@ -191,7 +191,7 @@ def loss_scale(ctx: BackwardNode, grad: Array, n: int) -> Array:
 
 def row_total(row_weight: Array, dtype: Any) -> Array:
     """The rows' summed weight as a 0-d array of ``dtype``; of a bool mask, its count (NumPy
-    sums a mask as floats through a slow casting loop: count_nonzero is 10x faster)."""
+    sums a mask as floats through a slow casting loop; count_nonzero counts directly)."""
     if row_weight.dtype != bool:
         return row_weight.sum()
     xp = backends.module_of(row_weight)
