@@ -45,7 +45,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import blas_info, describe  # noqa: E402
 
 import minitorch  # noqa: E402
-from minitorch.cuda import kernels as cuda_kernels  # noqa: E402
 from minitorch.cuda import syncs  # noqa: E402
 from minitorch.examples.per_op_copies import host_batches, per_op_copies  # noqa: E402
 from minitorch.nn import functional as F  # noqa: E402
@@ -215,7 +214,7 @@ def run(args):
         else:
             note = resident_step_syncs(x_np, y_np, batch, args.hidden)
             add(GPU_ROWS[0], time_minitorch(x_np, y_np, batch, "cuda", args.hidden, steps, args.blocks), note)
-            with cuda_kernels.use_custom_kernels(False):
+            with minitorch.cuda.use_custom_kernels(False):
                 add(GPU_ROWS[1], time_minitorch(x_np, y_np, batch, "cuda", args.hidden, steps, args.blocks),
                     "plain CuPy expressions")
             cupy = minitorch.cuda.cupy_module()

@@ -6,7 +6,7 @@ CuPy compiles every kernel with NVRTC at its first use (about 0.1-0.3 s each) an
 the binary in ``CUPY_CACHE_DIR``. Run with an empty cache, this script measures that cold
 cost in two parts, then the same work again warm:
 
-1. MiniTorch's own kernels (``minitorch.cuda.kernels``), each entry point for float16,
+1. MiniTorch's own kernels (``minitorch/kernels/cuda/sources.py``, and ``syncs.spin``), each entry point for float16,
    float32 and float64, contiguous and transposed inputs;
 2. the CuPy kernels a training step uses (elementwise ops, reductions, random numbers):
    the first step of an MLP in float32 and under autocast (float16), against the second.
@@ -22,7 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import minitorch  # noqa: E402
-from minitorch.cuda import kernels  # noqa: E402
+from minitorch.cuda import syncs  # noqa: E402
+from minitorch.kernels.cuda import sources as kernels  # noqa: E402
 from minitorch.nn import functional as F  # noqa: E402
 
 
@@ -33,7 +34,7 @@ def cached_files():
 
 
 def minitorch_kernels(cupy):
-    """Every entry point of ``minitorch.cuda.kernels`` once per dtype and layout; waits for the GPU."""
+    """Every entry point of ``kernels/cuda/sources.py`` (and the spin) once per dtype and layout; waits for the GPU."""
     for dtype in ("float16", "float32", "float64"):
         for transposed in (False, True):
             x = cupy.random.standard_normal((64, 10)).astype(dtype)
@@ -48,7 +49,7 @@ def minitorch_kernels(cupy):
             p, buf, m, v = (cupy.zeros((64, 10), dtype=dtype) for _ in range(4))
             kernels.sgd_momentum_step(p, buf, x, 0.1, 0.9, 0.0)
             kernels.adam_step(p, m, v, x, 1e-3, 0.9, 0.999, 1e-8, 0.0, 1.0, 1.0)
-    kernels.spin(0)
+    syncs.spin(0)
     cupy.cuda.Device().synchronize()
 
 

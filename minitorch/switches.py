@@ -4,7 +4,7 @@ the recorder of the step ``minitorch.compile`` is tracing, if any (``trace_hooks
 
 Every other module reads them from ``SWITCHES`` (an attribute read is as cheap as it gets
 on the hot path) and changes them only through the public functions and context managers
-that own them (``no_grad``, ``set_debug``, ``detect_anomaly``, ``use_custom_kernels``).
+that own them (``no_grad``, ``set_debug``, ``detect_anomaly``, ``use_fast_kernels``).
 Tests call ``SWITCHES.reset()`` to start from the defaults.
 
 ``MINITORCH_FAST_KERNELS=0`` in the environment before ``import minitorch`` starts the process
@@ -12,7 +12,10 @@ with the fast kernels off (and ``reset()`` keeps them off): every op then runs a
 ``minitorch/functions/``, the way the lessons teach it.
 """
 
+from __future__ import annotations
+
 import os
+from types import TracebackType
 from typing import Any
 
 
@@ -61,3 +64,26 @@ class Switches:
 
 
 SWITCHES = Switches()
+
+
+class use_fast_kernels:  # noqa: N801  (used like a function, as PyTorch's switches are)
+    """Turn the fast kernels on or off; as a context manager, only inside the ``with``.
+
+    ``minitorch.kernels.use_fast_kernels``; ``minitorch.cuda.use_custom_kernels`` is the same
+    switch under the name the GPU lesson used (the hand-written CUDA kernels are fast kernels).
+    """
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.previous = SWITCHES.fast_kernels
+        SWITCHES.fast_kernels = bool(enabled)
+
+    def __enter__(self) -> use_fast_kernels:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
+        SWITCHES.fast_kernels = self.previous
+
+
+def fast_kernels_enabled() -> bool:
+    """True when ops take their fast kernels where they apply (the default)."""
+    return SWITCHES.fast_kernels

@@ -21,7 +21,6 @@ class Backend:
     is_host: bool = False  # data lives in host memory: reading values back costs nothing
     xp: ModuleType | None = None  # the array library, None until the backend is usable
     array_type: type | None = None  # the library's ndarray class, None until usable
-    kernels: Any = None  # hand-written kernels for fused ops (a module), or None
 
     def probe(self) -> tuple[bool, str]:
         """``(usable, reason)``: whether this device can run ops now, and why not. Never raises."""

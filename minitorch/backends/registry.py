@@ -165,10 +165,3 @@ def to_device(array: Any, device: str) -> Any:
     target = _BY_NAME[device] if device in _BY_NAME else get(device)
     host = source.download(array)
     return host if target.is_host else require(target.name).upload(host)
-
-
-def kernels_for(array: Any) -> Any:
-    """The hand-written kernels of ``array``'s backend, or None (none there, or switched off)."""
-    if type(array) is np.ndarray:
-        return None
-    return of(array).kernels if SWITCHES.fast_kernels else None

@@ -3,8 +3,9 @@
 - ``backend.py``: the ``"cuda"`` backend (CuPy), registered with ``minitorch.backends``;
   its probe decides whether a GPU is usable and says why not.
 - ``runtime.py``: which GPU, ``synchronize``, and memory as PyTorch reports it.
-- ``kernels.py``: hand-written CUDA kernels (CuPy ``ElementwiseKernel``s) that the fused
-  ops use on a GPU.
+- the hand-written CUDA kernels (CuPy ``ElementwiseKernel``s) are fast kernels like the
+  CPU's, in ``minitorch/kernels/cuda/``; ``use_custom_kernels`` is an alias of the one switch
+  ``minitorch.kernels.use_fast_kernels``.
 - ``graphs.py``: ``capture_step``, an opt-in CUDA Graph of a whole training step (unverified).
 - ``syncs.py``: ``synchronises(step)``, whether a step makes Python wait for the GPU.
 
@@ -28,6 +29,12 @@ from minitorch.cuda.runtime import (
     reset_peak_memory_stats,
     synchronize,
 )
+from minitorch.switches import fast_kernels_enabled, use_fast_kernels
+
+# The GPU lesson's name for the one fast-kernel switch (``minitorch.kernels.use_fast_kernels``):
+# ``with minitorch.cuda.use_custom_kernels(False):`` runs GPU ops on plain CuPy expressions.
+use_custom_kernels = use_fast_kernels
+custom_kernels_enabled = fast_kernels_enabled
 
 
 def is_available():
@@ -72,6 +79,7 @@ __all__ = [
     "capture_step",
     "cupy_module",
     "current_device",
+    "custom_kernels_enabled",
     "device_count",
     "empty_cache",
     "get_device_name",
@@ -88,4 +96,5 @@ __all__ = [
     "reset_peak_memory_stats",
     "synchronize",
     "unavailable_reason",
+    "use_custom_kernels",
 ]

@@ -19,7 +19,7 @@ from typing import Any
 
 from minitorch import backends, random
 from minitorch.backends.base import Backend
-from minitorch.cuda import kernels, runtime
+from minitorch.cuda import runtime
 from minitorch.switches import SWITCHES
 
 
@@ -33,6 +33,7 @@ class CudaBackend(Backend):
     def __init__(self) -> None:
         self._probe: tuple[bool, str] | None = None
         self._pending: dict[str, tuple[Any, Exception]] = {}  # deferred checks, see check_on_device
+        self._kernels: dict[tuple[str, str, str, str], Any] = {}  # spec -> its ElementwiseKernel
 
     def probe(self) -> tuple[bool, str]:
         """Find out once whether CuPy imports, sees a device and can run a kernel.
@@ -45,7 +46,7 @@ class CudaBackend(Backend):
         if self._probe is None:
             cupy, self._probe = _find_cupy()
             if cupy is not None:
-                self.xp, self.array_type, self.kernels = cupy, cupy.ndarray, kernels
+                self.xp, self.array_type = cupy, cupy.ndarray
                 backends.activate(self)
                 random.add_seed_hook(cupy.random.seed)  # manual_seed seeds CuPy's generator too
         return self._probe
@@ -55,10 +56,24 @@ class CudaBackend(Backend):
         self._probe = None
         if self.xp is not None:
             random.remove_seed_hook(self.xp.random.seed)
-        self.xp = self.array_type = self.kernels = None
+        self.xp = self.array_type = None
         self._pending.clear()
+        self._kernels.clear()
         runtime.forget()
-        kernels.clear_cache()
+
+    def elementwise_kernel(self, spec: tuple[str, str, str, str]) -> Any:
+        """The ``cupy.ElementwiseKernel`` of ``spec`` = ``(in_params, out_params, body, name)``.
+
+        Built once and kept (until ``reset``); CuPy compiles it with NVRTC at its first call,
+        once per dtype and layout. The hand-written kernels (``minitorch/kernels/cuda/``) and
+        ``syncs.py``'s spin kernel are built here, so that a new CuPy (a test's stand-in)
+        never runs a kernel built by the last one.
+        """
+        kernel = self._kernels.get(spec)
+        if kernel is None:
+            cupy = backends.require("cuda", f"build the CUDA kernel {spec[3]}").xp
+            kernel = self._kernels[spec] = cupy.ElementwiseKernel(*spec)
+        return kernel
 
     def upload(self, host_array: Any) -> Any:
         return self.xp.asarray(host_array)
@@ -181,7 +196,8 @@ def install_hint(cupy: Any) -> str:
     return "install cupy-cuda12x[ctk] (CUDA 12) or cupy-cuda13x[ctk] (CUDA 13), or a CUDA toolkit"
 
 
-CUDA = backends.register(CudaBackend())
+CUDA = CudaBackend()
+backends.register(CUDA)
 
 
 def cupy_module() -> Any:

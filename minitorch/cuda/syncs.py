@@ -9,7 +9,7 @@ step, and a CUDA graph cannot contain one. CuPy's own detector,
 ``Device.synchronize()``.
 
 ``synchronises(fn)`` sees every kind, because it asks the GPU itself: it queues a kernel that
-keeps the GPU busy for a known time (``kernels.spin``), records an event behind it, runs
+keeps the GPU busy for a known time (``spin``), records an event behind it, runs
 ``fn()``, then asks (without waiting) whether the event has completed. It can only have
 completed once the spin kernel has run to its end, so if ``fn`` returned sooner than that and
 the event is done, ``fn`` waited for the GPU. The spin lasts many times the host time ``fn``
@@ -25,7 +25,24 @@ from collections.abc import Callable
 from typing import Any
 
 from minitorch import backends
-from minitorch.cuda import kernels
+from minitorch.cuda.backend import CUDA
+
+# Keeps the GPU busy for ``ns`` nanoseconds (one thread reading the GPU's nanosecond clock,
+# %globaltimer, until that much time has passed) and writes the time it spun to ``elapsed``.
+# A CuPy ElementwiseKernel: (input parameters, output parameters, body for one element, name).
+SPIN = (
+    "int64 ns",
+    "int64 elapsed",
+    """
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while ((long long)(now - start) < ns);
+    elapsed = (long long)(now - start);
+    """,
+    "minitorch_spin",
+)
 
 SPIN_FACTOR = 20  # the spin lasts this many times fn's own host time
 MIN_SPIN_S = 0.05
@@ -40,7 +57,7 @@ def synchronises(fn: Callable[[], Any]) -> bool:
     """
     cupy = backends.require("cuda", "check a step for synchronisations").xp
     device = cupy.cuda.Device()
-    kernels.spin(0)  # compiled and loaded before anything is timed
+    spin(0)  # compiled and loaded before anything is timed
     device.synchronize()
     start = time.perf_counter()
     fn()
@@ -49,7 +66,7 @@ def synchronises(fn: Callable[[], Any]) -> bool:
     spin_s = min(max(MIN_SPIN_S, SPIN_FACTOR * host), MAX_SPIN_S)
     for _ in range(2):  # a wait seen twice, the second time behind a 4x longer spin: not a slow host
         done = cupy.cuda.Event(disable_timing=True)
-        kernels.spin(int(spin_s * 1e9))
+        spin(int(spin_s * 1e9))
         done.record()
         fn()
         waited = bool(done.done)  # a query: it does not wait itself
@@ -58,3 +75,11 @@ def synchronises(fn: Callable[[], Any]) -> bool:
             return False
         spin_s = min(4 * spin_s, MAX_SPIN_S)
     return True
+
+
+def spin(ns: int) -> Any:
+    """Queue one kernel that keeps the GPU busy for ``ns`` nanoseconds; returns its (1,) int64 output."""
+    cupy = backends.require("cuda", "spin the GPU").xp
+    elapsed = cupy.empty(1, dtype="int64")
+    CUDA.elementwise_kernel(SPIN)(int(ns), elapsed)
+    return elapsed

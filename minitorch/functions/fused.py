@@ -8,14 +8,14 @@ launches) and a lesson in itself: its backward is the chain rule done by hand.
   stable log-softmax and picks the target entries; backward is the famous
   ``(softmax - onehot(target)) / N``, on a GPU ONE kernel instead of the five or so that
   LogSoftmax's and NLLLoss's backwards launch together.
-- ``BiasReLU``: ``relu(x + b)`` in one kernel each way on a GPU (lesson 10 builds it).
+- ``BiasReLU``: ``relu(x + b)`` in one node (on a GPU one kernel each way; lesson 10 builds it).
 
 Each is written here as plain array math, the same on NumPy and CuPy, keeping for backward
 only its inputs (the softmax is computed again from the logits). The CPU's faster ways to
 compute ``Linear`` and ``SoftmaxCrossEntropy`` (one BLAS product for a batch of sequences,
 the probabilities kept from forward and updated in place) are fast kernels in
-``minitorch/kernels/cpu/`` (``linear.py``, ``cross_entropy.py``); where the array's backend has
-hand-written kernels (``backends.kernels_for``), the GPU path uses them.
+``minitorch/kernels/cpu/`` (``linear.py``, ``cross_entropy.py``), and the GPU's hand-written
+CUDA kernels for ``SoftmaxCrossEntropy`` and ``BiasReLU`` in ``minitorch/kernels/cuda/``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from minitorch import backends
 from minitorch.autograd.function import BackwardNode, Function
 from minitorch.errors import MiniTorchError
 from minitorch.functions.autocast_policy import to_low_precision
-from minitorch.functions.bounds import label_range_error, label_rows
+from minitorch.functions.bounds import label_rows
 from minitorch.functions.linalg import product
 from minitorch.functions.unary import relu_grad
 from minitorch.hints import Array, Gradients
@@ -103,10 +103,10 @@ class SoftmaxCrossEntropy(Function):
         grad_x_n = (softmax(x_n) - onehot(t_n)) * g   (g over N for 'mean')
 
     ``row_weight`` (optional): each row's weight (class weights, 0 for ignored rows), for
-    PyTorch's weighted mean, which divides by the weights' sum. ``ignore_index`` (optional,
-    GPU kernel path only): labels not checked on the host; the kernel skips rows equal to it
-    (loss 0, not counted, no gradient) and flags other out-of-range labels for the
-    device-side check, so the default GPU step needs no mask arrays and no sync.
+    PyTorch's weighted mean, which divides by the weights' sum. ``ignore_index`` (optional):
+    rows with that label count for nothing; any other label outside [0, C) raises. (The GPU's
+    forward kernel, ``kernels/cuda/cross_entropy.py``, keeps the labels as given and sets
+    ``ctx.ignore_index``: backward then masks those rows itself, ``ignored_rows_scale``.)
 
     Under create_graph=True the backward's lines run on graph values: the rows that count
     after ``ignore_index`` are a bool mask, which it may read. A float ``row_weight`` passed
@@ -124,27 +124,13 @@ class SoftmaxCrossEntropy(Function):
         ignore_index: int | None = None,
     ) -> Array:
         xp = ctx.xp
-        ctx.ignore_index = None
-        kernels = backends.kernels_for(logits)  # None on the CPU
-        if kernels is not None and not SWITCHES.debug and _fits_forward_kernel(kernels, logits):
-            # One launch for all of it: softmax, per-row loss, counts and the range flags.
-            # (set_debug(True) checks the labels on the host at once instead, below.)
-            skip = -100 if ignore_index is None else ignore_index
-            losses, probs, counts, bad = kernels.softmax_xent_forward(logits, target, skip)
-            ctx.save_for_kernel(probs)  # the backward kernel's input: no softmax recomputed
-            if ignore_index is not None:
-                ctx.ignore_index = ignore_index
-                backends.of(logits).check_on_device(bad.any(), label_range_error(logits.shape[1], ignore_index))
-        else:
-            if row_weight is None:  # labels in range, ignore_index ones masked, any other refused
-                target, row_weight = host_labels(target, logits, ignore_index)
-            shifted = logits - logits.max(axis=1, keepdims=True)  # exp() <= 1: no overflow
-            losses = xp.log(xp.exp(shifted).sum(axis=1)) - shifted[xp.arange(logits.shape[0]), target]
+        ctx.ignore_index = None  # the labels are masked here (the GPU kernel sets it, see above)
+        if row_weight is None:  # labels in range, ignore_index ones masked, any other refused
+            target, row_weight = host_labels(target, logits, ignore_index)
+        shifted = logits - logits.max(axis=1, keepdims=True)  # exp() <= 1: no overflow
+        losses = xp.log(xp.exp(shifted).sum(axis=1)) - shifted[xp.arange(logits.shape[0]), target]
         ctx.save_for_backward(logits, target)
         ctx.reduction, ctx.row_weight = reduction, row_weight
-        if row_weight is None and ctx.ignore_index is not None and reduction == "mean":
-            ctx.total = counts.sum()  # the rows that count; 0/0 = nan when all are ignored, as PyTorch
-            return losses.sum() / ctx.total
         return reduce_losses(ctx, losses, logits.shape[0])
 
     @staticmethod
@@ -152,19 +138,13 @@ class SoftmaxCrossEntropy(Function):
         logits, target = ctx.saved_tensors
         xp = ctx.xp
         rest = (None,) * (len(ctx.next_nodes) - 1)  # target, reduction and the optional settings
-        kernels = backends.kernels_for(logits)  # None on the CPU, and for graph values
-        if kernels is None and ctx.ignore_index is not None:
+        if ctx.ignore_index is not None:
             # The GPU's forward kernel kept the raw labels and skipped the ignored rows itself;
-            # written out (a backward under create_graph=True, or custom kernels switched off
+            # on its node (a backward under create_graph=True, or fast kernels switched off
             # since), those rows are masked here and the rows that count are counted again.
             scale = ignored_rows_scale(xp, ctx, grad, target, logits.dtype)
         else:
             scale = loss_scale(ctx, grad, logits.shape[0])
-        if kernels is not None and (ctx.ignore_index is not None or ctx.row_weight is not None or scale.ndim == 0):
-            # One GPU kernel: (probs - onehot(target)) * scale, ignored rows skipped.
-            probs = ctx.kernel_saved[0] if ctx.kernel_saved else softmax_rows(xp, logits)
-            skip = () if ctx.ignore_index is None else (ctx.ignore_index,)
-            return (kernels.softmax_xent_backward(probs, target, scale, *skip), *rest)
         # The one-hot labels as numbers (not a bool mask): float - bool is NumPy's mixed loop,
         # slower than the cast, and a MiniTorch error on graph values (create_graph=True).
         onehot = (xp.arange(logits.shape[1]) == target[:, None]).astype(logits.dtype)
@@ -205,9 +185,7 @@ def loss_scale(ctx: BackwardNode, grad: Array, n: int) -> Array:
             grad = grad / ctx.xp.where(total == 0, 1, total)
         return (ctx.row_weight * grad).reshape(n, 1)
     if ctx.reduction == "mean":
-        # The GPU kernel path divides by the rows that count (all ignored: inf, but every row
-        # is then skipped by the kernel).
-        return grad / (n if ctx.ignore_index is None else ctx.total)
+        return grad / n
     return grad if ctx.reduction == "sum" else grad.reshape(n, 1)
 
 
@@ -230,21 +208,12 @@ def ignored_rows_scale(xp: Any, ctx: BackwardNode, grad: Array, target: Array, d
     return (keep * grad).reshape(target.shape[0], 1)
 
 
-def _fits_forward_kernel(kernels: Any, logits: Array) -> bool:
-    """The one-thread-per-row forward kernel: float32/float64 logits with not too many classes."""
-    return logits.dtype.itemsize >= 4 and 0 < logits.shape[1] <= kernels.SOFTMAX_XENT_MAX_CLASSES
-
-
 class BiasReLU(Function):
     """relu(x + b) with b broadcast over the last dimension of x."""
 
     @staticmethod
     def forward(ctx: BackwardNode, x: Array, b: Array) -> Array:
-        kernels = backends.kernels_for(x)  # None on the CPU
-        if kernels is not None:
-            out = kernels.bias_relu_forward(x, b)
-        else:
-            out = ctx.xp.maximum(x + b, 0)
+        out = ctx.xp.maximum(x + b, 0)
         ctx.save_for_backward(out)
         return out
 

@@ -21,8 +21,6 @@ and device (``update_registry.py``). The same switch turns them off.
 
 from __future__ import annotations
 
-from types import TracebackType
-
 # Each kernel module registers its kernels when imported.
 from minitorch.kernels import optimizers  # noqa: F401  (the optimizers' update kernels)
 from minitorch.kernels.cpu import activations as _cpu_activations  # noqa: F401
@@ -34,6 +32,8 @@ from minitorch.kernels.cpu import normalization as _cpu_normalization  # noqa: F
 from minitorch.kernels.cpu import products as _cpu_products  # noqa: F401
 from minitorch.kernels.cpu import smooth_activations as _cpu_smooth_activations  # noqa: F401
 from minitorch.kernels.cuda import activations as _cuda_activations  # noqa: F401
+from minitorch.kernels.cuda import cross_entropy as _cuda_cross_entropy  # noqa: F401
+from minitorch.kernels.cuda import elementwise as _cuda_elementwise  # noqa: F401
 from minitorch.kernels.cuda import special as cuda_special  # noqa: F401
 from minitorch.kernels.registry import Kernel, all_kernels, kernels_of, register, unregister
 from minitorch.kernels.update_registry import (
@@ -43,30 +43,11 @@ from minitorch.kernels.update_registry import (
     unregister_update,
     update_kernels_of,
 )
-from minitorch.switches import FAST_KERNELS_AT_IMPORT, SWITCHES
+from minitorch.switches import FAST_KERNELS_AT_IMPORT, fast_kernels_enabled, use_fast_kernels
 
 # glibc keeps freed memory for the next step's arrays (cpu/host_memory.py says why): a speed
 # trick too, so only in a process that starts with the fast kernels on.
 host_memory.keep_freed_memory_from_environment(FAST_KERNELS_AT_IMPORT)
-
-
-class use_fast_kernels:  # noqa: N801  (used like a function, as PyTorch's switches are)
-    """Turn the fast kernels on or off; as a context manager, only inside the ``with``."""
-
-    def __init__(self, enabled: bool = True) -> None:
-        self.previous = SWITCHES.fast_kernels
-        SWITCHES.fast_kernels = bool(enabled)
-
-    def __enter__(self) -> use_fast_kernels:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
-        SWITCHES.fast_kernels = self.previous
-
-
-def fast_kernels_enabled() -> bool:
-    """True when ops take their fast kernels where they apply (the default)."""
-    return SWITCHES.fast_kernels
 
 
 __all__ = [

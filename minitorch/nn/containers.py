@@ -14,12 +14,16 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+import numpy as np
+
 from minitorch import backends
+from minitorch.autograd.function import fast_kernel
 from minitorch.errors import MiniTorchError
 from minitorch.functions.autocast_policy import to_low_precision
-from minitorch.functions.fused import bias_relu, linear
+from minitorch.functions.fused import BiasReLU, bias_relu, linear
 from minitorch.nn.layers import Linear, ReLU
 from minitorch.nn.module import Module
+from minitorch.switches import SWITCHES
 from minitorch.tensor import Tensor
 
 
@@ -43,9 +47,9 @@ class Sequential(Module):
 
     def forward(self, x: Any) -> Any:
         # The CPU path is the plain loop and nothing else: lessons draw the graphs of CPU
-        # models and must keep seeing a Linear node, then a ReLU node. Only an input on a
-        # backend with hand-written kernels (a GPU) takes the fusing loop.
-        if isinstance(x, Tensor) and backends.kernels_for(x.data) is not None:
+        # models and must keep seeing a Linear node, then a ReLU node. Only an input on another
+        # device (a GPU) with the fast kernels on takes the fusing loop.
+        if isinstance(x, Tensor) and type(x.data) is not np.ndarray and SWITCHES.fast_kernels:
             return self._forward_fusing(x)
         for module in self._modules.values():
             x = module(x)
@@ -115,13 +119,14 @@ def fuses_linear_relu(first: Any, second: Any, x: Any) -> bool:
     bias in one launch and ``ReLU`` is another; the ``BiasReLU`` kernel does both in
     one (the backward launches the same number of kernels either way).
 
-    Only where it changes nothing but the launch count: ``x`` is a Tensor on a backend
-    with hand-written kernels that are switched on (``backends.kernels_for``; never the
-    CPU), ``first`` is exactly ``nn.Linear`` (a subclass may override ``forward``) with
-    a bias of its weight's dtype and an input of the right width (else ``Linear`` raises
-    its own error), ``second`` is exactly ``nn.ReLU``, and neither has its ``forward``
-    replaced on the instance and neither has forward hooks (a hook must see the
-    module's own input and output, so a hooked pair runs unfused).
+    Only where it changes nothing but the launch count: ``x`` is a Tensor on a device where
+    ``BiasReLU`` has a fast kernel for it and the fast kernels are on (a GPU's
+    ``minitorch/kernels/cuda/elementwise.py``; never the CPU), ``first`` is exactly
+    ``nn.Linear`` (a subclass may override ``forward``) with a bias of its weight's dtype and
+    an input of the right width (else ``Linear`` raises its own error), ``second`` is exactly
+    ``nn.ReLU``, and neither has its ``forward`` replaced on the instance and neither has
+    forward hooks (a hook must see the module's own input and output, so a hooked pair runs
+    unfused).
     """
     if type(first) is not Linear or type(second) is not ReLU or not isinstance(x, Tensor):
         return False
@@ -133,9 +138,9 @@ def fuses_linear_relu(first: Any, second: Any, x: Any) -> bool:
     if bias is None or bias.data.dtype != first.weight.data.dtype:
         return False
     shape = x.data.shape
-    if not shape or shape[-1] != first.in_features:
+    if not shape or shape[-1] != first.in_features or type(x.data) is np.ndarray:
         return False
-    return backends.kernels_for(x.data) is not None
+    return fast_kernel(BiasReLU, backends.device_of(x.data), (x.data, bias.data)) is not None
 
 
 def linear_bias_relu(layer: Linear, x: Tensor) -> Tensor:

@@ -10,6 +10,7 @@ import pytest
 
 import minitorch
 from minitorch import backends
+from minitorch.kernels import use_fast_kernels
 
 cuda_source.installed_cupy()
 
@@ -22,3 +23,11 @@ def fake_gpu(monkeypatch):
     assert minitorch.cuda.is_available()
     yield fake
     backends.reset_probes()
+
+
+@pytest.fixture
+def fast_kernels():
+    """The fast kernels on for one test that is about the GPU's kernels (even under
+    ``MINITORCH_FAST_KERNELS=0``, where every other test runs the reference ops)."""
+    with use_fast_kernels(True):
+        yield

@@ -14,8 +14,9 @@ from fake_cupy import FakeCupy, FakeDeviceArray, FakeElementwiseKernel
 
 import minitorch
 from minitorch import backends
-from minitorch.cuda import kernels as cuda_kernels
 from minitorch.errors import MiniTorchError
+from minitorch.kernels import fast_kernels_enabled, use_fast_kernels
+from minitorch.kernels.cuda import sources as cuda_kernels
 
 
 @pytest.fixture
@@ -230,9 +231,15 @@ def test_mem_get_info(fake_gpu, use_cupy):
 # ---------------------------------------------------------------------- kernels
 def test_kernels_module_imports_without_gpu(use_cupy):
     use_cupy(None)
-    assert cuda_kernels.custom_kernels_enabled()
     with pytest.raises(MiniTorchError, match="no usable GPU"):
         cuda_kernels.get_kernel(cuda_kernels.RELU_FORWARD)
+
+
+def test_use_custom_kernels_is_the_one_switch():
+    assert minitorch.cuda.use_custom_kernels is use_fast_kernels
+    for enabled in (False, True):
+        with minitorch.cuda.use_custom_kernels(enabled):
+            assert minitorch.cuda.custom_kernels_enabled() is fast_kernels_enabled() is enabled
 
 
 def test_reference_kernels_match_plain_numpy(rng):
@@ -244,7 +251,7 @@ def test_reference_kernels_match_plain_numpy(rng):
     np.testing.assert_array_equal(cuda_kernels.reference_bias_relu_forward(x, b), np.maximum(x + b, 0))
 
 
-def test_relu_dispatches_to_kernels_on_cuda(fake_gpu, rng):
+def test_relu_dispatches_to_kernels_on_cuda(fake_gpu, rng, fast_kernels):
     FakeElementwiseKernel.compiled.clear()
     data = rng.standard_normal((4, 6)).astype(np.float32)
     x = minitorch.tensor(data).cuda().requires_grad_()
@@ -254,7 +261,7 @@ def test_relu_dispatches_to_kernels_on_cuda(fake_gpu, rng):
     np.testing.assert_array_equal(y.cpu().detach().numpy(), np.maximum(data, 0))
     np.testing.assert_array_equal(x.grad.cpu().numpy(), (data > 0).astype(np.float32))
     FakeElementwiseKernel.compiled.clear()
-    with cuda_kernels.use_custom_kernels(False):
+    with minitorch.cuda.use_custom_kernels(False):
         minitorch.relu(x)
     assert FakeElementwiseKernel.compiled == []
 
@@ -306,7 +313,7 @@ def test_fused_ops_gradcheck_on_cpu(rng):
 
 
 # ---------------------------------------------------------------------- no hidden host copies
-def test_training_step_on_device_reads_nothing_back(fake_gpu, monkeypatch):
+def test_training_step_on_device_reads_nothing_back(fake_gpu, monkeypatch, fast_kernels):
     """Forward, backward and an optimizer step copy nothing to the host (fake GPU)."""
     reads = []
     for name in ("get", "item", "tolist", "__int__", "__float__", "__bool__", "__index__"):

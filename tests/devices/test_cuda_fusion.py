@@ -12,7 +12,6 @@ import pytest
 from fake_cupy import LAUNCHES
 
 import minitorch
-from minitorch.cuda import kernels as cuda_kernels
 from minitorch.nn.containers import fuses_linear_relu
 
 nn = minitorch.nn
@@ -28,7 +27,7 @@ def mlp(*widths):
 
 
 def forward_launches(model, x, custom=True):
-    with cuda_kernels.use_custom_kernels(custom):
+    with minitorch.cuda.use_custom_kernels(custom):
         LAUNCHES.clear()
         model(x)
         return dict(LAUNCHES)
@@ -66,7 +65,7 @@ def _run(model, x_array, device, custom=True):
     model.zero_grad()
     model.to(device)
     x = minitorch.tensor(x_array, device=device, requires_grad=True)
-    with cuda_kernels.use_custom_kernels(custom):
+    with minitorch.cuda.use_custom_kernels(custom):
         out = model(x)
         w = minitorch.tensor(np.linspace(-1, 1, out.numel(), dtype=np.float32).reshape(out.shape), device=device)
         (out * w).sum().backward()
@@ -89,7 +88,7 @@ def test_fused_values_and_gradients_match_unfused_and_cpu(fake_gpu, rng, shape):
             np.testing.assert_allclose(got[2][name], cpu[2][name], rtol=1e-5, atol=1e-6, err_msg=name)
 
 
-def test_fused_under_no_grad_matches(fake_gpu, rng):
+def test_fused_under_no_grad_matches(fake_gpu, rng, fast_kernels):
     model = mlp(20, 32, 10).to("cuda")
     x = minitorch.tensor(rng.standard_normal((8, 20)).astype(np.float32), device="cuda")
     with minitorch.no_grad():
@@ -97,12 +96,12 @@ def test_fused_under_no_grad_matches(fake_gpu, rng):
         out = model(x)
         assert LAUNCHES["minitorch_bias_relu_forward"] == 1
     assert out.grad_fn is None and not out.requires_grad
-    with cuda_kernels.use_custom_kernels(False):
+    with minitorch.cuda.use_custom_kernels(False):
         want = model(x)
     np.testing.assert_allclose(out.cpu().numpy(), want.detach().cpu().numpy(), rtol=1e-6)
 
 
-def test_graph_names_cpu_keeps_linear_and_relu_gpu_has_bias_relu(fake_gpu, rng):
+def test_graph_names_cpu_keeps_linear_and_relu_gpu_has_bias_relu(fake_gpu, rng, fast_kernels):
     model = mlp(20, 32, 10)
     x = rng.standard_normal((4, 20)).astype(np.float32)
     cpu_names = node_names(model(minitorch.tensor(x)))
@@ -145,7 +144,7 @@ def test_what_turns_the_fusion_off(fake_gpu, rng, change):
     want = model(minitorch.tensor(x_array)).detach().numpy()
     model.to("cuda")
     x = minitorch.tensor(x_array, device="cuda")
-    with cuda_kernels.use_custom_kernels(change != "custom kernels off"):
+    with minitorch.cuda.use_custom_kernels(change != "custom kernels off"):
         assert not fuses_linear_relu(model[0], model[1], x)
         LAUNCHES.clear()
         out = model(x)
@@ -167,7 +166,7 @@ def test_fusion_under_autocast_matches_the_unfused_path(fake_gpu, rng):
     results = []
     for custom in (True, False):
         model.zero_grad()
-        with cuda_kernels.use_custom_kernels(custom), minitorch.autocast("cuda"):
+        with minitorch.cuda.use_custom_kernels(custom), minitorch.autocast("cuda"):
             LAUNCHES.clear()
             out = model(x)
             assert ("minitorch_bias_relu_forward" in LAUNCHES) == custom

@@ -17,7 +17,6 @@ from fake_cupy import LAUNCHES, FakeCupy
 
 import minitorch
 from minitorch import backends
-from minitorch.cuda import kernels as cuda_kernels
 from minitorch.errors import MiniTorchIndexError
 from minitorch.nn import functional as F
 
@@ -35,7 +34,7 @@ def _setup(optimizer):
 def count_step_launches(optimizer, custom=True):
     """Launches of (forward + backward, optimizer step) in the second step (state exists by then)."""
     model, opt, x, y = _setup(optimizer)
-    with cuda_kernels.use_custom_kernels(custom):
+    with minitorch.cuda.use_custom_kernels(custom):
         for _ in range(2):
             LAUNCHES.clear()
             opt.zero_grad()
@@ -74,7 +73,7 @@ def test_optimizer_step_is_one_launch_per_parameter(fake_gpu, name):
     assert (graph, plain_graph) == (30, 49)
 
 
-def test_fused_cross_entropy_forward_is_one_kernel(fake_gpu, rng):
+def test_fused_cross_entropy_forward_is_one_kernel(fake_gpu, rng, fast_kernels):
     logits = minitorch.tensor(rng.standard_normal((8, 5)).astype(np.float32), device="cuda")
     target = minitorch.tensor(rng.integers(0, 5, 8), device="cuda")
     LAUNCHES.clear()
@@ -82,7 +81,7 @@ def test_fused_cross_entropy_forward_is_one_kernel(fake_gpu, rng):
     assert LAUNCHES["minitorch_softmax_xent_forward"] == 1
     kernel_launches = sum(LAUNCHES.values())
     LAUNCHES.clear()
-    with cuda_kernels.use_custom_kernels(False):
+    with minitorch.cuda.use_custom_kernels(False):
         plain = F.cross_entropy(logits, target)
     assert kernel_launches < sum(LAUNCHES.values())
     want = F.cross_entropy(logits.cpu(), target.cpu())

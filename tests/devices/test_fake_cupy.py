@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from fake_cupy import LAUNCHES, FakeElementwiseKernel
 
-from minitorch.cuda import kernels
+from minitorch.kernels.cuda import sources as kernels
 
 
 @pytest.fixture(autouse=True)

@@ -4,15 +4,15 @@ A CuPy ``ElementwiseKernel`` is compiled at its first call, once per argument *s
 (dtype, dimensions, contiguity, 32- or 64-bit indexing of each array). A source that does not
 compile for, say, float16 or a transposed input fails only on the GPU user's first step.
 
-Here each entry point of the kernel module (``cuda_source.KERNEL_MODULE``) is called through
+Here each entry point of the kernel modules (``cuda_source.KERNEL_MODULES``) is called through
 the strict fake CuPy for float16, float32 and float64 and for contiguous, transposed and
 sliced inputs; every kernel call's signature is recorded as real CuPy would see it
 (``cuda_source.kernel_call``); each signature, and the same with 64-bit indexing (arrays
 over 2 GiB), is compiled with NVRTC for sm_80 (A100) and sm_90 (H100/H200) with CuPy's own
-headers and options. A copy of the module with one kernel broken must fail the same check.
+headers and options. A copy of a module with one kernel broken must fail the same check.
 
-The kernels are found in what the module exposes (its ``(in, out, body, name)`` tuples);
-``EXAMPLES`` says how to call each entry point, and a kernel no example reaches fails
+The kernels are found in what the modules expose (their ``(in, out, body, name)`` tuples);
+``EXAMPLES`` says how to call each module's entry points, and a kernel no example reaches fails
 ``test_every_kernel_is_called_by_an_example``.
 
 Needs the ``gpu-compile`` extra (``make setup`` installs it). Without it these tests skip with
@@ -20,6 +20,7 @@ the install command, except under CI (``CI=true``), where they fail.
 """
 
 import concurrent.futures
+import importlib
 import importlib.util
 import os
 import time
@@ -92,12 +93,15 @@ def _spin(k, xp, rng, dtype, layout):
     k.spin(1000)
 
 
-# Each example calls entry points of the kernel module ``k`` on device arrays of ``dtype``
+# Per kernel module, examples that call its entry points ``k`` on device arrays of ``dtype``
 # in ``layout``. A new kernel needs a line here (the coverage test says so).
-EXAMPLES = (_relu, _bias_relu, _softmax_xent, _optimizers, _spin)
+EXAMPLES = {
+    "minitorch.kernels.cuda.sources": (_relu, _bias_relu, _softmax_xent, _optimizers),
+    "minitorch.cuda.syncs": (_spin,),
+}
 
 
-def kernel_calls(module):
+def kernel_calls(module, examples):
     """``(calls, failures)``: every signature ``module``'s entry points compile, and what failed.
 
     The entry points run on a fresh fake GPU, which compiles each call's source for sm_90 as
@@ -111,7 +115,7 @@ def kernel_calls(module):
             xp = backends.require("cuda", "compile the kernels").xp
             fake_cupy.FakeElementwiseKernel.calls.clear()
             rng = np.random.default_rng(0)
-            for example in EXAMPLES:
+            for example in examples:
                 for dtype in DTYPES:
                     for layout in LAYOUTS:
                         try:
@@ -120,8 +124,7 @@ def kernel_calls(module):
                             failures.append((example.__name__, dtype, layout, exc))
             calls = list(fake_cupy.FakeElementwiseKernel.calls)
         finally:
-            module.clear_cache()
-            backends.reset_probes()
+            backends.reset_probes()  # the CUDA backend forgets the kernels it built
     assert fake is not None
     return _unique(calls), failures
 
@@ -154,9 +157,9 @@ def compile_failures(calls, arch):
         return [failure for failure in pool.map(attempt, variants) if failure is not None]
 
 
-def check_module(module, archs=cuda_source.ARCHES):
+def check_module(module, examples, archs=cuda_source.ARCHES):
     """Every failure of ``module``'s kernels: calls that fail, then sources that fail for any arch."""
-    calls, failed_calls = kernel_calls(module)
+    calls, failed_calls = kernel_calls(module, examples)
     failures = [(f"{name} {dtype} {layout}", "\n".join(str(exc).splitlines()[:4]))
                 for name, dtype, layout, exc in failed_calls]
     for arch in archs:
@@ -166,9 +169,13 @@ def check_module(module, archs=cuda_source.ARCHES):
 
 @pytest.fixture(scope="module")
 def checked():
-    """The check of the real kernel module (run once, timed)."""
+    """The check of the real kernel modules (run once, timed)."""
     start, cpu = time.perf_counter(), time.process_time()
-    calls, failures = check_module(cuda_source.kernel_module())
+    calls, failures = [], []
+    for module in cuda_source.kernel_modules():
+        module_calls, module_failures = check_module(module, EXAMPLES[module.__name__])
+        calls += module_calls
+        failures += module_failures
     return calls, failures, (time.perf_counter() - start, time.process_time() - cpu)
 
 
@@ -182,10 +189,11 @@ def test_every_kernel_source_compiles_for_every_dtype_layout_and_arch(checked):
 
 
 def test_every_kernel_is_called_by_an_example(checked):
-    """Each kernel tuple of the module is compiled, for all three float dtypes when it has a ``T``."""
+    """Each kernel tuple of the modules is compiled, for all three float dtypes when it has a ``T``."""
     calls, _, _ = checked
-    specs = cuda_source.kernel_specs(cuda_source.kernel_module())
-    assert len(specs) >= 7  # the module was found and read
+    specs = {f"{m.__name__}.{name}": spec for m in cuda_source.kernel_modules()
+             for name, spec in cuda_source.kernel_specs(m).items()}
+    assert len(specs) >= 8  # the modules were found and read
     for attribute, spec in specs.items():
         mine = [call for call in calls if call.spec == spec]
         assert mine, f"no example calls the kernel {attribute}: add one to EXAMPLES in {__file__}"
@@ -206,12 +214,13 @@ def test_strided_and_64_bit_signatures_are_among_them(checked):
 
 def test_a_broken_kernel_fails_the_same_check():
     """A copy of the kernel module with one body broken: the check must name it, with NVRTC's error."""
-    spec = importlib.util.spec_from_file_location("broken_kernels", cuda_source.kernel_module().__file__)
+    sources = importlib.import_module("minitorch.kernels.cuda.sources")
+    spec = importlib.util.spec_from_file_location("broken_kernels", sources.__file__)
     broken = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(broken)
     in_params, out_params, body, name = broken.RELU_BACKWARD
     broken.RELU_BACKWARD = (in_params, out_params, body.replace("? dy", "? undeclared_name"), name)
-    _, failures = check_module(broken, archs=("80",))
+    _, failures = check_module(broken, EXAMPLES[sources.__name__], archs=("80",))
     assert failures, "the broken kernel compiled: the check would pass anything"
     assert all("relu" in what for what, _ in failures)
     assert any("undeclared_name" in log and "undefined" in log for _, log in failures)
@@ -219,6 +228,6 @@ def test_a_broken_kernel_fails_the_same_check():
 
 def test_a_type_mismatch_fails_as_in_cupy():
     """CuPy's own type resolution: T cannot be both float32 and float64."""
-    spec = cuda_source.kernel_module().RELU_BACKWARD
+    spec = importlib.import_module("minitorch.kernels.cuda.sources").RELU_BACKWARD
     with pytest.raises(TypeError, match="Type is mismatched"):
         cuda_source.kernel_call(spec, (np.zeros(3, np.float32), np.zeros(3, np.float64)))

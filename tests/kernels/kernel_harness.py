@@ -76,7 +76,8 @@ def check_kernel(kernel: Kernel, *args: Any, exact: bool = False, scale: float =
         f"{kernel.name} leaves ctx without the op's settings {sorted(set(vars(node_ref)) - set(vars(node_fast)))}"
     )
     rng = np.random.default_rng(seed)
-    grad = rng.standard_normal(ref.data.shape).astype(ref.data.dtype)
+    # on the output's device: the fake GPU's tests (tests/devices) check the CUDA kernels with this too
+    grad = node_ref.xp.asarray(rng.standard_normal(ref.data.shape).astype(ref.data.dtype))
     want = op.backward(node_ref, grad.copy())
     got = (op if node_fast.fast_kernel is None else node_fast.fast_kernel).backward(node_fast, grad.copy())
     reference_on_kernel_node = op.backward(node_fast, grad.copy())

@@ -1,4 +1,4 @@
-"""Hand-written CUDA kernels for the hottest ops of a training step, through CuPy.
+"""The hand-written CUDA kernels of MiniTorch's GPU fast paths, as CuPy ``ElementwiseKernel`` sources.
 
 CuPy already runs every NumPy-style expression on the GPU, so why write kernels? Because
 each CuPy expression is one kernel launch and one temporary array. ``grad * (out > 0)``
@@ -12,18 +12,18 @@ type placeholder, so one kernel serves float32 and float64. ``i`` is the element
 index when the body needs it.
 
 Each kernel here has a NumPy twin (``reference_*``): the GPU tests check one against the
-other. Kernels are built on first use (CuPy compiles them with NVRTC then, once per dtype),
-so importing this module never needs a GPU. Ops find them through their backend
-(``backends.kernels_for(array)``: None on the CPU); ``use_custom_kernels(False)`` switches
-them off to compare with plain CuPy.
+other. Kernels are built on first use (the CUDA backend builds and keeps them, and CuPy
+compiles each with NVRTC at its first call, once per dtype), so importing this module never
+needs CuPy or a GPU. The ops never call them: ``elementwise.py``, ``cross_entropy.py`` (and
+``kernels/optimizers/fused.py``) register them as the fast kernels of ``ReLU``, ``BiasReLU``,
+``SoftmaxCrossEntropy`` (and the SGD and Adam steps) on ``"cuda"``, and
+``use_fast_kernels(False)`` switches them off to compare with plain CuPy.
 """
-
-import contextlib
 
 import numpy as np
 
 from minitorch import backends
-from minitorch.switches import SWITCHES
+from minitorch.cuda.backend import CUDA
 
 # Each kernel: (input parameters, output parameters, body for one element, name).
 # "x <= 0 ? 0 : x" rather than "x > 0 ? x : 0": a NaN stays NaN, as np.maximum and PyTorch keep it.
@@ -107,56 +107,10 @@ ADAM_STEP = (
     "minitorch_adam_step",
 )
 
-# Keeps the GPU busy for ``ns`` nanoseconds (one thread reading the GPU's nanosecond clock,
-# %globaltimer, until that much time has passed) and writes the time it spun to ``elapsed``.
-# Not an op: ``minitorch.cuda.syncs`` queues it before a step to see whether the host waits.
-SPIN = (
-    "int64 ns",
-    "int64 elapsed",
-    """
-    unsigned long long start, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while ((long long)(now - start) < ns);
-    elapsed = (long long)(now - start);
-    """,
-    "minitorch_spin",
-)
-
-_CACHE = {}  # spec -> compiled ElementwiseKernel
-
-
-def custom_kernels_enabled():
-    """True when GPU ops use the hand-written kernels (the default)."""
-    return SWITCHES.fast_kernels
-
-
-@contextlib.contextmanager
-def use_custom_kernels(enabled=True):
-    """``with use_custom_kernels(False):`` runs GPU ops on plain CuPy expressions instead."""
-    previous = SWITCHES.fast_kernels
-    SWITCHES.fast_kernels = bool(enabled)
-    try:
-        yield
-    finally:
-        SWITCHES.fast_kernels = previous
-
 
 def get_kernel(spec):
-    """The ``cupy.ElementwiseKernel`` for ``spec``, created once (compiled on first call)."""
-    kernel = _CACHE.get(spec)
-    if kernel is None:
-        cupy = backends.require("cuda", f"build the CUDA kernel {spec[3]}").xp
-        in_params, out_params, body, name = spec
-        kernel = cupy.ElementwiseKernel(in_params, out_params, body, name)
-        _CACHE[spec] = kernel
-    return kernel
-
-
-def clear_cache():
-    """Forget the compiled kernels (the GPU backend was reset: tests swap in a fake CuPy)."""
-    _CACHE.clear()
+    """The ``cupy.ElementwiseKernel`` for ``spec``, built once by the CUDA backend (compiled on first call)."""
+    return CUDA.elementwise_kernel(spec)
 
 
 # ---------------------------------------------------------------------- GPU entry points
@@ -215,14 +169,6 @@ def adam_step(p, m, v, g, step_size, beta1, beta2, eps, weight_decay, decay, bia
     scalar = p.dtype.type
     numbers = (step_size, beta1, beta2, eps, weight_decay, decay, bias2)
     get_kernel(ADAM_STEP)(g, *(scalar(x) for x in numbers), p, m, v)
-
-
-def spin(ns):
-    """Queue one kernel that keeps the GPU busy for ``ns`` nanoseconds; returns its (1,) int64 output."""
-    cupy = backends.require("cuda", "spin the GPU").xp
-    elapsed = cupy.empty(1, dtype="int64")
-    get_kernel(SPIN)(int(ns), elapsed)
-    return elapsed
 
 
 # ---------------------------------------------------------------------- NumPy twins
