@@ -69,7 +69,7 @@ def _not_differentiable(name: str) -> DoubleBackwardError:
 
 def unwrap(value: Any) -> Any:
     """A GraphArray's Tensor; lists and tuples unwrapped inside; anything else as it is."""
-    if isinstance(value, GraphArray):
+    if type(value) is GraphArray:
         return value.tensor
     if isinstance(value, (list, tuple)) and any(isinstance(v, GraphArray) for v in value):
         return type(value)(unwrap(v) for v in value)
@@ -129,10 +129,10 @@ def call(name: str, *args: Any, **kwargs: Any) -> Any:
     name = ALIASES.get(name, name)
     if name in _METADATA:
         return _METADATA[name](*args, **kwargs)
-    if not (_has_gradient(args) or _has_gradient(kwargs.values())):
+    if not (_has_gradient(args) or (kwargs and _has_gradient(kwargs.values()))):
         function = _CONSTANT_FORMS.get(name) or getattr(np, name)
         return function(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()})
-    if kwargs.get("out") is not None:
+    if kwargs and kwargs.get("out") is not None:
         raise DoubleBackwardError(
             f"{CURRENT.op} writes into an array (out=) under create_graph=True; compute the "
             "value as a new array instead"
@@ -140,7 +140,20 @@ def call(name: str, *args: Any, **kwargs: Any) -> Any:
     implementation = NUMPY_FUNCTIONS.get(name)
     if implementation is None:
         raise _not_differentiable(f"numpy.{name}")
-    return wrap(implementation(*unwrap(args), **{k: unwrap(v) for k, v in kwargs.items()}))
+    if kwargs:
+        return wrap(implementation(*[unwrap(v) for v in args], **{k: unwrap(v) for k, v in kwargs.items()}))
+    return wrap(implementation(*[unwrap(v) for v in args]))
+
+
+def _operator(name: str, a: Any, b: Any) -> Any:
+    """``a <op> b`` where ``a`` or ``b`` is a GraphArray, so a gradient flows: straight to the
+    differentiable op (``call``'s checks are for NumPy functions; an operator has no ``out=``).
+    Operators run once per step of a recorded backward: this path is kept short."""
+    implementation = NUMPY_FUNCTIONS.get(name)
+    if implementation is None:
+        return call(name, a, b)
+    return wrap(implementation(a.tensor if type(a) is GraphArray else unwrap(a),
+                               b.tensor if type(b) is GraphArray else unwrap(b)))
 
 
 class GraphArray:
@@ -236,40 +249,40 @@ class GraphArray:
 
     # -------------------------------------------------------------- operators
     def __add__(self, other: Any) -> Any:
-        return call("add", self, other)
+        return _operator("add", self, other)
 
     def __radd__(self, other: Any) -> Any:
-        return call("add", other, self)
+        return _operator("add", other, self)
 
     def __sub__(self, other: Any) -> Any:
-        return call("subtract", self, other)
+        return _operator("subtract", self, other)
 
     def __rsub__(self, other: Any) -> Any:
-        return call("subtract", other, self)
+        return _operator("subtract", other, self)
 
     def __mul__(self, other: Any) -> Any:
-        return call("multiply", self, other)
+        return _operator("multiply", self, other)
 
     def __rmul__(self, other: Any) -> Any:
-        return call("multiply", other, self)
+        return _operator("multiply", other, self)
 
     def __truediv__(self, other: Any) -> Any:
-        return call("divide", self, other)
+        return _operator("divide", self, other)
 
     def __rtruediv__(self, other: Any) -> Any:
-        return call("divide", other, self)
+        return _operator("divide", other, self)
 
     def __pow__(self, other: Any) -> Any:
-        return call("power", self, other)
+        return _operator("power", self, other)
 
     def __rpow__(self, other: Any) -> Any:
-        return call("power", other, self)
+        return _operator("power", other, self)
 
     def __matmul__(self, other: Any) -> Any:
-        return call("matmul", self, other)
+        return _operator("matmul", self, other)
 
     def __rmatmul__(self, other: Any) -> Any:
-        return call("matmul", other, self)
+        return _operator("matmul", other, self)
 
     def __neg__(self) -> Any:
         return call("negative", self)
@@ -333,6 +346,8 @@ class GraphArray:
         """``np.reshape(self, shape)`` (C order)."""
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
+        if shape == self.tensor.data.shape:  # already that shape: the value itself, as reshape() gives
+            return self
         return call("reshape", self, shape)
 
     def transpose(self, *axes: Any) -> Any:
@@ -357,6 +372,8 @@ class GraphArray:
 
     def astype(self, dtype: Any, copy: bool = True) -> Any:
         """``self`` in another dtype (differentiable between float dtypes)."""
+        if dtype is self.tensor.data.dtype or np.dtype(dtype) == self.tensor.data.dtype:
+            return self  # already that dtype: the value itself, as cast() gives
         return call("astype", self, dtype)
 
     def copy(self) -> Any:
@@ -380,8 +397,11 @@ class GraphNamespace:
         self._xp = backend_xp
 
     def __getattr__(self, name: str) -> Any:
+        # Called once per name: what it returns is kept on the instance (one per backend, see
+        # ``namespace_for``), so the next ``xp.exp`` is a plain attribute read.
         attribute = getattr(self._xp, name)
         if not callable(attribute) or isinstance(attribute, type):  # constants, dtypes, ndarray
+            self.__dict__[name] = attribute
             return attribute
 
         def function(*args: Any, **kwargs: Any) -> Any:
@@ -390,7 +410,20 @@ class GraphNamespace:
             return call(getattr(attribute, "__name__", name) if name not in ALIASES else name, *args, **kwargs)
 
         function.__name__ = name
+        self.__dict__[name] = function
         return function
+
+
+_NAMESPACES: dict[int, GraphNamespace] = {}
+
+
+def namespace_for(backend_xp: Any) -> GraphNamespace:
+    """The one ``GraphNamespace`` of a backend's array library (NumPy, CuPy): made once, so the
+    functions it hands out are made once too (a backward under create_graph asks for them)."""
+    namespace = _NAMESPACES.get(id(backend_xp))
+    if namespace is None or namespace._xp is not backend_xp:
+        namespace = _NAMESPACES[id(backend_xp)] = GraphNamespace(backend_xp)
+    return namespace
 
 
 __all__ = [
@@ -401,6 +434,7 @@ __all__ = [
     "GraphNamespace",
     "NUMPY_FUNCTIONS",
     "call",
+    "namespace_for",
     "register_numpy_function",
     "unwrap",
     "wrap",

@@ -38,7 +38,7 @@ from minitorch.autograd.graph_arrays import (
     NUMPY_FUNCTIONS,
     DoubleBackwardError,
     GraphArray,
-    GraphNamespace,
+    namespace_for,
     wrap,
 )
 from minitorch.tensor_base import TensorBase
@@ -52,7 +52,7 @@ class GraphCtx:
 
     def __init__(self, node: Any) -> None:
         self.node = node
-        self.xp = GraphNamespace(node.xp)
+        self.xp = namespace_for(node.xp)
         self.saved_tensors = saved_as_graph_values(node)
 
     def __getattr__(self, name: str) -> Any:  # needs_input_grad, out_shape, the op's own settings
