@@ -43,6 +43,9 @@ from minitorch.autograd.graph_arrays import (
 )
 from minitorch.tensor_base import TensorBase
 
+# Types of ctx attributes that are settings, never arrays: read without the array check.
+_SETTINGS = frozenset({tuple, bool, int, str, type(None)})
+
 
 class GraphCtx:
     """The ``ctx`` an op's backward sees in graph mode: the node's settings as they are, its
@@ -57,6 +60,8 @@ class GraphCtx:
 
     def __getattr__(self, name: str) -> Any:  # needs_input_grad, out_shape, the op's own settings
         value = getattr(self.node, name)
+        if type(value) in _SETTINGS:  # needs_input_grad, next_nodes, a reduction's name ...: as they are
+            return value
         if backends.is_backend_array(value) and value.dtype.kind in ("f", "c"):
             raise DoubleBackwardError(
                 f"derivative for {self.node.function.__name__}Backward is not implemented: its backward reads "

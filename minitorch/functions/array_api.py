@@ -37,6 +37,7 @@ from minitorch.functions import (
     special,
     unary,
 )
+from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
 
 
@@ -69,7 +70,7 @@ def _axes(axis: Any) -> Any:
 
 def _binary(op: Any) -> Any:
     def function(a: Any, b: Any, **kwargs: Any) -> Any:
-        if kwargs.get("dtype") is not None:
+        if kwargs and kwargs.get("dtype") is not None:
             raise TypeError("dtype= is not supported on graph values")
         return op(_tensor(a), _tensor(b))
 
@@ -153,8 +154,9 @@ def _reshape(a: Any, newshape: Any = None, *, shape_: Any = None, **kwargs: Any)
 
 
 def _transpose(a: Any, axes: Any = None) -> Any:
-    axes = tuple(reversed(range(a.ndim))) if axes is None else tuple(axes)
-    return shape.permute(a, axes)
+    if axes is None:  # the axes reversed (``g.T``): always a valid permutation, nothing to check
+        return shape.Permute.apply(a, tuple(range(a.data.ndim - 1, -1, -1)))
+    return shape.permute(a, tuple(axes))
 
 
 def _swapaxes(a: Any, axis1: int, axis2: int) -> Any:
@@ -274,6 +276,11 @@ def _matmul(a: Any, b: Any, **kwargs: Any) -> Any:
         a = _constant(np.asarray(a))
     if not isinstance(b, TensorBase):
         b = _constant(np.asarray(b))
+    x, y = a.data, b.data
+    if (x.ndim == 2 and y.ndim == 2 and x.shape[1] == y.shape[0] and x.dtype == y.dtype
+            and x.dtype.kind == "f" and SWITCHES.autocast is None):
+        # The products of a backward (g @ W, g.T @ x): matmul()'s checks would all pass.
+        return linalg.MatMul.apply(a, b)
     return linalg.matmul(a, b)
 
 
