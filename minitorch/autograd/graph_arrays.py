@@ -156,6 +156,15 @@ def _operator(name: str, a: Any, b: Any) -> Any:
                                b.tensor if type(b) is GraphArray else unwrap(b)))
 
 
+def _method(name: str, self: GraphArray, *args: Any, **kwargs: Any) -> Any:
+    """``self.<name>(...)``: like ``_operator``, straight to the differentiable op; the other
+    arguments of these methods are settings (axes, shapes, dtypes), never graph values."""
+    implementation = NUMPY_FUNCTIONS.get(name)
+    if implementation is None:
+        return call(name, self, *args, **kwargs)
+    return wrap(implementation(self.tensor, *args, **kwargs))
+
+
 class GraphArray:
     """A Tensor that takes part in the graph, seen as a NumPy array by an op's backward."""
 
@@ -189,7 +198,7 @@ class GraphArray:
     @property
     def T(self) -> Any:  # noqa: N802  (NumPy's name)
         """The axes reversed."""
-        return call("transpose", self)
+        return _method("transpose", self)
 
     def __len__(self) -> int:
         return len(self.tensor.data)
@@ -285,7 +294,7 @@ class GraphArray:
         return _operator("matmul", other, self)
 
     def __neg__(self) -> Any:
-        return call("negative", self)
+        return _method("negative", self)
 
     def __pos__(self) -> Any:
         return self
@@ -295,22 +304,22 @@ class GraphArray:
 
     # comparisons give masks: no gradient flows through them
     def __lt__(self, other: Any) -> Any:
-        return call("less", self, other)
+        return _operator("less", self, other)
 
     def __le__(self, other: Any) -> Any:
-        return call("less_equal", self, other)
+        return _operator("less_equal", self, other)
 
     def __gt__(self, other: Any) -> Any:
-        return call("greater", self, other)
+        return _operator("greater", self, other)
 
     def __ge__(self, other: Any) -> Any:
-        return call("greater_equal", self, other)
+        return _operator("greater_equal", self, other)
 
     def __eq__(self, other: Any) -> Any:
-        return call("equal", self, other)
+        return _operator("equal", self, other)
 
     def __ne__(self, other: Any) -> Any:
-        return call("not_equal", self, other)
+        return _operator("not_equal", self, other)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -320,19 +329,19 @@ class GraphArray:
     # -------------------------------------------------------------- NumPy's methods
     def sum(self, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
         """``np.sum(self, ...)``."""
-        return call("sum", self, axis=axis, dtype=dtype, keepdims=keepdims)
+        return _method("sum", self, axis=axis, dtype=dtype, keepdims=keepdims)
 
     def mean(self, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
         """``np.mean(self, ...)``."""
-        return call("mean", self, axis=axis, dtype=dtype, keepdims=keepdims)
+        return _method("mean", self, axis=axis, dtype=dtype, keepdims=keepdims)
 
     def max(self, axis: Any = None, keepdims: bool = False) -> Any:
         """``np.max(self, ...)``."""
-        return call("max", self, axis=axis, keepdims=keepdims)
+        return _method("max", self, axis=axis, keepdims=keepdims)
 
     def min(self, axis: Any = None, keepdims: bool = False) -> Any:
         """``np.min(self, ...)``."""
-        return call("min", self, axis=axis, keepdims=keepdims)
+        return _method("min", self, axis=axis, keepdims=keepdims)
 
     def prod(self, axis: Any = None, keepdims: bool = False) -> Any:
         """``np.prod(self, ...)``."""
@@ -348,7 +357,7 @@ class GraphArray:
             shape = tuple(shape[0])
         if shape == self.tensor.data.shape:  # already that shape: the value itself, as reshape() gives
             return self
-        return call("reshape", self, shape)
+        return _method("reshape", self, shape)
 
     def transpose(self, *axes: Any) -> Any:
         """``np.transpose(self, axes)``."""
@@ -374,7 +383,7 @@ class GraphArray:
         """``self`` in another dtype (differentiable between float dtypes)."""
         if dtype is self.tensor.data.dtype or np.dtype(dtype) == self.tensor.data.dtype:
             return self  # already that dtype: the value itself, as cast() gives
-        return call("astype", self, dtype)
+        return _method("astype", self, dtype)
 
     def copy(self) -> Any:
         """A copy (an op in the graph, as ``Tensor.clone``)."""
