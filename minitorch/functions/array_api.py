@@ -68,13 +68,29 @@ def _axes(axis: Any) -> Any:
     return tuple(axis)
 
 
-def _binary(op: Any) -> Any:
+def _binary(op: Any, masks: bool = False) -> Any:
+    """``op`` with NumPy's operands; ``masks``: a bool mask operand is cast here (multiply)."""
+
     def function(a: Any, b: Any, **kwargs: Any) -> Any:
         if kwargs and kwargs.get("dtype") is not None:
             raise TypeError("dtype= is not supported on graph values")
+        if masks:
+            return op(*_mask_as_numbers(_tensor(a), _tensor(b)))
         return op(_tensor(a), _tensor(b))
 
     return function
+
+
+def _mask_as_numbers(a: Any, b: Any) -> tuple[Any, Any]:
+    """A bool mask beside a float tensor (``grad * (out != 0)``) as 0/1 of the tensor's dtype:
+    the cast promote() would apply, done on the constant's array (no op call for a value
+    without a gradient; the mask itself was computed on arrays the same way)."""
+    if isinstance(a, TensorBase) and isinstance(b, TensorBase) and a.data.dtype != b.data.dtype:
+        if b.data.dtype.kind == "b" and not b.requires_grad and a.data.dtype.kind == "f":
+            b = _constant(b.data.astype(a.data.dtype))
+        elif a.data.dtype.kind == "b" and not a.requires_grad and b.data.dtype.kind == "f":
+            a = _constant(a.data.astype(b.data.dtype))
+    return a, b
 
 
 def _unary(op: Any) -> Any:
@@ -300,7 +316,7 @@ _TABLE = {
     # arithmetic
     "add": _binary(arithmetic.add),
     "subtract": _binary(arithmetic.sub),
-    "multiply": _binary(arithmetic.mul),
+    "multiply": _binary(arithmetic.mul, masks=True),
     "divide": _binary(arithmetic.div),
     "power": _binary(arithmetic.pow),
     "negative": _unary(arithmetic.neg),
