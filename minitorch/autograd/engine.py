@@ -204,7 +204,11 @@ def run_backward(
     order, leaf_edges = backward_plan(root.grad_fn)
     grads: dict[Any, Any] = {root.grad_fn: gradient}  # arriving at each node or leaf, summed
     handed_out: set[int] = set()  # ids of arrays stored as some leaf's .grad in this pass
-    careful = SWITCHES.debug or SWITCHES.anomaly or bool(ENGINE.observers) or capture is not None
+    # The careful path runs each step's hooks-and-checks helpers; autograd.grad needs it only to
+    # capture gradients at nodes (inputs that are not leaves); leaves are captured below.
+    careful = SWITCHES.debug or SWITCHES.anomaly or bool(ENGINE.observers) or (
+        capture is not None and not all(isinstance(key, TensorBase) for key in capture)
+    )
     add = graph_add if create_graph else _add  # Tensors are added by an op (recorded), arrays by NumPy
     previous_mode, SWITCHES.grad_enabled = SWITCHES.grad_enabled, create_graph  # record only if asked
     ENGINE.running += 1

@@ -69,7 +69,7 @@ def _not_differentiable(name: str) -> DoubleBackwardError:
 
 def unwrap(value: Any) -> Any:
     """A GraphArray's Tensor; lists and tuples unwrapped inside; anything else as it is."""
-    if isinstance(value, GraphArray):
+    if type(value) is GraphArray:
         return value.tensor
     if isinstance(value, (list, tuple)) and any(isinstance(v, GraphArray) for v in value):
         return type(value)(unwrap(v) for v in value)
@@ -129,10 +129,10 @@ def call(name: str, *args: Any, **kwargs: Any) -> Any:
     name = ALIASES.get(name, name)
     if name in _METADATA:
         return _METADATA[name](*args, **kwargs)
-    if not (_has_gradient(args) or _has_gradient(kwargs.values())):
+    if not (_has_gradient(args) or (kwargs and _has_gradient(kwargs.values()))):
         function = _CONSTANT_FORMS.get(name) or getattr(np, name)
         return function(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()})
-    if kwargs.get("out") is not None:
+    if kwargs and kwargs.get("out") is not None:
         raise DoubleBackwardError(
             f"{CURRENT.op} writes into an array (out=) under create_graph=True; compute the "
             "value as a new array instead"
@@ -140,7 +140,29 @@ def call(name: str, *args: Any, **kwargs: Any) -> Any:
     implementation = NUMPY_FUNCTIONS.get(name)
     if implementation is None:
         raise _not_differentiable(f"numpy.{name}")
-    return wrap(implementation(*unwrap(args), **{k: unwrap(v) for k, v in kwargs.items()}))
+    if kwargs:
+        return wrap(implementation(*[unwrap(v) for v in args], **{k: unwrap(v) for k, v in kwargs.items()}))
+    return wrap(implementation(*[unwrap(v) for v in args]))
+
+
+def _operator(name: str, a: Any, b: Any) -> Any:
+    """``a <op> b`` where ``a`` or ``b`` is a GraphArray, so a gradient flows: straight to the
+    differentiable op (``call``'s checks are for NumPy functions; an operator has no ``out=``).
+    Operators run once per step of a recorded backward: this path is kept short."""
+    implementation = NUMPY_FUNCTIONS.get(name)
+    if implementation is None:
+        return call(name, a, b)
+    return wrap(implementation(a.tensor if type(a) is GraphArray else unwrap(a),
+                               b.tensor if type(b) is GraphArray else unwrap(b)))
+
+
+def _method(name: str, self: GraphArray, *args: Any, **kwargs: Any) -> Any:
+    """``self.<name>(...)``: like ``_operator``, straight to the differentiable op; the other
+    arguments of these methods are settings (axes, shapes, dtypes), never graph values."""
+    implementation = NUMPY_FUNCTIONS.get(name)
+    if implementation is None:
+        return call(name, self, *args, **kwargs)
+    return wrap(implementation(self.tensor, *args, **kwargs))
 
 
 class GraphArray:
@@ -176,7 +198,7 @@ class GraphArray:
     @property
     def T(self) -> Any:  # noqa: N802  (NumPy's name)
         """The axes reversed."""
-        return call("transpose", self)
+        return _method("transpose", self)
 
     def __len__(self) -> int:
         return len(self.tensor.data)
@@ -236,43 +258,43 @@ class GraphArray:
 
     # -------------------------------------------------------------- operators
     def __add__(self, other: Any) -> Any:
-        return call("add", self, other)
+        return _operator("add", self, other)
 
     def __radd__(self, other: Any) -> Any:
-        return call("add", other, self)
+        return _operator("add", other, self)
 
     def __sub__(self, other: Any) -> Any:
-        return call("subtract", self, other)
+        return _operator("subtract", self, other)
 
     def __rsub__(self, other: Any) -> Any:
-        return call("subtract", other, self)
+        return _operator("subtract", other, self)
 
     def __mul__(self, other: Any) -> Any:
-        return call("multiply", self, other)
+        return _operator("multiply", self, other)
 
     def __rmul__(self, other: Any) -> Any:
-        return call("multiply", other, self)
+        return _operator("multiply", other, self)
 
     def __truediv__(self, other: Any) -> Any:
-        return call("divide", self, other)
+        return _operator("divide", self, other)
 
     def __rtruediv__(self, other: Any) -> Any:
-        return call("divide", other, self)
+        return _operator("divide", other, self)
 
     def __pow__(self, other: Any) -> Any:
-        return call("power", self, other)
+        return _operator("power", self, other)
 
     def __rpow__(self, other: Any) -> Any:
-        return call("power", other, self)
+        return _operator("power", other, self)
 
     def __matmul__(self, other: Any) -> Any:
-        return call("matmul", self, other)
+        return _operator("matmul", self, other)
 
     def __rmatmul__(self, other: Any) -> Any:
-        return call("matmul", other, self)
+        return _operator("matmul", other, self)
 
     def __neg__(self) -> Any:
-        return call("negative", self)
+        return _method("negative", self)
 
     def __pos__(self) -> Any:
         return self
@@ -282,22 +304,22 @@ class GraphArray:
 
     # comparisons give masks: no gradient flows through them
     def __lt__(self, other: Any) -> Any:
-        return call("less", self, other)
+        return _operator("less", self, other)
 
     def __le__(self, other: Any) -> Any:
-        return call("less_equal", self, other)
+        return _operator("less_equal", self, other)
 
     def __gt__(self, other: Any) -> Any:
-        return call("greater", self, other)
+        return _operator("greater", self, other)
 
     def __ge__(self, other: Any) -> Any:
-        return call("greater_equal", self, other)
+        return _operator("greater_equal", self, other)
 
     def __eq__(self, other: Any) -> Any:
-        return call("equal", self, other)
+        return _operator("equal", self, other)
 
     def __ne__(self, other: Any) -> Any:
-        return call("not_equal", self, other)
+        return _operator("not_equal", self, other)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -307,19 +329,19 @@ class GraphArray:
     # -------------------------------------------------------------- NumPy's methods
     def sum(self, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
         """``np.sum(self, ...)``."""
-        return call("sum", self, axis=axis, dtype=dtype, keepdims=keepdims)
+        return _method("sum", self, axis=axis, dtype=dtype, keepdims=keepdims)
 
     def mean(self, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
         """``np.mean(self, ...)``."""
-        return call("mean", self, axis=axis, dtype=dtype, keepdims=keepdims)
+        return _method("mean", self, axis=axis, dtype=dtype, keepdims=keepdims)
 
     def max(self, axis: Any = None, keepdims: bool = False) -> Any:
         """``np.max(self, ...)``."""
-        return call("max", self, axis=axis, keepdims=keepdims)
+        return _method("max", self, axis=axis, keepdims=keepdims)
 
     def min(self, axis: Any = None, keepdims: bool = False) -> Any:
         """``np.min(self, ...)``."""
-        return call("min", self, axis=axis, keepdims=keepdims)
+        return _method("min", self, axis=axis, keepdims=keepdims)
 
     def prod(self, axis: Any = None, keepdims: bool = False) -> Any:
         """``np.prod(self, ...)``."""
@@ -333,7 +355,9 @@ class GraphArray:
         """``np.reshape(self, shape)`` (C order)."""
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        return call("reshape", self, shape)
+        if shape == self.tensor.data.shape:  # already that shape: the value itself, as reshape() gives
+            return self
+        return _method("reshape", self, shape)
 
     def transpose(self, *axes: Any) -> Any:
         """``np.transpose(self, axes)``."""
@@ -357,7 +381,9 @@ class GraphArray:
 
     def astype(self, dtype: Any, copy: bool = True) -> Any:
         """``self`` in another dtype (differentiable between float dtypes)."""
-        return call("astype", self, dtype)
+        if dtype is self.tensor.data.dtype or np.dtype(dtype) == self.tensor.data.dtype:
+            return self  # already that dtype: the value itself, as cast() gives
+        return _method("astype", self, dtype)
 
     def copy(self) -> Any:
         """A copy (an op in the graph, as ``Tensor.clone``)."""
@@ -380,8 +406,11 @@ class GraphNamespace:
         self._xp = backend_xp
 
     def __getattr__(self, name: str) -> Any:
+        # Called once per name: what it returns is kept on the instance (one per backend, see
+        # ``namespace_for``), so the next ``xp.exp`` is a plain attribute read.
         attribute = getattr(self._xp, name)
         if not callable(attribute) or isinstance(attribute, type):  # constants, dtypes, ndarray
+            self.__dict__[name] = attribute
             return attribute
 
         def function(*args: Any, **kwargs: Any) -> Any:
@@ -390,7 +419,20 @@ class GraphNamespace:
             return call(getattr(attribute, "__name__", name) if name not in ALIASES else name, *args, **kwargs)
 
         function.__name__ = name
+        self.__dict__[name] = function
         return function
+
+
+_NAMESPACES: dict[int, GraphNamespace] = {}
+
+
+def namespace_for(backend_xp: Any) -> GraphNamespace:
+    """The one ``GraphNamespace`` of a backend's array library (NumPy, CuPy): made once, so the
+    functions it hands out are made once too (a backward under create_graph asks for them)."""
+    namespace = _NAMESPACES.get(id(backend_xp))
+    if namespace is None or namespace._xp is not backend_xp:
+        namespace = _NAMESPACES[id(backend_xp)] = GraphNamespace(backend_xp)
+    return namespace
 
 
 __all__ = [
@@ -401,6 +443,7 @@ __all__ = [
     "GraphNamespace",
     "NUMPY_FUNCTIONS",
     "call",
+    "namespace_for",
     "register_numpy_function",
     "unwrap",
     "wrap",

@@ -39,10 +39,13 @@ from minitorch.autograd.graph_arrays import (
     NUMPY_FUNCTIONS,
     DoubleBackwardError,
     GraphArray,
-    GraphNamespace,
+    namespace_for,
     wrap,
 )
 from minitorch.tensor_base import TensorBase
+
+# Types of ctx attributes that are settings, never arrays: read without the array check.
+_SETTINGS = frozenset({tuple, bool, int, str, type(None)})
 
 
 class GraphCtx:
@@ -53,11 +56,13 @@ class GraphCtx:
 
     def __init__(self, node: Any) -> None:
         self.node = node
-        self.xp = GraphNamespace(node.xp)
+        self.xp = namespace_for(node.xp)
         self.saved_tensors = saved_as_graph_values(node)
 
     def __getattr__(self, name: str) -> Any:  # needs_input_grad, out_shape, the op's own settings
         value = getattr(self.node, name)
+        if type(value) in _SETTINGS:  # needs_input_grad, next_nodes, a reduction's name ...: as they are
+            return value
         if backends.is_backend_array(value) and value.dtype.kind in ("f", "c"):
             raise DoubleBackwardError(
                 f"derivative for {self.node.function.__name__}Backward is not implemented: its backward reads "

@@ -50,6 +50,9 @@ def as_operand(value: Any) -> Any:
     return None
 
 
+_PLAIN_NUMBERS = (float, int)  # exact types: a bool is a category of its own
+
+
 def promote(a: Any, b: Any) -> tuple[Any, Any]:
     """Cast two operands of a binary op to PyTorch's common dtype.
 
@@ -58,6 +61,12 @@ def promote(a: Any, b: Any) -> tuple[Any, Any]:
     """
     a_t, b_t = isinstance(a, TensorBase), isinstance(b, TensorBase)
     if a_t and b_t and a.data.dtype == b.data.dtype:
+        return a, b
+    # A float tensor and a Python float or int: the tensor's dtype, nothing to cast (the
+    # common ``grad * 0.5`` of a backward recorded under create_graph, ``sum()``'s ``0 + t``).
+    if a_t and type(b) in _PLAIN_NUMBERS and a.data.dtype.kind == "f":
+        return a, b
+    if b_t and type(a) in _PLAIN_NUMBERS and b.data.dtype.kind == "f":
         return a, b
     # A NumPy scalar (np.float64 from x.mean().item()'s cousins, np.sqrt(2), ...) counts as a
     # Python number, as in PyTorch: left as is, NumPy would let an np.float64 turn a float32

@@ -37,6 +37,7 @@ from minitorch.functions import (
     special,
     unary,
 )
+from minitorch.switches import SWITCHES
 from minitorch.tensor_base import TensorBase
 
 
@@ -67,13 +68,29 @@ def _axes(axis: Any) -> Any:
     return tuple(axis)
 
 
-def _binary(op: Any) -> Any:
+def _binary(op: Any, masks: bool = False) -> Any:
+    """``op`` with NumPy's operands; ``masks``: a bool mask operand is cast here (multiply)."""
+
     def function(a: Any, b: Any, **kwargs: Any) -> Any:
-        if kwargs.get("dtype") is not None:
+        if kwargs and kwargs.get("dtype") is not None:
             raise TypeError("dtype= is not supported on graph values")
+        if masks:
+            return op(*_mask_as_numbers(_tensor(a), _tensor(b)))
         return op(_tensor(a), _tensor(b))
 
     return function
+
+
+def _mask_as_numbers(a: Any, b: Any) -> tuple[Any, Any]:
+    """A bool mask beside a float tensor (``grad * (out != 0)``) as 0/1 of the tensor's dtype:
+    the cast promote() would apply, done on the constant's array (no op call for a value
+    without a gradient; the mask itself was computed on arrays the same way)."""
+    if isinstance(a, TensorBase) and isinstance(b, TensorBase) and a.data.dtype != b.data.dtype:
+        if b.data.dtype.kind == "b" and not b.requires_grad and a.data.dtype.kind == "f":
+            b = _constant(b.data.astype(a.data.dtype))
+        elif a.data.dtype.kind == "b" and not a.requires_grad and b.data.dtype.kind == "f":
+            a = _constant(a.data.astype(b.data.dtype))
+    return a, b
 
 
 def _unary(op: Any) -> Any:
@@ -153,8 +170,9 @@ def _reshape(a: Any, newshape: Any = None, *, shape_: Any = None, **kwargs: Any)
 
 
 def _transpose(a: Any, axes: Any = None) -> Any:
-    axes = tuple(reversed(range(a.ndim))) if axes is None else tuple(axes)
-    return shape.permute(a, axes)
+    if axes is None:  # the axes reversed (``g.T``): always a valid permutation, nothing to check
+        return shape.Permute.apply(a, tuple(range(a.data.ndim - 1, -1, -1)))
+    return shape.permute(a, tuple(axes))
 
 
 def _swapaxes(a: Any, axis1: int, axis2: int) -> Any:
@@ -274,6 +292,11 @@ def _matmul(a: Any, b: Any, **kwargs: Any) -> Any:
         a = _constant(np.asarray(a))
     if not isinstance(b, TensorBase):
         b = _constant(np.asarray(b))
+    x, y = a.data, b.data
+    if (x.ndim == 2 and y.ndim == 2 and x.shape[1] == y.shape[0] and x.dtype == y.dtype
+            and x.dtype.kind == "f" and SWITCHES.autocast is None):
+        # The products of a backward (g @ W, g.T @ x): matmul()'s checks would all pass.
+        return linalg.MatMul.apply(a, b)
     return linalg.matmul(a, b)
 
 
@@ -293,7 +316,7 @@ _TABLE = {
     # arithmetic
     "add": _binary(arithmetic.add),
     "subtract": _binary(arithmetic.sub),
-    "multiply": _binary(arithmetic.mul),
+    "multiply": _binary(arithmetic.mul, masks=True),
     "divide": _binary(arithmetic.div),
     "power": _binary(arithmetic.pow),
     "negative": _unary(arithmetic.neg),
