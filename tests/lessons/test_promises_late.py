@@ -181,12 +181,15 @@ def test_17_second_derivatives_agree_and_the_costs_read_right(lessons):
     assert number(r"\(([\d]+) MB in float32\)", cost) == number(r"in float32: (\d+) MB", memory) == round(
         n * n * 4 / 1e6)
     assert 1 < number(r"ratio ([\d.]+)", l17.output("485db71c")) < 10 and 1 < number(r"ratio ([\d.]+)", memory) < 10
-    # "three to four times" for PyTorch: what docs/benchmarks.md recorded
-    assert "three to four times" in l17.text("d97be088")
+    # "about three times ... 2.4 to 4" for PyTorch: what docs/benchmarks.md recorded
+    assert "about three times" in l17.text("d97be088") and "2.4 to 4" in l17.text("d97be088")
     docs = (Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md").read_text()
     section = docs[docs.index("## Hessian-vector products"):]
-    ratios = [float(r) for r in re.findall(r"^\| \d \| [\d.]+ us \| [\d.]+ us \| ([\d.]+) \|$", section, re.M)]
-    assert len(ratios) >= 3 and all(3 <= r <= 4 for r in ratios), ratios
+    section = section[: section.index("\n## ")]
+    # the table's "PyTorch hvp / grad" column: a range per row of runs
+    ranges = [(float(low), float(high)) for low, high in re.findall(
+        r"^\| [^|]+ \| [\d.]+-[\d.]+ \| ([\d.]+)-([\d.]+) \|", section, re.M)]
+    assert len(ranges) >= 3 and all(2.4 <= low <= high <= 4 for low, high in ranges), ranges
 
 
 def test_18_the_strategies_keep_their_promises(lessons):
