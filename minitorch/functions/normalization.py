@@ -68,29 +68,8 @@ class BatchNorm(Function):
         momentum: float,
         eps: float,
     ) -> Array:
-        xp = ctx.xp
-        c = x.shape[1]
-        axes = (0,) + tuple(range(2, x.ndim))
-        shape = (1, c) + (1,) * (x.ndim - 2)  # the statistics broadcast along the channel dim
-        if training:
-            mean, var = batch_statistics(xp, x, axes)
-            if x.size:
-                update_running_statistics(running_mean, running_var, mean, var, momentum, x.size // c)
-        else:  # constants: no gradient flows through them
-            assert running_mean is not None and running_var is not None  # (batch_norm checks it)
-            mean, var = running_mean.reshape(shape), running_var.reshape(shape)
-        mean, invstd = mean_and_invstd(xp, x, mean, var, eps)
-        xhat = (x - mean) * invstd
-        out = xhat if weight is None else xhat * weight
-        if bias is not None:
-            out = out + bias
-        ctx.axes, ctx.training, ctx.eps = axes, training, eps
-        ctx.bias_dtype = None if bias is None else bias.dtype
-        if training:
-            ctx.save_for_backward(x, weight)  # the batch's statistics are computed again from x
-        else:  # the running statistics as they came in (constants), not their views: see below
-            ctx.save_for_backward(x, weight, running_mean, running_var)
-        return out.astype(x.dtype, copy=False)  # a float16 input with float32 parameters gives float16
+        out, _, _ = batch_norm_forward(ctx, x, weight, bias, running_mean, running_var, training, momentum, eps)
+        return out
 
     @staticmethod
     def backward(ctx: BackwardNode, grad: Array) -> Gradients:
@@ -102,26 +81,70 @@ class BatchNorm(Function):
             shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
             mean, var = running[0].reshape(shape), running[1].reshape(shape)
         mean, invstd = mean_and_invstd(xp, x, mean, var, ctx.eps)
-        xhat = (x - mean) * invstd
-        need_x, need_w, need_b = ctx.needs_input_grad[:3]
-        # weight and bias arrive shaped (1, C, 1, ...), so their gradients keep those dims
-        # (and their dtypes: float32 parameters of a float16 input get float32 gradients).
-        grad_w = (grad * xhat).sum(axis=axes, keepdims=True, dtype=weight.dtype) if need_w else None
-        grad_b = grad.sum(axis=axes, keepdims=True, dtype=ctx.bias_dtype) if need_b else None
-        grad_x = None
-        if need_x and grad.size == 0:  # an empty batch
-            grad_x = grad.copy()
-        elif need_x:
-            gh = grad if weight is None else grad * weight
-            if ctx.training:
-                m = grad.size // invstd.size
-                sum_gh = gh.sum(axis=axes, keepdims=True)
-                sum_ghx = (gh * xhat).sum(axis=axes, keepdims=True)
-                grad_x = (invstd / m) * (m * gh - sum_gh - xhat * sum_ghx)
-            else:
-                grad_x = gh * invstd
-            grad_x = grad_x.astype(grad.dtype, copy=False)
-        return grad_x, grad_w, grad_b, None, None, None, None, None
+        return batch_norm_gradients(ctx, grad, weight, (x - mean) * invstd, invstd)
+
+
+def batch_norm_forward(
+    ctx: BackwardNode,
+    x: Array,
+    weight: Array | None,
+    bias: Array | None,
+    running_mean: Array | None,
+    running_var: Array | None,
+    training: bool,
+    momentum: float,
+    eps: float,
+) -> tuple[Array, Array, Array]:
+    """BatchNorm's forward: (out, xhat, invstd). The op returns out; its fast kernel also keeps
+    xhat and invstd for its backward (``kernels/cpu/normalization.py``)."""
+    xp = ctx.xp
+    c = x.shape[1]
+    axes = (0,) + tuple(range(2, x.ndim))
+    shape = (1, c) + (1,) * (x.ndim - 2)  # the statistics broadcast along the channel dim
+    if training:
+        mean, var = batch_statistics(xp, x, axes)
+        if x.size:
+            update_running_statistics(running_mean, running_var, mean, var, momentum, x.size // c)
+    else:  # constants: no gradient flows through them
+        assert running_mean is not None and running_var is not None  # (batch_norm checks it)
+        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
+    mean, invstd = mean_and_invstd(xp, x, mean, var, eps)
+    xhat = (x - mean) * invstd
+    out = xhat if weight is None else xhat * weight
+    if bias is not None:
+        out = out + bias
+    ctx.axes, ctx.training, ctx.eps = axes, training, eps
+    ctx.bias_dtype = None if bias is None else bias.dtype
+    if training:
+        ctx.save_for_backward(x, weight)  # the batch's statistics are computed again from x
+    else:  # the running statistics as they came in (constants), not their views: see backward
+        ctx.save_for_backward(x, weight, running_mean, running_var)
+    # a float16 input with float32 parameters gives float16
+    return out.astype(x.dtype, copy=False), xhat, invstd
+
+
+def batch_norm_gradients(ctx: BackwardNode, grad: Array, weight: Array | None, xhat: Array, invstd: Array) -> Gradients:
+    """BatchNorm's gradients from xhat = (x - mean) * invstd: the op's backward and its kernel's."""
+    axes = ctx.axes
+    need_x, need_w, need_b = ctx.needs_input_grad[:3]
+    # weight and bias arrive shaped (1, C, 1, ...), so their gradients keep those dims
+    # (and their dtypes: float32 parameters of a float16 input get float32 gradients).
+    grad_w = (grad * xhat).sum(axis=axes, keepdims=True, dtype=weight.dtype) if need_w and weight is not None else None
+    grad_b = grad.sum(axis=axes, keepdims=True, dtype=ctx.bias_dtype) if need_b else None
+    grad_x = None
+    if need_x and grad.size == 0:  # an empty batch
+        grad_x = grad.copy()
+    elif need_x:
+        gh = grad if weight is None else grad * weight
+        if ctx.training:
+            m = grad.size // invstd.size
+            sum_gh = gh.sum(axis=axes, keepdims=True)
+            sum_ghx = (gh * xhat).sum(axis=axes, keepdims=True)
+            grad_x = (invstd / m) * (m * gh - sum_gh - xhat * sum_ghx)
+        else:
+            grad_x = gh * invstd
+        grad_x = grad_x.astype(grad.dtype, copy=False)
+    return grad_x, grad_w, grad_b, None, None, None, None, None
 
 
 def mean_and_invstd(xp: Any, x: Array, mean: Array, var: Array, eps: float) -> tuple[Array, Array]:

@@ -29,9 +29,8 @@ from minitorch.autograd.function import BackwardNode
 from minitorch.functions.normalization import (
     BatchNorm,
     LayerNorm,
-    batch_statistics,
-    mean_and_invstd,
-    update_running_statistics,
+    batch_norm_forward,
+    batch_norm_gradients,
 )
 from minitorch.hints import Array, Gradients
 from minitorch.kernels.cpu.blas_sums import sum_leading, sum_rows
@@ -109,52 +108,15 @@ def batch_norm_kept(
     eps: float,
 ) -> Array:
     """BatchNorm's forward, keeping xhat and invstd for backward (not computed again from x)."""
-    c = x.shape[1]
-    axes = (0,) + tuple(range(2, x.ndim))
-    shape = (1, c) + (1,) * (x.ndim - 2)
-    if training:
-        mean, var = batch_statistics(np, x, axes)
-        if x.size:
-            update_running_statistics(running_mean, running_var, mean, var, momentum, x.size // c)
-    else:
-        assert running_mean is not None and running_var is not None  # (batch_norm checks it)
-        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
-    mean, invstd = mean_and_invstd(np, x, mean, var, eps)
-    xhat = (x - mean) * invstd
-    out = xhat if weight is None else xhat * weight
-    if bias is not None:
-        out = out + bias
-    ctx.axes, ctx.training, ctx.eps = axes, training, eps
-    ctx.bias_dtype = None if bias is None else bias.dtype
-    if training:
-        ctx.save_for_backward(x, weight)
-    else:
-        ctx.save_for_backward(x, weight, running_mean, running_var)
+    out, xhat, invstd = batch_norm_forward(ctx, x, weight, bias, running_mean, running_var, training, momentum, eps)
     ctx.save_for_kernel(xhat, invstd)
     return out
 
 
 def batch_norm_kept_backward(ctx: BackwardNode, grad: Array) -> Gradients:
     """BatchNorm's backward on the kept xhat and invstd."""
-    weight = ctx.saved_tensors[1]
     xhat, invstd = ctx.kernel_saved
-    axes = ctx.axes
-    need_x, need_w, need_b = ctx.needs_input_grad[:3]
-    grad_w = (grad * xhat).sum(axis=axes, keepdims=True) if need_w else None
-    grad_b = grad.sum(axis=axes, keepdims=True) if need_b else None
-    grad_x = None
-    if need_x and grad.size == 0:  # an empty batch
-        grad_x = grad.copy()
-    elif need_x:
-        gh = grad if weight is None else grad * weight
-        if ctx.training:
-            m = grad.size // invstd.size
-            sum_gh = gh.sum(axis=axes, keepdims=True)
-            sum_ghx = (gh * xhat).sum(axis=axes, keepdims=True)
-            grad_x = (invstd / m) * (m * gh - sum_gh - xhat * sum_ghx)
-        else:
-            grad_x = gh * invstd
-    return grad_x, grad_w, grad_b, None, None, None, None, None
+    return batch_norm_gradients(ctx, grad, ctx.saved_tensors[1], xhat, invstd)
 
 
 LAYER_NORM = register(LayerNorm, applies=_float_numpy, forward=layer_norm_blas, backward=layer_norm_blas_backward)
