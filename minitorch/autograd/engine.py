@@ -19,15 +19,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from minitorch import backends
 from minitorch.autograd.anomaly import check_gradient
+from minitorch.autograd.backward_checks import check_backward_result, raise_count_mismatch
+from minitorch.autograd.gradient_hooks import run_tensor_hooks
 from minitorch.autograd.graph_mode import differentiable_backward, graph_add, graph_cast, graph_reshape
 from minitorch.errors import MiniTorchError
-from minitorch.hints import Array, Gradients, Shape
+from minitorch.hints import Array, Gradients
 from minitorch.switches import SWITCHES
-from minitorch.tensor_base import Hook, TensorBase
+from minitorch.tensor_base import TensorBase
 from minitorch.trace_hooks import GO_ON
 
 if TYPE_CHECKING:
@@ -326,7 +328,7 @@ def _run_callbacks() -> None:
 def _before_step(node: BackwardNode, grad_output: Array, capture: dict[Any, Array | None] | None) -> Array:
     """Before a node's backward: run its output's hooks, capture its gradient."""
     if node._pre_hooks is not None:
-        grad_output = _run_tensor_hooks(node._pre_hooks, grad_output)
+        grad_output = run_tensor_hooks(node._pre_hooks, grad_output)
     if capture is not None and node in capture:  # d root / d (this node's output)
         capture[node] = grad_output
     return grad_output
@@ -342,7 +344,7 @@ def _check_step(node: BackwardNode, grad_output: Any, grad_inputs: Any) -> Gradi
         output = grad_output.data if isinstance(grad_output, TensorBase) else grad_output
         _watch_step(node, output, arrays, SWITCHES.debug, SWITCHES.anomaly)
     elif len(grad_inputs) != len(node.next_nodes):
-        _raise_count_mismatch(node, grad_inputs)
+        raise_count_mismatch(node, grad_inputs)
     return grad_inputs
 
 
@@ -359,7 +361,7 @@ def _watch_step(node: BackwardNode, grad_output: Array, grad_inputs: Gradients, 
     if debug:
         check_backward_result(node, grad_inputs)
     elif len(grad_inputs) != len(node.next_nodes):
-        _raise_count_mismatch(node, grad_inputs)
+        raise_count_mismatch(node, grad_inputs)
     if anomaly:
         for i, g in enumerate(grad_inputs):
             if node.next_nodes[i] is not None:
@@ -387,7 +389,7 @@ def accumulate_leaf(leaf: TensorBase, g: Any, handed_out: set[int]) -> None:
         g = g.reshape(data.shape)
     hooks = leaf._hooks
     if hooks:
-        g = _run_tensor_hooks(hooks, g)
+        g = run_tensor_hooks(hooks, g)
     grad = leaf._grad  # the field itself: .grad's setter checks what users assign
     if grad is None:
         # ``.grad.zero_()`` and optimizers write into ``.grad``, so it must own its
@@ -412,7 +414,7 @@ def _accumulate_leaf_in_graph(leaf: TensorBase, g: TensorBase) -> None:
     if g.data.dtype != leaf.data.dtype:
         g = graph_cast(g, leaf.data.dtype)
     if leaf._hooks:
-        g = _run_tensor_hooks(leaf._hooks, g)
+        g = run_tensor_hooks(leaf._hooks, g)
     leaf._grad = g if leaf._grad is None else graph_add(leaf._grad, g)
     post_hooks = leaf.__dict__.get("_post_accumulate_hooks")
     if post_hooks:
@@ -439,40 +441,6 @@ def _fit_leaf_grad(node: BackwardNode, g: Any, leaf: TensorBase) -> Any:
     )
 
 
-def _run_tensor_hooks(hooks: list[Hook], grad: Any) -> Any:
-    """Call ``register_hook`` functions in order; a hook may return a replacement gradient.
-
-    A replacement must be a Tensor shaped like the gradient, of its dtype and device (as
-    PyTorch checks): anything else would flow on and break, or silently broadcast, later.
-    (Under create_graph the gradient is already a Tensor of the graph, and so is the result.)
-    """
-    in_graph = isinstance(grad, TensorBase)
-    for hook in hooks:
-        result = hook(grad if in_graph else TensorBase._make(grad, None, False))
-        if result is None:
-            continue
-        name = getattr(hook, "__name__", type(hook).__name__)
-        if not isinstance(result, TensorBase):
-            raise TypeError(
-                f"hook '{name}' returned a {type(result).__name__}; a hook returns None (keep the "
-                f"gradient) or a Tensor of the gradient's shape {tuple(grad.shape)}"
-            )
-        new = result.data
-        old = grad.data if in_graph else grad
-        if new.shape != old.shape:
-            raise MiniTorchError(
-                f"hook '{name}' has changed the size of the gradient: it was {tuple(old.shape)}, "
-                f"the hook returned {tuple(new.shape)}"
-            )
-        if new.dtype != old.dtype or backends.device_of(new) != backends.device_of(old):
-            raise MiniTorchError(
-                f"hook '{name}' has changed the type of the gradient: it was {old.dtype} on "
-                f"{backends.device_of(old)}, the hook returned {new.dtype} on {backends.device_of(new)}"
-            )
-        grad = result if in_graph else new
-    return grad
-
-
 def _check_saved_versions(node: BackwardNode) -> None:
     """Refuse to backward through values that were changed in place after forward saved them."""
     for counter, expected, index, position in node._versions or ():
@@ -488,41 +456,6 @@ def _check_saved_versions(node: BackwardNode) -> None:
                 "it after backward(), or change a copy (x = x.clone())"
             )
 
-
-def _input_meta(nxt: BackwardNode | TensorBase) -> tuple[Shape, Any]:
-    """Shape and dtype that the gradient flowing into ``nxt`` must have."""
-    if isinstance(nxt, TensorBase):
-        return tuple(nxt.data.shape), nxt.data.dtype
-    return tuple(nxt.out_shape), nxt.out_dtype
-
-
-def check_backward_result(node: BackwardNode, grad_inputs: Gradients) -> None:
-    """The debug switch's check: count, shape and dtype of every gradient ``node`` returned."""
-    if len(grad_inputs) != len(node.next_nodes):
-        _raise_count_mismatch(node, grad_inputs)
-    op = node.function.__name__
-    for i, (nxt, g) in enumerate(zip(node.next_nodes, grad_inputs)):
-        if nxt is None or g is None:
-            continue
-        shape, dtype = _input_meta(nxt)
-        g_shape = tuple(getattr(g, "shape", ()))
-        if g_shape != shape:
-            raise RuntimeError(
-                f"{op}.backward returned grad of shape {g_shape} for input {i} of shape {shape}"
-                + (" (did you reduce the broadcast dimensions?)" if math.prod(g_shape) > math.prod(shape) else "")
-            )
-        g_dtype = getattr(g, "dtype", None)
-        if g_dtype is not None and g_dtype != dtype:
-            raise RuntimeError(f"{op}.backward returned grad of dtype {g_dtype} for input {i} of dtype {dtype}")
-
-
-def _raise_count_mismatch(node: BackwardNode, grad_inputs: Gradients) -> NoReturn:
-    op = node.function.__name__
-    raise RuntimeError(
-        f"{op}.backward returned {len(grad_inputs)} gradient(s) but forward had "
-        f"{len(node.next_nodes)} input(s): return one per input (None for inputs that "
-        "need no gradient)"
-    )
 
 
 __all__ = [
